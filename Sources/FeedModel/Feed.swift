@@ -1,0 +1,48 @@
+/// A feed's own metadata, normalized across formats.
+public struct FeedMetadata: Sendable, Hashable {
+    /// Atom/RSS/JSON Feed: `title`.
+    public var title: Text?
+    /// Atom: `subtitle` (0.3: `tagline`); RSS: `description`; JSON Feed: `description`.
+    public var subtitle: Text?
+    /// Atom: `link rel="alternate"`; RSS: `link`; JSON Feed: `home_page_url`.
+    public var link: String?
+    /// Atom: `id`; RSS 1.0: `rdf:about`; JSON Feed: `feed_url`.
+    public var id: String?
+    /// Atom: `updated` (0.3: `modified`); RSS: `lastBuildDate`, `dc:date`.
+    public var updated: Timestamp?
+    /// RSS: `pubDate`.
+    public var published: Timestamp?
+    /// Atom: `rights` (0.3: `copyright`); RSS: `copyright`, `dc:rights`.
+    public var rights: Text?
+    /// RSS: `language`, `dc:language`; Atom: `xml:lang` of the root; JSON Feed: `language`.
+    public var language: String?
+    /// Atom: `icon`; JSON Feed: `favicon`.
+    public var icon: String?
+    /// Atom: `logo`; JSON Feed: `icon`.
+    public var logo: String?
+    /// RSS: `image/url`; iTunes: `itunes:image`.
+    public var image: String?
+    /// Atom/RSS: `generator`.
+    public var generator: String?
+    public var authors: [Person] = []
+    public var contributors: [Person] = []
+    public var categories: [Category] = []
+
+    public init() {}
+}
+
+/// What parsing one document gives: its format, the feed's metadata, its
+/// entries in document order, and warnings about what was repaired or dropped.
+public struct ParsedFeed: Sendable, Hashable {
+    public var format: FeedFormat
+    public var metadata: FeedMetadata
+    public var entries: [Entry]
+    public var warnings: [String]
+
+    public init(format: FeedFormat, metadata: FeedMetadata, entries: [Entry], warnings: [String] = []) {
+        self.format = format
+        self.metadata = metadata
+        self.entries = entries
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,38 @@
+import FeedModel
+
+/// Reads the date strings real feeds contain into UTC instants.
+///
+/// Two scanners over the UTF-8 bytes, no `DateFormatter`, no allocation for
+/// the common forms: a strict ISO 8601 / RFC 3339 / W3C-DTF scanner first,
+/// then a word-and-number scanner for RFC 822 and its deviations, asctime,
+/// and the non-English forms (Greek, Hungarian, Korean). A string neither
+/// accepts, or a field out of range, gives nil: never "now".
+public enum DateParser {
+    public static func parse(_ text: String) -> Timestamp? {
+        var text = text
+        return text.withUTF8 { parse(bytes: $0) }
+    }
+
+    public static func parse(bytes: UnsafeBufferPointer<UInt8>) -> Timestamp? {
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
+        var iso = ISODateScanner(trimmed)
+        if let instant = iso.scan() { return instant }
+        var words = WordDateScanner(trimmed)
+        return words.scan()
+    }
+
+    static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+
+    static func isDigit(_ b: UInt8) -> Bool { b >= 0x30 && b <= 0x39 }
+
+    /// RFC 2822's reading of a two-digit year: 00-49 are 2000-2049, 50-99 are 1950-1999.
+    static func fullYear(_ value: Int, digits: Int) -> Int {
+        guard digits <= 2 else { return value }
+        return value < 50 ? 2000 + value : 1900 + value
+    }
+}

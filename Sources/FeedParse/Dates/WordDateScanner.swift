@@ -1,0 +1,250 @@
+import FeedModel
+
+/// RFC 822 / 1123 / 2822 and their deviations (no weekday, no seconds, no
+/// time, two-digit years, long month names, named and military zones,
+/// `GMT+hh:mm`, odd spacing and case), asctime (`Sun Jul 15 01:16:00 +0000 2012`),
+/// slashed dates (`2006/09/15`), and Greek, Hungarian and Korean forms.
+///
+/// Words and numbers are read left to right and fill date fields by what
+/// they are; an unknown word, a malformed time or zone, or a missing year,
+/// month or day rejects the whole string.
+struct WordDateScanner {
+    private let b: UnsafeBufferPointer<UInt8>
+    private var i = 0
+
+    private var year: Int?
+    private var month: Int?
+    private var day: Int?
+    private var time: (hour: Int, minute: Int, second: Int)?
+    private var offset: Int?
+    private var afternoon: Bool?
+    private var koreanForm = false
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>) { b = bytes }
+
+    private enum Token {
+        case number(value: Int, digits: Int)
+        case word(Range<Int>)
+        case mark(UInt8)
+    }
+
+    private func isWordByte(_ c: UInt8) -> Bool {
+        (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || c >= 0x80
+    }
+
+    /// The token at `i` without consuming it, and the index after it.
+    private func token(at start: Int) -> (Token, Int)? {
+        var k = start
+        while k < b.count, DateParser.isSpace(b[k]) { k += 1 }
+        guard k < b.count else { return nil }
+        let c = b[k]
+        if DateParser.isDigit(c) {
+            var value = 0
+            var end = k
+            while end < b.count, DateParser.isDigit(b[end]), end - k < 9 {
+                value = value * 10 + Int(b[end] - 0x30)
+                end += 1
+            }
+            return (.number(value: value, digits: end - k), end)
+        }
+        if isWordByte(c) {
+            var end = k
+            while end < b.count, isWordByte(b[end]) { end += 1 }
+            return (.word(k..<end), end)
+        }
+        return (.mark(c), k + 1)
+    }
+
+    private mutating func next() -> Token? {
+        guard let (t, end) = token(at: i) else { return nil }
+        i = end
+        return t
+    }
+
+    private func peek() -> Token? { token(at: i)?.0 }
+
+    private func meaning(of range: Range<Int>) -> DateWord? {
+        let slice = UnsafeBufferPointer(rebasing: b[range])
+        if slice.count <= 15, !slice.contains(where: { $0 >= 0x80 }) {
+            let lower = String(unsafeUninitializedCapacity: slice.count) { buffer in
+                for (k, c) in slice.enumerated() { buffer[k] = c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
+                return slice.count
+            }
+            return DateWord.table[lower]
+        }
+        return DateWord.table[String(decoding: slice, as: UTF8.self).lowercased()]
+    }
+
+    mutating func scan() -> Timestamp? {
+        while let t = next() {
+            switch t {
+            case .number(let value, let digits):
+                guard number(value, digits: digits) else { return nil }
+            case .word(let range):
+                guard word(range) else { return nil }
+            case .mark(let c):
+                guard mark(c) else { return nil }
+            }
+        }
+        return instant()
+    }
+
+    private mutating func number(_ value: Int, digits: Int) -> Bool {
+        switch peek() {
+        case .mark(UInt8(ascii: ":")):
+            return readTime(hour: value, digits: digits)
+        case .mark(let separator) where separator == UInt8(ascii: "/") || separator == UInt8(ascii: "-")
+            || separator == UInt8(ascii: "."):
+            if year == nil && month == nil, let afterSeparator = token(at: i)?.1,
+                case .number? = token(at: afterSeparator)?.0
+            {
+                return readNumericDate(first: value, digits: digits, separator: separator)
+            }
+        case .word(let range):
+            if case .unit(let unit) = meaning(of: range) {
+                i = range.upperBound
+                koreanForm = true
+                switch unit {
+                case .year: year = value
+                case .month: month = value
+                case .day: day = value
+                }
+                return true
+            }
+        default:
+            break
+        }
+        if digits >= 3 {
+            guard year == nil, digits == 4 || digits == 3 else { return false }
+            year = value
+        } else if day == nil && value >= 1 && value <= 31 && (month != nil || year == nil) {
+            day = value
+        } else if year == nil {
+            year = DateParser.fullYear(value, digits: digits)
+        } else {
+            return false
+        }
+        return true
+    }
+
+    /// `hh:mm` or `hh:mm:ss`, optionally with a fraction.
+    private mutating func readTime(hour: Int, digits: Int) -> Bool {
+        guard time == nil, digits <= 2 else { return false }
+        i = token(at: i)!.1  // the colon
+        guard case .number(let minute, let minuteDigits)? = next(), minuteDigits == 2 else { return false }
+        var second = 0
+        if case .mark(UInt8(ascii: ":"))? = peek() {
+            i = token(at: i)!.1
+            guard case .number(let s, let secondDigits)? = next(), secondDigits == 2 else { return false }
+            second = s
+            if case .mark(UInt8(ascii: ":"))? = peek() { return false }
+            if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ","),
+                i + 1 < b.count, DateParser.isDigit(b[i + 1])
+            {
+                i += 1
+                _ = next()
+            }
+        }
+        time = (hour, minute, second)
+        return true
+    }
+
+    /// `2006/09/15`, `2004-05-25`, `15.09.2006`, `09/15/2006`.
+    private mutating func readNumericDate(first: Int, digits: Int, separator: UInt8) -> Bool {
+        var parts = [(first, digits)]
+        while parts.count < 3, case .mark(separator)? = peek() {
+            i = token(at: i)!.1
+            guard case .number(let value, let d)? = peek() else { break }
+            _ = next()
+            parts.append((value, d))
+        }
+        guard parts.count == 3 else {
+            return parts.count == 1
+        }
+        if parts[0].1 == 4 {
+            (year, month, day) = (parts[0].0, parts[1].0, parts[2].0)
+        } else if separator == UInt8(ascii: "/") && parts[0].0 <= 12 {
+            (month, day, year) = (parts[0].0, parts[1].0, DateParser.fullYear(parts[2].0, digits: parts[2].1))
+        } else {
+            (day, month, year) = (parts[0].0, parts[1].0, DateParser.fullYear(parts[2].0, digits: parts[2].1))
+        }
+        return true
+    }
+
+    private mutating func word(_ range: Range<Int>) -> Bool {
+        guard let meaning = meaning(of: range) else {
+            // A lone `T` between an ISO date and its time.
+            return range.count == 1 && (b[range.lowerBound] | 0x20) == UInt8(ascii: "t") && time == nil
+                && day != nil
+        }
+        switch meaning {
+        case .weekday:
+            return true
+        case .month(let m):
+            if range.count == 1 { return false }
+            guard month == nil else { return false }
+            month = m
+        case .zone(let seconds):
+            if range.count == 1 && time == nil { return false }  // a military letter only after a time
+            guard offset == nil else { return false }
+            offset = seconds
+        case .meridiem(let isAfternoon):
+            afternoon = isAfternoon
+            if range.count > 2 { koreanForm = true }
+        case .unit:
+            return false
+        }
+        return true
+    }
+
+    private mutating func mark(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            if time != nil || offset != nil {
+                return readOffset(negative: c == UInt8(ascii: "-"))
+            }
+            return true
+        case UInt8(ascii: ","), UInt8(ascii: "."), UInt8(ascii: "/"), UInt8(ascii: "("), UInt8(ascii: ")"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// `+hhmm`, `+hh:mm`, `+hh` after a time or a zone name (`GMT-01:01`).
+    private mutating func readOffset(negative: Bool) -> Bool {
+        guard case .number(let value, let digits)? = next() else { return false }
+        var hours: Int
+        var minutes = 0
+        switch digits {
+        case 4:
+            (hours, minutes) = (value / 100, value % 100)
+        case 1, 2:
+            hours = value
+            if case .mark(UInt8(ascii: ":"))? = peek() {
+                i = token(at: i)!.1
+                guard case .number(let m, 2)? = next() else { return false }
+                minutes = m
+            }
+        default:
+            return false
+        }
+        guard hours <= 23, minutes <= 59 else { return false }
+        let seconds = (hours * 3600 + minutes * 60) * (negative ? -1 : 1)
+        offset = (offset ?? 0) + seconds
+        return true
+    }
+
+    private func instant() -> Timestamp? {
+        guard let year, let month, let day else { return nil }
+        var (hour, minute, second) = time ?? (0, 0, 0)
+        if let afternoon {
+            guard hour <= 12 else { return nil }
+            if afternoon && hour < 12 { hour += 12 }
+            if !afternoon && hour == 12 { hour = 0 }
+        }
+        let zone = offset ?? (koreanForm ? 9 * 3600 : 0)
+        return CivilTime.timestamp(
+            year: year, month: month, day: day, hour: hour, minute: minute, second: second, offsetSeconds: zone)
+    }
+}

@@ -1,0 +1,132 @@
+/// A URI reference split into its RFC 3986 components, and reference
+/// resolution (RFC 3986, section 5.2) without Foundation.
+struct URLReference: Equatable {
+    var scheme: Substring?
+    var authority: Substring?
+    var path: Substring
+    var query: Substring?
+    var fragment: Substring?
+
+    /// Splits by the regular expression of RFC 3986, appendix B.
+    init(_ text: Substring) {
+        var rest = text
+        if let hash = rest.firstIndex(of: "#") {
+            fragment = rest[rest.index(after: hash)...]
+            rest = rest[..<hash]
+        }
+        if let mark = rest.firstIndex(of: "?") {
+            query = rest[rest.index(after: mark)...]
+            rest = rest[..<mark]
+        }
+        if let colon = rest.firstIndex(of: ":"), colon != rest.startIndex,
+            rest[..<colon].allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }),
+            rest.first!.isLetter
+        {
+            scheme = rest[..<colon]
+            rest = rest[rest.index(after: colon)...]
+        }
+        if rest.hasPrefix("//") {
+            let afterSlashes = rest.index(rest.startIndex, offsetBy: 2)
+            let end = rest[afterSlashes...].firstIndex(of: "/") ?? rest.endIndex
+            authority = rest[afterSlashes..<end]
+            rest = rest[end...]
+        }
+        path = rest
+    }
+
+    var text: String {
+        var out = ""
+        if let scheme { out += scheme + ":" }
+        if let authority { out += "//" + authority }
+        out += path
+        if let query { out += "?" + query }
+        if let fragment { out += "#" + fragment }
+        return out
+    }
+
+    /// Whether a string starts with a scheme (`http:`, `mailto:`): already absolute.
+    static func hasScheme(_ text: String) -> Bool {
+        var sawLetter = false
+        for c in text.utf8 {
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"): return sawLetter
+            default: return false
+            }
+        }
+        return false
+    }
+
+    /// `reference` resolved against `base`; returned unchanged when it is
+    /// already absolute or there is no absolute base.
+    static func resolve(_ reference: String, against base: String?) -> String {
+        let trimmed = reference.trimmingWhitespace
+        guard let base, !hasScheme(trimmed) else { return trimmed }
+        let b = URLReference(Substring(base))
+        guard b.scheme != nil else { return trimmed }
+        let r = URLReference(Substring(trimmed))
+        var t = URLReference(Substring(""))
+        if r.authority != nil {
+            t.authority = r.authority
+            t.path = Substring(removeDotSegments(r.path))
+            t.query = r.query
+        } else {
+            if r.path.isEmpty {
+                t.path = b.path
+                t.query = r.query ?? b.query
+            } else {
+                if r.path.hasPrefix("/") {
+                    t.path = Substring(removeDotSegments(r.path))
+                } else {
+                    t.path = Substring(removeDotSegments(Substring(merge(base: b, path: r.path))))
+                }
+                t.query = r.query
+            }
+            t.authority = b.authority
+        }
+        t.scheme = b.scheme
+        t.fragment = r.fragment
+        return t.text
+    }
+
+    private static func merge(base: URLReference, path: Substring) -> String {
+        if base.authority != nil && base.path.isEmpty { return "/" + String(path) }
+        guard let slash = base.path.lastIndex(of: "/") else { return String(path) }
+        return String(base.path[...slash]) + String(path)
+    }
+
+    /// RFC 3986, section 5.2.4.
+    static func removeDotSegments(_ path: Substring) -> String {
+        guard path.contains(".") else { return String(path) }
+        var output: [Substring] = []
+        let segments = path.split(separator: "/", omittingEmptySubsequences: false)
+        let absolute = path.hasPrefix("/")
+        for (index, segment) in segments.enumerated() {
+            if index == 0 && absolute { continue }
+            let isLast = index == segments.count - 1
+            switch segment {
+            case ".":
+                if isLast { output.append("") }
+            case "..":
+                if !output.isEmpty { output.removeLast() }
+                if isLast { output.append("") }
+            default:
+                output.append(segment)
+            }
+        }
+        return (absolute ? "/" : "") + output.joined(separator: "/")
+    }
+}
+
+extension String {
+    /// Without leading and trailing ASCII whitespace.
+    var trimmingWhitespace: String {
+        let utf8 = self.utf8
+        guard let first = utf8.firstIndex(where: { !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) }) else { return "" }
+        let last = utf8.lastIndex(where: { !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) })!
+        if first == utf8.startIndex && utf8.index(after: last) == utf8.endIndex { return String(self) }
+        return String(Substring(utf8[first...last]))
+    }
+}

@@ -1,0 +1,135 @@
+import FeedModel
+import XMLTree
+
+/// Atom 1.0 (RFC 4287) and Atom 0.3: the feed's metadata and its entries.
+///
+/// Atom 0.3 names differ (`tagline`, `copyright`, `issued`, `modified`,
+/// `url`, `mode`); both namespaces are read by the same code.
+struct AtomMapper {
+    var context: MappingContext
+
+    private func isAtom(_ namespace: Namespace?) -> Bool {
+        namespace == .atom || namespace == .atom03 || namespace == nil
+    }
+
+    mutating func map(_ document: DOMDocument, format: FeedFormat) -> ParsedFeed {
+        let root = document.root
+        var metadata = FeedMetadata()
+        var entries: [Entry] = []
+        var links = LinkChoice()
+        for child in root.children {
+            let namespace = child.namespace
+            guard isAtom(namespace) else {
+                mapFeedExtension(child, namespace: namespace, into: &metadata)
+                continue
+            }
+            switch child.name {
+            case "entry": entries.append(mapEntry(child, label: "entry \(entries.count)"))
+            case "title": metadata.title = metadata.title ?? context.textConstruct(child)
+            case "subtitle", "tagline": metadata.subtitle = metadata.subtitle ?? context.textConstruct(child)
+            case "rights", "copyright": metadata.rights = metadata.rights ?? context.textConstruct(child)
+            case "id": metadata.id = metadata.id ?? context.text(child)
+            case "updated", "modified": metadata.updated = metadata.updated ?? context.date(child, label: "feed")
+            case "published", "issued": metadata.published = metadata.published ?? context.date(child, label: "feed")
+            case "icon": metadata.icon = metadata.icon ?? context.absolute(context.text(child), at: child)
+            case "logo": metadata.logo = metadata.logo ?? context.absolute(context.text(child), at: child)
+            case "generator":
+                metadata.generator = metadata.generator ?? context.text(child) ?? child.attribute("uri")
+            case "author":
+                if let person = context.atomPerson(child) { metadata.authors.append(person) }
+            case "contributor":
+                if let person = context.atomPerson(child) { metadata.contributors.append(person) }
+            case "category":
+                if let category = category(child) { metadata.categories.append(category) }
+            case "link":
+                links.offer(child, context: context)
+            default:
+                break
+            }
+        }
+        metadata.link = links.best
+        metadata.language = root.attribute("lang", in: .xml) ?? metadata.language
+        return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
+    }
+
+    private mutating func mapFeedExtension(_ child: DOMElement, namespace: Namespace?, into metadata: inout FeedMetadata) {
+        switch (namespace, child.name) {
+        case (.dc, "language"): metadata.language = metadata.language ?? context.text(child)
+        case (.dc, "rights"): metadata.rights = metadata.rights ?? context.rssText(child, kind: .text)
+        case (.dc, "subject"):
+            if let term = context.text(child) { metadata.categories.append(Category(term: term)) }
+        case (.itunes, "image"):
+            metadata.image = metadata.image ?? context.absolute(child.attribute("href"), at: child)
+        default: break
+        }
+    }
+
+    private func category(_ element: DOMElement) -> Category? {
+        guard let term = (element.attribute("term") ?? context.text(element))?.trimmingWhitespace, !term.isEmpty
+        else { return nil }
+        return Category(term: term, scheme: element.attribute("scheme"), label: element.attribute("label"))
+    }
+
+    private mutating func mapEntry(_ element: DOMElement, label: String) -> Entry {
+        var builder = EntryBuilder()
+        var links = LinkChoice()
+        for child in element.children {
+            let namespace = child.namespace
+            guard isAtom(namespace) else {
+                _ = context.mapExtension(child, namespace: namespace, name: child.name, into: &builder, label: label)
+                continue
+            }
+            switch child.name {
+            case "id": builder.entry.id = builder.entry.id ?? context.text(child)
+            case "title": builder.entry.title = builder.entry.title ?? context.textConstruct(child)
+            case "summary": builder.entry.summary = builder.entry.summary ?? context.textConstruct(child)
+            case "content":
+                if let value = context.textConstruct(child) {
+                    builder.entry.content.append(value)
+                } else if let source = context.absolute(child.attribute("src"), at: child) {
+                    builder.offerLink(source, rank: 8)
+                }
+            case "published", "issued": builder.offerPublished(context.date(child, label: label), rank: 1)
+            case "created": builder.offerPublished(context.date(child, label: label), rank: 2)
+            case "updated", "modified": builder.offerUpdated(context.date(child, label: label), rank: 1)
+            case "rights", "copyright": builder.entry.rights = builder.entry.rights ?? context.textConstruct(child)
+            case "author":
+                if let person = context.atomPerson(child) { builder.entry.authors.append(person) }
+            case "contributor":
+                if let person = context.atomPerson(child) { builder.entry.contributors.append(person) }
+            case "category":
+                if let category = category(child) { builder.addCategory(category) }
+            case "link":
+                let rel = child.attribute("rel")?.trimmingWhitespace ?? "alternate"
+                if rel == "enclosure", let href = context.absolute(child.attribute("href"), at: child) {
+                    let length = child.attribute("length").flatMap { Int($0.trimmingWhitespace) }
+                    builder.addEnclosure(Enclosure(url: href, length: length, type: child.attribute("type")))
+                } else {
+                    links.offer(child, context: context)
+                }
+            default:
+                break
+            }
+        }
+        if let link = links.best { builder.offerLink(link, rank: 1) }
+        builder.entry.language = element.language
+        return builder.build()
+    }
+}
+
+/// Picks the alternate link among Atom `link` elements: `rel="alternate"`
+/// (or no rel) first, an HTML type before other types, document order last.
+struct LinkChoice {
+    private var candidates: [(rank: Int, url: String)] = []
+
+    mutating func offer(_ element: DOMElement, context: MappingContext) {
+        guard let href = context.absolute(element.attribute("href") ?? context.text(element), at: element) else { return }
+        let rel = element.attribute("rel")?.trimmingWhitespace.lowercased() ?? "alternate"
+        let type = element.attribute("type")?.lowercased() ?? "text/html"
+        guard rel == "alternate" || rel == "http://www.iana.org/assignments/relation/alternate" else { return }
+        let rank = type.contains("html") ? 0 : 1
+        candidates.append((rank, href))
+    }
+
+    var best: String? { candidates.min { $0.rank < $1.rank }?.url }
+}

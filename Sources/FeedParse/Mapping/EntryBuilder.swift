@@ -1,0 +1,141 @@
+import FeedModel
+import XMLTree
+
+/// Collects an entry's fields from the elements of one item, whatever
+/// format or extension they come from, then settles precedence: a format's
+/// own element wins over an extension's (`pubDate` over `dc:date`,
+/// `content:encoded` over nothing, `enclosure` before `media:content`).
+struct EntryBuilder {
+    var entry = Entry()
+    var published: [Int: Timestamp] = [:]
+    var updated: [Int: Timestamp] = [:]
+    var alternateLinks: [(rank: Int, url: String)] = []
+    var permalinkGUID: String?
+    var images: [(rank: Int, url: String)] = []
+
+    /// Lower rank wins.
+    mutating func offerPublished(_ t: Timestamp?, rank: Int) {
+        if let t, published[rank] == nil { published[rank] = t }
+    }
+
+    mutating func offerUpdated(_ t: Timestamp?, rank: Int) {
+        if let t, updated[rank] == nil { updated[rank] = t }
+    }
+
+    mutating func offerLink(_ url: String?, rank: Int) {
+        if let url { alternateLinks.append((rank, url)) }
+    }
+
+    mutating func offerImage(_ url: String?, rank: Int) {
+        if let url { images.append((rank, url)) }
+    }
+
+    mutating func addEnclosure(_ enclosure: Enclosure) {
+        if !entry.enclosures.contains(where: { $0.url == enclosure.url }) { entry.enclosures.append(enclosure) }
+    }
+
+    mutating func addCategory(_ category: Category) {
+        if !entry.categories.contains(category) { entry.categories.append(category) }
+    }
+
+    func build() -> Entry {
+        var result = entry
+        result.published = published.min { $0.key < $1.key }?.value
+        result.updated = updated.min { $0.key < $1.key }?.value
+        result.link = alternateLinks.min { $0.rank < $1.rank }?.url ?? permalinkGUID
+        result.image = images.min { $0.rank < $1.rank }?.url
+        return result
+    }
+}
+
+extension MappingContext {
+    /// Elements of the extension namespaces that RSS items and Atom entries
+    /// share: Dublin Core, content, Media RSS, iTunes. Returns false for an
+    /// element it does not know.
+    mutating func mapExtension(_ child: DOMElement, namespace: Namespace?, name: String,
+                               into builder: inout EntryBuilder, label: String) -> Bool {
+        switch (namespace, name) {
+        case (.dc, "creator"), (.dc, "author"), (.itunes, "author"):
+            if let value = text(child) {
+                let person = Person(name: value)
+                if namespace == .itunes, !builder.entry.authors.isEmpty { return true }
+                if !builder.entry.authors.contains(person) { builder.entry.authors.append(person) }
+            }
+        case (.dc, "contributor"):
+            if let value = text(child) { builder.entry.contributors.append(Person(name: value)) }
+        case (.dc, "date"):
+            let t = date(child, label: label)
+            builder.offerPublished(t, rank: 5)
+            builder.offerUpdated(t, rank: 5)
+        case (.dcterms, "issued"), (.dcterms, "created"), (.dcterms, "available"):
+            builder.offerPublished(date(child, label: label), rank: 4)
+        case (.dcterms, "modified"):
+            builder.offerUpdated(date(child, label: label), rank: 3)
+        case (.dc, "subject"):
+            if let value = text(child) { builder.addCategory(Category(term: value)) }
+        case (.itunes, "keywords"):
+            for keyword in (text(child) ?? "").split(separator: ",") {
+                let term = String(keyword).trimmingWhitespace
+                if !term.isEmpty { builder.addCategory(Category(term: term, scheme: "http://www.itunes.com/")) }
+            }
+        case (.dc, "rights"), (.dcterms, "rights"):
+            if builder.entry.rights == nil { builder.entry.rights = rssText(child, kind: .text) }
+        case (.dc, "language"):
+            if builder.entry.language == nil { builder.entry.language = text(child) }
+        case (.dc, "identifier"):
+            if builder.entry.id == nil { builder.entry.id = text(child) }
+        case (.dc, "title"):
+            if builder.entry.title == nil { builder.entry.title = rssText(child, kind: .text) }
+        case (.dc, "description"):
+            if builder.entry.summary == nil { builder.entry.summary = rssText(child, kind: .html) }
+        case (.content, "encoded"):
+            if let value = rssText(child, kind: .html) { builder.entry.content.append(value) }
+        case (.xhtml, "body"), (.xhtml, "div"):
+            let value = child.innerMarkup.trimmingWhitespace
+            if !value.isEmpty { builder.entry.content.append(absolutizingLinks(Text(value, kind: .xhtml), at: child)) }
+        case (.media, "content"):
+            mapMediaContent(child, into: &builder)
+        case (.media, "group"):
+            for member in child.children {
+                _ = mapExtension(member, namespace: member.namespace, name: member.name, into: &builder, label: label)
+            }
+        case (.media, "thumbnail"):
+            builder.offerImage(absolute(child.attribute("url"), at: child), rank: 2)
+        case (.itunes, "image"):
+            builder.offerImage(absolute(child.attribute("href") ?? text(child), at: child), rank: 1)
+        case (.media, "title"):
+            if builder.entry.title == nil { builder.entry.title = rssText(child, kind: .text) }
+        case (.media, "description"):
+            if builder.entry.summary == nil {
+                let kind: TextKind = child.attribute("type") == "html" ? .html : .text
+                builder.entry.summary = rssText(child, kind: kind)
+            }
+        case (.media, "keywords"):
+            for keyword in (text(child) ?? "").split(separator: ",") {
+                let term = String(keyword).trimmingWhitespace
+                if !term.isEmpty { builder.addCategory(Category(term: term)) }
+            }
+        case (.media, "category"):
+            if let value = text(child) { builder.addCategory(Category(term: value, scheme: child.attribute("scheme"))) }
+        case (.feedburner, "origLink"):
+            builder.offerLink(absolute(text(child), at: child), rank: 0)
+        default:
+            return false
+        }
+        return true
+    }
+
+    private func mapMediaContent(_ child: DOMElement, into builder: inout EntryBuilder) {
+        guard let url = absolute(child.attribute("url"), at: child) else { return }
+        let type = child.attribute("type")
+        let medium = child.attribute("medium")
+        if medium == "image" || type?.hasPrefix("image/") == true {
+            builder.offerImage(url, rank: 3)
+        }
+        let length = child.attribute("fileSize").flatMap { Int($0.trimmingWhitespace) }
+        builder.addEnclosure(Enclosure(url: url, length: length, type: type ?? medium.map { "\($0)/*" }))
+        for member in child.children where member.namespace == .media && member.name == "thumbnail" {
+            builder.offerImage(absolute(member.attribute("url"), at: member), rank: 2)
+        }
+    }
+}

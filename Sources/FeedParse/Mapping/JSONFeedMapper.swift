@@ -1,0 +1,93 @@
+import FeedModel
+import Foundation
+
+/// JSON Feed 1.0 and 1.1 (https://www.jsonfeed.org/version/1.1/), read with
+/// Foundation's `JSONSerialization`.
+struct JSONFeedMapper {
+    var context: MappingContext
+
+    mutating func map(_ bytes: [UInt8]) throws(ParseError) -> ParsedFeed {
+        let object: Any
+        do {
+            object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+        } catch {
+            throw ParseError(stage: .json, message: "not valid JSON: \(error.localizedDescription)")
+        }
+        guard let feed = object as? [String: Any] else {
+            throw ParseError(stage: .json, message: "a JSON Feed is an object, this JSON is not")
+        }
+        let version = string(feed["version"]) ?? ""
+        guard version.contains("jsonfeed.org/version/") || feed["items"] is [Any] else {
+            throw ParseError(stage: .detect, message: "JSON without a JSON Feed version or items")
+        }
+        let format: FeedFormat = version.hasSuffix("/1") || version.hasSuffix("/1/") ? .jsonFeed10 : .jsonFeed11
+        let base = context.documentURL
+        var metadata = FeedMetadata()
+        metadata.title = string(feed["title"]).map { Text($0) }
+        metadata.subtitle = string(feed["description"]).map { Text($0) }
+        metadata.link = url(feed["home_page_url"], base: base)
+        metadata.id = url(feed["feed_url"], base: base)
+        metadata.logo = url(feed["icon"], base: base)
+        metadata.icon = url(feed["favicon"], base: base)
+        metadata.language = string(feed["language"])
+        metadata.authors = people(feed, base: base)
+        var entries: [Entry] = []
+        for case let item as [String: Any] in feed["items"] as? [Any] ?? [] {
+            entries.append(mapItem(item, base: base, label: "entry \(entries.count)"))
+        }
+        return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
+    }
+
+    private mutating func mapItem(_ item: [String: Any], base: String?, label: String) -> Entry {
+        var entry = Entry()
+        entry.id = string(item["id"]) ?? (item["id"] as? NSNumber)?.stringValue
+        entry.link = url(item["url"], base: base) ?? url(item["external_url"], base: base)
+        entry.title = string(item["title"]).map { Text($0) }
+        entry.summary = string(item["summary"]).map { Text($0) }
+        if let html = string(item["content_html"]) {
+            entry.content.append(Text(HTMLLinks.absolutize(html, base: base), kind: .html))
+        }
+        if let text = string(item["content_text"]) { entry.content.append(Text(text)) }
+        entry.image = url(item["image"], base: base) ?? url(item["banner_image"], base: base)
+        entry.published = date(item["date_published"], label: label)
+        entry.updated = date(item["date_modified"], label: label)
+        entry.authors = people(item, base: base)
+        entry.language = string(item["language"])
+        for case let tag as String in item["tags"] as? [Any] ?? [] { entry.categories.append(Category(term: tag)) }
+        for case let attachment as [String: Any] in item["attachments"] as? [Any] ?? [] {
+            guard let address = url(attachment["url"], base: base) else { continue }
+            entry.enclosures.append(
+                Enclosure(
+                    url: address, length: (attachment["size_in_bytes"] as? NSNumber)?.intValue,
+                    type: string(attachment["mime_type"])))
+        }
+        return entry
+    }
+
+    /// `authors` (1.1) or `author` (1.0).
+    private func people(_ object: [String: Any], base: String?) -> [Person] {
+        var list = object["authors"] as? [Any] ?? []
+        if list.isEmpty, let single = object["author"] { list = [single] }
+        return list.compactMap { value in
+            guard let author = value as? [String: Any] else { return nil }
+            let person = Person(name: string(author["name"]), uri: url(author["url"], base: base))
+            return person.isEmpty ? nil : person
+        }
+    }
+
+    private func string(_ value: Any?) -> String? {
+        guard let text = (value as? String)?.trimmingWhitespace, !text.isEmpty else { return nil }
+        return text
+    }
+
+    private func url(_ value: Any?, base: String?) -> String? {
+        string(value).map { URLReference.resolve($0, against: base) }
+    }
+
+    private mutating func date(_ value: Any?, label: String) -> Timestamp? {
+        guard let text = string(value) else { return nil }
+        if let instant = DateParser.parse(text) { return instant }
+        context.warnings.append("\(label): unparseable date \"\(text.prefix(80))\"")
+        return nil
+    }
+}

@@ -1,0 +1,117 @@
+internal import CLibXML2
+
+/// A parsed XML document: the only owner of its libxml2 `xmlDoc`.
+///
+/// Elements handed out keep the document alive, so no node outlives the
+/// tree it belongs to. Not `Sendable`: parse, read, and drop it on one task.
+public final class DOMDocument {
+    /// Limits applied before and during parsing.
+    public struct Limits: Sendable {
+        /// Documents larger than this are refused before parsing.
+        public var maximumBytes: Int
+        public init(maximumBytes: Int = 64 << 20) { self.maximumBytes = maximumBytes }
+    }
+
+    let pointer: xmlDocPtr
+    /// The address the document came from, if known.
+    public let url: String?
+    /// What was repaired or dropped on the way in (encoding fallbacks,
+    /// removed DTD, recovered well-formedness errors).
+    public let warnings: [String]
+    /// Whether libxml2 parsed the document without recovering from errors.
+    public let isWellFormed: Bool
+
+    /// Parses untrusted bytes: encoding decided by the rules in DESIGN.md,
+    /// markup repaired, no DTD or external entity ever loaded, recover mode.
+    /// - Parameters:
+    ///   - bytes: the document as received.
+    ///   - url: the address it came from, the base for relative references.
+    ///   - contentType: the HTTP Content-Type it came with (its charset counts).
+    /// - Throws: `DOMError` when there is no element to read at all.
+    public init(
+        parsing bytes: some Collection<UInt8>, url: String? = nil, contentType: String? = nil,
+        limits: Limits = Limits()
+    ) throws(DOMError) {
+        guard bytes.count <= limits.maximumBytes else {
+            throw DOMError(
+                code: .tooLarge,
+                message: "document of \(bytes.count) bytes exceeds the limit of \(limits.maximumBytes)")
+        }
+        let outcome =
+            bytes.withContiguousStorageIfAvailable { Self.read($0, url: url, contentType: contentType) }
+            ?? Array(bytes).withUnsafeBufferPointer { Self.read($0, url: url, contentType: contentType) }
+        let parsed = try outcome.get()
+        pointer = parsed.document
+        self.url = url
+        isWellFormed = parsed.wellFormed
+        warnings = parsed.warnings
+    }
+
+    deinit { xmlFreeDoc(pointer) }
+
+    /// The document element (libxml2 keeps the first one of several roots).
+    public var root: DOMElement {
+        // A document without a root is refused in `read`.
+        DOMElement(document: self, node: xmlDocGetRootElement(pointer))
+    }
+
+    private struct Parsed {
+        var document: xmlDocPtr
+        var wellFormed: Bool
+        var warnings: [String]
+    }
+
+    private static let setUp: Void = CLibXML2_initialize()
+
+    /// Options: recover, never the network, no entity substitution, no DTD
+    /// loading or attribute defaulting, no XInclude, no huge mode (so depth
+    /// stays at 256 and text nodes at 10 MB), CDATA merged into text, the
+    /// encoding already decided (`IGNORE_ENC`).
+    private static let options: Int32 = Int32(
+        XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
+            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue
+            | XML_PARSE_IGNORE_ENC.rawValue)
+
+    private static func read(
+        _ original: UnsafeBufferPointer<UInt8>, url: String?, contentType: String?
+    ) -> Result<Parsed, DOMError> {
+        _ = setUp
+        let input = XMLInput.prepare(original, contentType: contentType)
+        return input.withBytes(original: original) { prepared in
+            guard !prepared.isEmpty, let base = prepared.baseAddress else {
+                return .failure(DOMError(code: .empty, message: "empty document"))
+            }
+            guard let context = xmlNewParserCtxt() else {
+                return .failure(DOMError(code: .notXML, message: "libxml2 could not allocate a parser context"))
+            }
+            defer { xmlFreeParserCtxt(context) }
+            let document = base.withMemoryRebound(to: CChar.self, capacity: prepared.count) {
+                xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, "UTF-8", options)
+            }
+            let error = lastError(of: context)
+            guard let document else {
+                return .failure(error ?? DOMError(code: .notXML, message: "not XML"))
+            }
+            guard xmlDocGetRootElement(document) != nil else {
+                xmlFreeDoc(document)
+                return .failure(error ?? DOMError(code: .notXML, message: "no root element"))
+            }
+            var warnings = input.warnings
+            let wellFormed = context.pointee.wellFormed != 0
+            if !wellFormed, let error {
+                warnings.append("not well-formed XML, recovered: \(error)")
+            }
+            return .success(Parsed(document: document, wellFormed: wellFormed, warnings: warnings))
+        }
+    }
+
+    private static func lastError(of context: xmlParserCtxtPtr) -> DOMError? {
+        let error = context.pointee.lastError
+        guard error.code != 0 else { return nil }
+        let message = error.message.map { String(cString: $0) }?.trimmingSpaces ?? "libxml2 error \(error.code)"
+        return DOMError(code: .notXML, message: message, line: error.line > 0 ? Int(error.line) : nil)
+    }
+}
+
+@available(*, unavailable)
+extension DOMDocument: Sendable {}

@@ -1,0 +1,183 @@
+internal import CLibXML2
+
+/// An element of a `DOMDocument`. It holds its document strongly, so it
+/// stays valid for as long as it exists.
+public struct DOMElement {
+    public let document: DOMDocument
+    let node: xmlNodePtr
+
+    init(document: DOMDocument, node: xmlNodePtr?) {
+        self.document = document
+        // Only called with nodes libxml2 returned for this document.
+        self.node = node!
+    }
+
+    /// The local name. A prefix the document used without declaring it
+    /// (`<dc:creator>` with no `xmlns:dc`) is split off, see `namespace`.
+    public var name: String {
+        let full = String(cString: node.pointee.name)
+        guard node.pointee.ns == nil, let colon = full.firstIndex(of: ":") else { return full }
+        return String(full[full.index(after: colon)...])
+    }
+
+    /// The namespace URI, as the document declared it.
+    public var namespaceURI: String? {
+        node.pointee.ns?.pointee.href.map { String(cString: $0) }
+    }
+
+    /// The known namespace of this element; for an undeclared prefix, the
+    /// namespace conventionally bound to it.
+    public var namespace: Namespace? {
+        if let uri = namespaceURI { return Namespace(uri: uri) }
+        let full = String(cString: node.pointee.name)
+        guard let colon = full.firstIndex(of: ":") else { return nil }
+        return Namespace(conventionalPrefix: String(full[..<colon]))
+    }
+
+    /// Whether the element is `name` in `namespace` (nil: no namespace).
+    public func `is`(_ name: String, in namespace: Namespace?) -> Bool {
+        self.namespace == namespace && self.name == name
+    }
+
+    /// The line of the start tag.
+    public var line: Int { Int(xmlGetLineNo(node)) }
+
+    /// The child elements, in document order.
+    public var children: DOMChildren { DOMChildren(parent: self) }
+
+    /// The first child element called `name` in `namespace`.
+    public func child(_ name: String, in namespace: Namespace? = nil) -> DOMElement? {
+        children.first { $0.is(name, in: namespace) }
+    }
+
+    /// The parent element, nil for the root.
+    public var parent: DOMElement? {
+        guard let up = node.pointee.parent, up.pointee.type == XML_ELEMENT_NODE else { return nil }
+        return DOMElement(document: document, node: up)
+    }
+
+    /// All text below the element, CDATA included, markup left out.
+    public var text: String {
+        if let only = node.pointee.children, only.pointee.next == nil, only.pointee.type == XML_TEXT_NODE,
+            let content = only.pointee.content
+        {
+            return String(cString: content)
+        }
+        var bytes: [UInt8] = []
+        Self.appendText(of: node, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private static func appendText(of node: xmlNodePtr, to bytes: inout [UInt8]) {
+        var child = node.pointee.children
+        while let current = child {
+            switch current.pointee.type {
+            case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+                if let content = current.pointee.content {
+                    bytes.append(contentsOf: XMLTree.bytes(ofCString: content))
+                }
+            case XML_ELEMENT_NODE:
+                appendText(of: current, to: &bytes)
+            default:
+                break
+            }
+            child = current.pointee.next
+        }
+    }
+
+    /// The value of an attribute; `namespace` nil means an unprefixed one.
+    public func attribute(_ name: String, in namespace: Namespace? = nil) -> String? {
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            if attributeMatches(current, name: name, namespace: namespace) {
+                return Self.value(of: current)
+            }
+            attribute = current.pointee.next
+        }
+        return nil
+    }
+
+    /// Every attribute as (namespace URI, local name, value), in document order.
+    public var attributes: [(namespaceURI: String?, name: String, value: String)] {
+        var result: [(String?, String, String)] = []
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            let uri = current.pointee.ns?.pointee.href.map { String(cString: $0) }
+            result.append((uri, String(cString: current.pointee.name), Self.value(of: current)))
+            attribute = current.pointee.next
+        }
+        return result
+    }
+
+    private func attributeMatches(_ attribute: xmlAttrPtr, name: String, namespace: Namespace?) -> Bool {
+        let attributeName = String(cString: attribute.pointee.name)
+        if let href = attribute.pointee.ns?.pointee.href {
+            return attributeName == name && namespace != nil && Namespace(uri: String(cString: href)) == namespace
+        }
+        if let namespace {  // an undeclared prefix stays part of the name
+            return attributeName == "\(namespace.prefix):\(name)"
+        }
+        return attributeName == name
+    }
+
+    private static func value(of attribute: xmlAttrPtr) -> String {
+        var bytes: [UInt8] = []
+        var child = attribute.pointee.children
+        while let current = child {
+            if let content = current.pointee.content {
+                bytes.append(contentsOf: XMLTree.bytes(ofCString: content))
+            }
+            child = current.pointee.next
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `xml:lang` in scope.
+    public var language: String? {
+        var current: DOMElement? = self
+        while let element = current {
+            if let lang = element.attribute("lang", in: .xml) { return lang }
+            current = element.parent
+        }
+        return nil
+    }
+
+    /// The `xml:base` values in scope, outermost first; each is resolved
+    /// against the ones before it and, first of all, the document URL.
+    public var baseChain: [String] {
+        var chain: [String] = []
+        var current: DOMElement? = self
+        while let element = current {
+            if let base = element.attribute("base", in: .xml) { chain.append(base) }
+            current = element.parent
+        }
+        return chain.reversed()
+    }
+}
+
+@available(*, unavailable)
+extension DOMElement: Sendable {}
+
+/// The child elements of an element, lazily, in document order.
+public struct DOMChildren: Sequence {
+    let parent: DOMElement
+
+    public struct Iterator: IteratorProtocol {
+        let document: DOMDocument
+        var pending: xmlNodePtr?
+
+        public mutating func next() -> DOMElement? {
+            while let current = pending {
+                pending = current.pointee.next
+                if current.pointee.type == XML_ELEMENT_NODE {
+                    return DOMElement(document: document, node: current)
+                }
+            }
+            return nil
+        }
+    }
+
+    public func makeIterator() -> Iterator {
+        Iterator(document: parent.document, pending: parent.node.pointee.children)
+    }
+}

@@ -1,0 +1,289 @@
+/// One pass over a document's UTF-8 bytes that makes it safe and parseable
+/// before libxml2 sees it. It
+/// - removes the document type declaration: no DTD is ever loaded and no
+///   entity the document declares is ever expanded (billion laughs,
+///   quadratic blowup, XXE and parameter entities all die here);
+/// - turns HTML named references (`&nbsp;`, `&eacute;`) into numeric ones,
+///   escapes a bare `&` and an undefined `&name;` so they stay as text;
+/// - drops characters XML 1.0 forbids (C0 controls, `&#0;`, U+FFFE/U+FFFF)
+///   and maps C1 controls to the windows-1252 characters they were meant to be;
+/// - drops whitespace before the first `<`.
+/// CDATA sections, comments and processing instructions are left alone but
+/// for the forbidden characters. When nothing needs repair, no copy is made.
+struct MarkupRepair {
+    struct Result {
+        /// The repaired bytes, or nil when the input needed no repair.
+        var bytes: [UInt8]?
+        var removedDoctype = false
+        var doctypeDeclaredEntities = false
+        var replacedReferences = 0
+        var droppedCharacters = 0
+    }
+
+    private enum Mode { case markup, cdata, comment, instruction }
+
+    private let input: UnsafeBufferPointer<UInt8>
+    private var output: [UInt8] = []
+    private var copied = 0
+    private var changed = false
+    private var result = Result()
+
+    private init(_ input: UnsafeBufferPointer<UInt8>) { self.input = input }
+
+    static func repair(_ input: UnsafeBufferPointer<UInt8>) -> Result {
+        var pass = MarkupRepair(input)
+        pass.run()
+        if pass.changed {
+            pass.flush(upTo: input.count)
+            pass.result.bytes = pass.output
+        }
+        return pass.result
+    }
+
+    /// Copies the untouched input before `index`, then continues at `resume`.
+    private mutating func replace(_ range: Range<Int>, with bytes: some Sequence<UInt8>) {
+        if !changed {
+            changed = true
+            output.reserveCapacity(input.count + 64)
+        }
+        flush(upTo: range.lowerBound)
+        output.append(contentsOf: bytes)
+        copied = range.upperBound
+    }
+
+    private mutating func flush(upTo index: Int) {
+        if index > copied { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[copied..<index])) }
+        copied = max(copied, index)
+    }
+
+    private func starts(with literal: StaticString, at index: Int, caseInsensitive: Bool = false) -> Bool {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= input.count else { return false }
+        let p = literal.utf8Start
+        for k in 0..<count {
+            var a = input[index + k]
+            var b = p[k]
+            if caseInsensitive {
+                if a >= 0x61 && a <= 0x7A { a -= 0x20 }
+                if b >= 0x61 && b <= 0x7A { b -= 0x20 }
+            }
+            if a != b { return false }
+        }
+        return true
+    }
+
+    private mutating func run() {
+        var i = 0
+        let n = input.count
+        while i < n, input[i] == 0x20 || input[i] == 0x09 || input[i] == 0x0A || input[i] == 0x0D { i += 1 }
+        if i > 0 { replace(0..<i, with: EmptyCollection()) }
+        var mode = Mode.markup
+        while i < n {
+            let b = input[i]
+            if b >= 0x20 && b < 0x80 {
+                switch mode {
+                case .markup:
+                    if b == UInt8(ascii: "<") {
+                        i = markupOpening(at: i, mode: &mode)
+                    } else if b == UInt8(ascii: "&") {
+                        i = reference(at: i)
+                    } else {
+                        i += 1
+                    }
+                case .cdata:
+                    if b == UInt8(ascii: "]") && starts(with: "]]>", at: i) {
+                        mode = .markup
+                        i += 3
+                    } else {
+                        i += 1
+                    }
+                case .comment:
+                    if b == UInt8(ascii: "-") && starts(with: "-->", at: i) {
+                        mode = .markup
+                        i += 3
+                    } else {
+                        i += 1
+                    }
+                case .instruction:
+                    if b == UInt8(ascii: "?") && starts(with: "?>", at: i) {
+                        mode = .markup
+                        i += 2
+                    } else {
+                        i += 1
+                    }
+                }
+            } else if b < 0x20 {
+                if b != 0x09 && b != 0x0A && b != 0x0D {
+                    replace(i..<i + 1, with: EmptyCollection())
+                    result.droppedCharacters += 1
+                }
+                i += 1
+            } else {
+                i = nonASCII(at: i)
+            }
+        }
+    }
+
+    /// C1 controls (U+0080...U+009F, `C2 80`...`C2 9F`) and U+FFFE/U+FFFF.
+    private mutating func nonASCII(at i: Int) -> Int {
+        let b = input[i]
+        if b == 0xC2, i + 1 < input.count, input[i + 1] >= 0x80, input[i + 1] <= 0x9F {
+            let mapped = Windows1252.scalar(forC1: UInt32(input[i + 1]))
+            if mapped != UInt32(input[i + 1]) {
+                var bytes: [UInt8] = []
+                UTF8Writer.append(mapped, to: &bytes)
+                replace(i..<i + 2, with: bytes)
+            }
+            return i + 2
+        }
+        if b == 0xEF, i + 2 < input.count, input[i + 1] == 0xBF, input[i + 2] == 0xBE || input[i + 2] == 0xBF {
+            replace(i..<i + 3, with: EmptyCollection())
+            result.droppedCharacters += 1
+            return i + 3
+        }
+        return i + 1
+    }
+
+    private mutating func markupOpening(at i: Int, mode: inout Mode) -> Int {
+        if starts(with: "<![CDATA[", at: i) {
+            mode = .cdata
+            return i + 9
+        }
+        if starts(with: "<!--", at: i) {
+            mode = .comment
+            return i + 4
+        }
+        if starts(with: "<?", at: i) {
+            mode = .instruction
+            return i + 2
+        }
+        if starts(with: "<!DOCTYPE", at: i, caseInsensitive: true) {
+            let end = endOfDoctype(from: i + 9)
+            if !result.doctypeDeclaredEntities {
+                result.doctypeDeclaredEntities = declaresEntities(in: i..<end)
+            }
+            replace(i..<end, with: EmptyCollection())
+            result.removedDoctype = true
+            return end
+        }
+        return i + 1
+    }
+
+    /// The index just past the `>` closing a document type declaration,
+    /// skipping its internal subset and quoted strings. Linear in the input.
+    private func endOfDoctype(from start: Int) -> Int {
+        var i = start
+        var inSubset = false
+        var inDeclaration = false
+        var quote: UInt8 = 0
+        while i < input.count {
+            let b = input[i]
+            if quote != 0 {
+                if b == quote { quote = 0 }
+            } else if (b == UInt8(ascii: "\"") || b == UInt8(ascii: "'")) && (!inSubset || inDeclaration) {
+                quote = b
+            } else if inSubset {
+                if b == UInt8(ascii: "<") {
+                    inDeclaration = true
+                } else if b == UInt8(ascii: ">") {
+                    inDeclaration = false
+                } else if b == UInt8(ascii: "]") && !inDeclaration {
+                    inSubset = false
+                }
+            } else if b == UInt8(ascii: "[") {
+                inSubset = true
+            } else if b == UInt8(ascii: ">") {
+                return i + 1
+            }
+            i += 1
+        }
+        return input.count
+    }
+
+    private func declaresEntities(in range: Range<Int>) -> Bool {
+        var i = range.lowerBound
+        while i + 8 <= range.upperBound {
+            if input[i] == UInt8(ascii: "<") && starts(with: "<!ENTITY", at: i) { return true }
+            i += 1
+        }
+        return false
+    }
+
+    /// Handles `&` in markup: keeps valid references, repairs the rest.
+    private mutating func reference(at i: Int) -> Int {
+        let n = input.count
+        var j = i + 1
+        if j < n && input[j] == UInt8(ascii: "#") {
+            j += 1
+            var hex = false
+            if j < n && (input[j] == UInt8(ascii: "x") || input[j] == UInt8(ascii: "X")) {
+                hex = true
+                j += 1
+            }
+            var value: UInt32 = 0
+            var digits = 0
+            while j < n, digits <= 8, let d = digitValue(input[j], hex: hex) {
+                value = value &* (hex ? 16 : 10) &+ d
+                digits += 1
+                j += 1
+            }
+            guard digits > 0, digits <= 8, j < n, input[j] == UInt8(ascii: ";") else {
+                replace(i..<i + 1, with: "&amp;".utf8)
+                return i + 1
+            }
+            let end = j + 1
+            let mapped = Windows1252.scalar(forC1: value)
+            if !Self.isXMLCharacter(mapped) {
+                replace(i..<end, with: EmptyCollection())
+                result.droppedCharacters += 1
+            } else if mapped != value {
+                replace(i..<end, with: "&#\(mapped);".utf8)
+                result.replacedReferences += 1
+            }
+            return end
+        }
+        while j < n, j - i <= 32, isNameByte(input[j], first: j == i + 1) { j += 1 }
+        guard j > i + 1, j < n, input[j] == UInt8(ascii: ";") else {
+            replace(i..<i + 1, with: "&amp;".utf8)
+            result.replacedReferences += 1
+            return i + 1
+        }
+        let name = String(decoding: UnsafeBufferPointer(rebasing: input[(i + 1)..<j]), as: UTF8.self)
+        switch name {
+        case "amp", "lt", "gt", "quot", "apos":
+            break
+        default:
+            if let value = htmlNamedEntities[name] {
+                replace(i..<j + 1, with: "&#\(value);".utf8)
+            } else {
+                replace(i..<i + 1, with: "&amp;".utf8)
+            }
+            result.replacedReferences += 1
+        }
+        return j + 1
+    }
+
+    private func digitValue(_ b: UInt8, hex: Bool) -> UInt32? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return UInt32(b - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f") where hex: return UInt32(b - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F") where hex: return UInt32(b - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    private func isNameByte(_ b: UInt8, first: Bool) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): return true
+        case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
+            return !first
+        default: return false
+        }
+    }
+
+    /// The `Char` production of XML 1.0.
+    static func isXMLCharacter(_ v: UInt32) -> Bool {
+        v == 0x9 || v == 0xA || v == 0xD || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
+            || (0x10000...0x10FFFF).contains(v)
+    }
+}

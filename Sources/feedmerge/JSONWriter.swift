@@ -1,0 +1,80 @@
+/// Builds compact JSON text with keys in the order they are written, so
+/// output is stable and diffable (Foundation's encoder sorts or shuffles).
+struct JSONWriter {
+    private(set) var text = ""
+    private var needsComma = [false]
+
+    private mutating func separate() {
+        if needsComma[needsComma.count - 1] { text += "," }
+        needsComma[needsComma.count - 1] = true
+    }
+
+    mutating func beginObject(_ key: String? = nil) {
+        if let key { self.key(key) } else { separate() }
+        text += "{"
+        needsComma.append(false)
+    }
+
+    mutating func endObject() {
+        needsComma.removeLast()
+        text += "}"
+    }
+
+    mutating func beginArray(_ key: String) {
+        self.key(key)
+        text += "["
+        needsComma.append(false)
+    }
+
+    mutating func endArray() {
+        needsComma.removeLast()
+        text += "]"
+    }
+
+    private mutating func key(_ key: String) {
+        separate()
+        appendString(key)
+        text += ":"
+    }
+
+    /// Writes `"key": "value"`; nothing at all when the value is nil.
+    mutating func field(_ key: String, _ value: String?) {
+        guard let value else { return }
+        self.key(key)
+        appendString(value)
+    }
+
+    mutating func field(_ key: String, _ value: Int?) {
+        guard let value else { return }
+        self.key(key)
+        text += String(value)
+    }
+
+    mutating func element(_ value: String) {
+        separate()
+        appendString(value)
+    }
+
+    private mutating func appendString(_ value: String) {
+        text += "\""
+        for scalar in value.unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "\u{2028}": text += "\\u2028"
+            case "\u{2029}": text += "\\u2029"
+            default:
+                if scalar.value < 0x20 {
+                    let hex = String(scalar.value, radix: 16)
+                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    text.unicodeScalars.append(scalar)
+                }
+            }
+        }
+        text += "\""
+    }
+}

@@ -1,0 +1,103 @@
+import FeedModel
+
+/// The normalized JSON of `feedmerge parse` (see DESIGN.md): one object per
+/// file, absent values left out, lists always present.
+extension ParsedFeed {
+    func normalizedJSON(file: String) -> String {
+        var json = JSONWriter()
+        json.beginObject()
+        json.field("file", file)
+        json.field("format", format.rawValue)
+        json.beginObject("feed")
+        json.text("title", metadata.title)
+        json.text("subtitle", metadata.subtitle)
+        json.field("link", metadata.link)
+        json.field("id", metadata.id)
+        json.field("updated", metadata.updated?.rfc3339)
+        json.field("published", metadata.published?.rfc3339)
+        json.text("rights", metadata.rights)
+        json.field("language", metadata.language)
+        json.field("icon", metadata.icon)
+        json.field("logo", metadata.logo)
+        json.field("image", metadata.image)
+        json.field("generator", metadata.generator)
+        json.people("authors", metadata.authors)
+        json.people("contributors", metadata.contributors)
+        json.categories(metadata.categories)
+        json.endObject()
+        json.beginArray("entries")
+        for entry in entries {
+            json.beginObject()
+            json.field("id", entry.id)
+            json.text("title", entry.title)
+            json.field("link", entry.link)
+            json.text("summary", entry.summary)
+            json.beginArray("content")
+            for content in entry.content {
+                json.beginObject()
+                json.field("value", content.value)
+                json.field("type", content.kind.rawValue)
+                json.endObject()
+            }
+            json.endArray()
+            json.field("published", entry.published?.rfc3339)
+            json.field("updated", entry.updated?.rfc3339)
+            json.people("authors", entry.authors)
+            json.people("contributors", entry.contributors)
+            json.beginArray("enclosures")
+            for enclosure in entry.enclosures {
+                json.beginObject()
+                json.field("url", enclosure.url)
+                json.field("length", enclosure.length)
+                json.field("type", enclosure.type)
+                json.endObject()
+            }
+            json.endArray()
+            json.categories(entry.categories)
+            json.text("rights", entry.rights)
+            json.field("comments", entry.comments)
+            json.field("language", entry.language)
+            json.field("image", entry.image)
+            json.endObject()
+        }
+        json.endArray()
+        json.beginArray("warnings")
+        for warning in warnings { json.element(warning) }
+        json.endArray()
+        json.endObject()
+        return json.text
+    }
+}
+
+extension JSONWriter {
+    /// `"key"` and `"key_type"` for a text construct.
+    mutating func text(_ key: String, _ value: Text?) {
+        guard let value else { return }
+        field(key, value.value)
+        field(key + "_type", value.kind.rawValue)
+    }
+
+    mutating func people(_ key: String, _ people: [Person]) {
+        beginArray(key)
+        for person in people {
+            beginObject()
+            field("name", person.name)
+            field("email", person.email)
+            field("uri", person.uri)
+            endObject()
+        }
+        endArray()
+    }
+
+    mutating func categories(_ categories: [Category]) {
+        beginArray("tags")
+        for category in categories {
+            beginObject()
+            field("term", category.term)
+            field("scheme", category.scheme)
+            field("label", category.label)
+            endObject()
+        }
+        endArray()
+    }
+}

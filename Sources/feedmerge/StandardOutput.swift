@@ -1,0 +1,24 @@
+import Glibc
+
+/// Writes to the standard streams by file descriptor (one `write` per call;
+/// callers pass whole lines).
+enum StandardOutput {
+    static func write(_ text: String) { write(text, to: 1) }
+
+    static func error(_ text: String) { write(text + "\n", to: 2) }
+
+    private static func write(_ text: String, to descriptor: Int32) {
+        var text = text
+        text.withUTF8 { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written <= 0 {
+                    if written < 0 && errno == EINTR { continue }
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+}
