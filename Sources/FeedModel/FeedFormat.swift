@@ -7,4 +7,6 @@ public enum FeedFormat: String, Sendable, Hashable {
     case atom03 = "atom0.3"
     case jsonFeed10 = "jsonfeed1.0"
     case jsonFeed11 = "jsonfeed1.1"
+    /// Microsoft's Channel Definition Format (1997), read as far as it maps.
+    case cdf
 }

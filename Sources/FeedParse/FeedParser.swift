@@ -48,38 +48,36 @@ public enum FeedParser {
     private static func map(_ document: DOMDocument, context: MappingContext) throws(ParseError) -> ParsedFeed {
         let root = document.root
         let name = root.name
-        let namespace = root.namespace
+        switch (root.namespace, name) {
+        case (nil, "rss"), (.rss20, "rss"):
+            let version = root.attribute("version")?.trimmingWhitespace ?? ""
+            return try mapRSS(document, context: context, format: version.hasPrefix("0.9") ? .rss09x : .rss20)
+        case (.rdf, "RDF"), (nil, "RDF"):
+            let isRSS090 = root.children.contains { $0.namespace == .rss09 }
+            return try mapRSS(document, context: context, format: isRSS090 ? .rss09x : .rss10)
+        case (.atom, "feed"), (nil, "feed"):
+            var mapper = AtomMapper(context: context)
+            return mapper.map(document, format: .atom10)
+        case (.atom03, "feed"):
+            var mapper = AtomMapper(context: context)
+            return mapper.map(document, format: .atom03)
+        case (nil, _) where name.lowercased() == "channel":
+            // Microsoft's Channel Definition Format: `<CHANNEL HREF=...><ITEM ...>`.
+            return try mapRSS(document, context: context, format: .cdf)
+        default:
+            let what = name.lowercased() == "html" ? "an HTML page" : "a <\(name)> document"
+            throw ParseError(stage: .detect, message: "not a feed: \(what), not RSS, Atom or JSON Feed")
+        }
+    }
+
+    private static func mapRSS(
+        _ document: DOMDocument, context: MappingContext, format: FeedFormat
+    ) throws(ParseError) -> ParsedFeed {
+        var mapper = RSSMapper(context: context)
         do {
-            switch (namespace, name) {
-            case (nil, "rss"):
-                let version = root.attribute("version")?.trimmingWhitespace ?? ""
-                let format: FeedFormat = version.hasPrefix("0.9") ? .rss09x : .rss20
-                var mapper = RSSMapper(context: context)
-                return try mapper.map(document, format: format)
-            case (.rdf, "RDF"), (nil, "RDF"):
-                let isRSS090 = root.children.contains { $0.namespace == .rss09 }
-                var mapper = RSSMapper(context: context)
-                return try mapper.map(document, format: isRSS090 ? .rss09x : .rss10)
-            case (.atom, "feed"), (nil, "feed"):
-                var mapper = AtomMapper(context: context)
-                return mapper.map(document, format: .atom10)
-            case (.atom03, "feed"):
-                var mapper = AtomMapper(context: context)
-                return mapper.map(document, format: .atom03)
-            case (nil, "channel"), (.rss10, "channel"):
-                // A bare channel (Netscape's or Userland's early RSS, or CDF-like lists).
-                var mapper = RSSMapper(context: context)
-                return try mapper.map(document, format: .rss09x)
-            default:
-                let what = name.lowercased() == "html" ? "an HTML page" : "a <\(name)> document"
-                throw ParseError(stage: .detect, message: "not a feed: \(what), not RSS, Atom or JSON Feed")
-            }
-        } catch let error as DOMError {
-            throw ParseError(stage: .xml, message: error.description)
-        } catch let error as ParseError {
-            throw error
+            return try mapper.map(document, format: format)
         } catch {
-            throw ParseError(stage: .xml, message: "\(error)")
+            throw ParseError(stage: .xml, message: error.description)
         }
     }
 

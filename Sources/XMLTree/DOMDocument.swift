@@ -47,6 +47,19 @@ public final class DOMDocument {
         warnings = parsed.warnings
     }
 
+    /// Known namespaces by their libxml2 declaration, so each declaration's
+    /// URI is compared once, not once per element.
+    private var namespaces: [UnsafeMutableRawPointer: Namespace] = [:]
+
+    func namespace(for declaration: xmlNsPtr) -> Namespace {
+        let key = UnsafeMutableRawPointer(declaration)
+        if let known = namespaces[key] { return known }
+        let uri = declaration.pointee.href.map { String(cString: $0) } ?? ""
+        let namespace = Namespace(uri: uri) ?? .other
+        namespaces[key] = namespace
+        return namespace
+    }
+
     deinit { xmlFreeDoc(pointer) }
 
     /// The document element (libxml2 keeps the first one of several roots).

@@ -25,13 +25,14 @@ public struct DOMElement {
         node.pointee.ns?.pointee.href.map { String(cString: $0) }
     }
 
-    /// The known namespace of this element; for an undeclared prefix, the
-    /// namespace conventionally bound to it.
+    /// The namespace of this element: nil for none, `.other` for one not
+    /// listed in `Namespace`; for an undeclared prefix, the namespace
+    /// conventionally bound to it.
     public var namespace: Namespace? {
-        if let uri = namespaceURI { return Namespace(uri: uri) }
+        if let ns = node.pointee.ns { return document.namespace(for: ns) }
         let full = String(cString: node.pointee.name)
         guard let colon = full.firstIndex(of: ":") else { return nil }
-        return Namespace(conventionalPrefix: String(full[..<colon]))
+        return Namespace(conventionalPrefix: String(full[..<colon])) ?? .other
     }
 
     /// Whether the element is `name` in `namespace` (nil: no namespace).

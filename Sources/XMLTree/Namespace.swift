@@ -18,6 +18,11 @@ public enum Namespace: String, CaseIterable, Sendable {
     case slash = "http://purl.org/rss/1.0/modules/slash/"
     case wfw = "http://wellformedweb.org/CommentAPI/"
     case feedburner = "http://rssnamespace.org/feedburner/ext/1.0"
+    /// RSS 2.0 elements put in a namespace (Userland's, later Harvard's).
+    case rss20 = "http://backend.userland.com/rss2"
+    /// Any namespace not listed here: it is *some* namespace, so its
+    /// elements are never mistaken for unqualified RSS ones.
+    case other = "urn:x-feedmerge:other"
 
     /// The prefix registered for this namespace in XPath queries.
     public var prefix: String {
@@ -37,6 +42,8 @@ public enum Namespace: String, CaseIterable, Sendable {
         case .slash: "slash"
         case .wfw: "wfw"
         case .feedburner: "feedburner"
+        case .rss20: "rss20"
+        case .other: "other"
         }
     }
 
@@ -65,6 +72,7 @@ public enum Namespace: String, CaseIterable, Sendable {
             self = .itunes
         case "http://www.w3.org/1999/xhtml/": self = .xhtml
         case "http://my.netscape.com/rdf/simple/0.9": self = .rss09
+        case "http://blogs.law.harvard.edu/tech/rss", "http://backend.userland.com/rss2/": self = .rss20
         default: return nil
         }
     }

@@ -12,7 +12,13 @@ struct AtomMapper {
         namespace == .atom || namespace == .atom03 || namespace == nil
     }
 
+    /// Atom 0.3 rules for text constructs.
+    private var legacy = false
+
+    init(context: MappingContext) { self.context = context }
+
     mutating func map(_ document: DOMDocument, format: FeedFormat) -> ParsedFeed {
+        legacy = format == .atom03
         let root = document.root
         var metadata = FeedMetadata()
         var entries: [Entry] = []
@@ -25,9 +31,9 @@ struct AtomMapper {
             }
             switch child.name {
             case "entry": entries.append(mapEntry(child, label: "entry \(entries.count)"))
-            case "title": metadata.title = metadata.title ?? context.textConstruct(child)
-            case "subtitle", "tagline": metadata.subtitle = metadata.subtitle ?? context.textConstruct(child)
-            case "rights", "copyright": metadata.rights = metadata.rights ?? context.textConstruct(child)
+            case "title": metadata.title = metadata.title ?? context.textConstruct(child, legacyAtom: legacy)
+            case "subtitle", "tagline": metadata.subtitle = metadata.subtitle ?? context.textConstruct(child, legacyAtom: legacy)
+            case "rights", "copyright": metadata.rights = metadata.rights ?? context.textConstruct(child, legacyAtom: legacy)
             case "id": metadata.id = metadata.id ?? context.text(child)
             case "updated", "modified": metadata.updated = metadata.updated ?? context.date(child, label: "feed")
             case "published", "issued": metadata.published = metadata.published ?? context.date(child, label: "feed")
@@ -81,10 +87,10 @@ struct AtomMapper {
             }
             switch child.name {
             case "id": builder.entry.id = builder.entry.id ?? context.text(child)
-            case "title": builder.entry.title = builder.entry.title ?? context.textConstruct(child)
-            case "summary": builder.entry.summary = builder.entry.summary ?? context.textConstruct(child)
+            case "title": builder.offerTitle(context.textConstruct(child, legacyAtom: legacy), rank: 0)
+            case "summary": builder.offerSummary(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "content":
-                if let value = context.textConstruct(child) {
+                if let value = context.textConstruct(child, legacyAtom: legacy) {
                     builder.entry.content.append(value)
                 } else if let source = context.absolute(child.attribute("src"), at: child) {
                     builder.offerLink(source, rank: 8)
@@ -92,7 +98,7 @@ struct AtomMapper {
             case "published", "issued": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "created": builder.offerPublished(context.date(child, label: label), rank: 2)
             case "updated", "modified": builder.offerUpdated(context.date(child, label: label), rank: 1)
-            case "rights", "copyright": builder.entry.rights = builder.entry.rights ?? context.textConstruct(child)
+            case "rights", "copyright": builder.entry.rights = builder.entry.rights ?? context.textConstruct(child, legacyAtom: legacy)
             case "author":
                 if let person = context.atomPerson(child) { builder.entry.authors.append(person) }
             case "contributor":

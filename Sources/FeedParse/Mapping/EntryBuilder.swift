@@ -12,14 +12,30 @@ struct EntryBuilder {
     var alternateLinks: [(rank: Int, url: String)] = []
     var permalinkGUID: String?
     var images: [(rank: Int, url: String)] = []
+    private var titleRank = Int.max
+    private var summaryRank = Int.max
 
-    /// Lower rank wins.
+    /// A title from a lower rank replaces one from a higher (`title` over `media:title`).
+    mutating func offerTitle(_ title: Text?, rank: Int) {
+        guard let title, rank < titleRank else { return }
+        entry.title = title
+        titleRank = rank
+    }
+
+    mutating func offerSummary(_ summary: Text?, rank: Int) {
+        guard let summary, rank < summaryRank else { return }
+        entry.summary = summary
+        summaryRank = rank
+    }
+
+    /// Lower rank wins; within a rank the last value wins (as in feedparser,
+    /// a repeated `updated` overwrites the one before).
     mutating func offerPublished(_ t: Timestamp?, rank: Int) {
-        if let t, published[rank] == nil { published[rank] = t }
+        if let t { published[rank] = t }
     }
 
     mutating func offerUpdated(_ t: Timestamp?, rank: Int) {
-        if let t, updated[rank] == nil { updated[rank] = t }
+        if let t { updated[rank] = t }
     }
 
     mutating func offerLink(_ url: String?, rank: Int) {
@@ -57,12 +73,12 @@ extension MappingContext {
         switch (namespace, name) {
         case (.dc, "creator"), (.dc, "author"), (.itunes, "author"):
             if let value = text(child) {
-                let person = Person(name: value)
+                let person = MappingContext.person(fromRSS: value)
                 if namespace == .itunes, !builder.entry.authors.isEmpty { return true }
                 if !builder.entry.authors.contains(person) { builder.entry.authors.append(person) }
             }
         case (.dc, "contributor"):
-            if let value = text(child) { builder.entry.contributors.append(Person(name: value)) }
+            if let value = text(child) { builder.entry.contributors.append(MappingContext.person(fromRSS: value)) }
         case (.dc, "date"):
             let t = date(child, label: label)
             builder.offerPublished(t, rank: 5)
@@ -85,9 +101,13 @@ extension MappingContext {
         case (.dc, "identifier"):
             if builder.entry.id == nil { builder.entry.id = text(child) }
         case (.dc, "title"):
-            if builder.entry.title == nil { builder.entry.title = rssText(child, kind: .text) }
+            builder.offerTitle(rssText(child, kind: .text), rank: 1)
         case (.dc, "description"):
-            if builder.entry.summary == nil { builder.entry.summary = rssText(child, kind: .html) }
+            builder.offerSummary(rssText(child, kind: .html), rank: 3)
+        case (.itunes, "summary"):
+            builder.offerSummary(rssText(child, kind: .text), rank: 4)
+        case (.itunes, "link") where child.attribute("rel") == "image":
+            builder.offerImage(absolute(child.attribute("href"), at: child), rank: 1)
         case (.content, "encoded"):
             if let value = rssText(child, kind: .html) { builder.entry.content.append(value) }
         case (.xhtml, "body"), (.xhtml, "div"):
@@ -102,21 +122,21 @@ extension MappingContext {
         case (.media, "thumbnail"):
             builder.offerImage(absolute(child.attribute("url"), at: child), rank: 2)
         case (.itunes, "image"):
-            builder.offerImage(absolute(child.attribute("href") ?? text(child), at: child), rank: 1)
+            builder.offerImage(absolute(child.attribute("href") ?? child.attribute("url") ?? text(child), at: child), rank: 1)
         case (.media, "title"):
-            if builder.entry.title == nil { builder.entry.title = rssText(child, kind: .text) }
+            builder.offerTitle(rssText(child, kind: .text), rank: 2)
         case (.media, "description"):
-            if builder.entry.summary == nil {
-                let kind: TextKind = child.attribute("type") == "html" ? .html : .text
-                builder.entry.summary = rssText(child, kind: kind)
-            }
+            let kind: TextKind = child.attribute("type") == "html" ? .html : .text
+            builder.offerSummary(rssText(child, kind: kind), rank: 5)
         case (.media, "keywords"):
             for keyword in (text(child) ?? "").split(separator: ",") {
                 let term = String(keyword).trimmingWhitespace
                 if !term.isEmpty { builder.addCategory(Category(term: term)) }
             }
         case (.media, "category"):
-            if let value = text(child) { builder.addCategory(Category(term: value, scheme: child.attribute("scheme"))) }
+            if let value = text(child) {
+                builder.addCategory(Category(term: value, scheme: child.attribute("scheme"), label: child.attribute("label")))
+            }
         case (.feedburner, "origLink"):
             builder.offerLink(absolute(text(child), at: child), rank: 0)
         default:

@@ -9,7 +9,7 @@ extension MappingContext {
             switch child.name {
             case "name": person.name = text(child)
             case "email": person.email = text(child)
-            case "uri", "url": person.uri = absolute(text(child), at: child)
+            case "uri", "url", "homepage": person.uri = absolute(text(child), at: child)
             default: break
             }
         }
@@ -24,8 +24,14 @@ extension MappingContext {
         var name: String? = nil
         var email: String? = nil
         if text.hasSuffix(")"), let open = text.lastIndex(of: "(") {
-            name = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
-            text = String(text[..<open]).trimmingWhitespace
+            let inside = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
+            let outside = String(text[..<open]).trimmingWhitespace
+            // `me@example.com (Me)` or `Me (me@example.com)`: the part with an @ is the address.
+            if inside.contains("@") && !outside.contains("@") {
+                return Person(name: outside.isEmpty ? nil : outside, email: inside)
+            }
+            name = inside
+            text = outside
         }
         if text.hasSuffix(">"), let open = text.lastIndex(of: "<") {
             email = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace

@@ -6,46 +6,58 @@ import XMLTree
 extension MappingContext {
     /// An Atom 1.0 or 0.3 text construct (`title`, `subtitle`, `summary`,
     /// `content`, `rights`), links inside HTML made absolute.
-    func textConstruct(_ element: DOMElement) -> Text? {
-        let type = (element.attribute("type") ?? "text").trimmingWhitespace.lowercased()
-        let mode = element.attribute("mode")?.trimmingWhitespace.lowercased()
+    /// - Parameter legacyAtom: Atom 0.3, where `type` is a MIME type, `mode`
+    ///   says how it is encoded (`xml` by default) and an inline XHTML value
+    ///   keeps its `div`.
+    func textConstruct(_ element: DOMElement, legacyAtom: Bool) -> Text? {
+        let type = (element.attribute("type") ?? (legacyAtom ? "text/plain" : "text")).trimmingWhitespace.lowercased()
         let kind: TextKind
+        var isBinary = false
         switch type {
         case "text", "text/plain", "": kind = .text
         case "html", "text/html": kind = .html
         case "xhtml", "application/xhtml+xml": kind = .xhtml
-        default: kind = type.hasSuffix("xml") || type.hasPrefix("text/") ? .text : .text
+        default:
+            kind = .text
+            // RFC 4287 4.1.3.3: a MIME type neither text/* nor XML is Base64.
+            isBinary = !legacyAtom && !type.hasPrefix("text/") && !type.hasSuffix("xml")
         }
+        let hasChildElements = element.children.contains { _ in true }
+        var mode = element.attribute("mode")?.trimmingWhitespace.lowercased()
+        if isBinary { mode = "base64" }
+        if legacyAtom && mode == nil { mode = hasChildElements ? "xml" : "escaped" }
         var value: String
         switch mode {
-        case "escaped":
-            value = element.text
         case "base64":
             value = Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self) } ?? element.text
         case "xml":
             value = element.innerMarkup
+        case "escaped":
+            value = element.text
         default:
             if kind == .xhtml {
                 let children = Array(element.children)
-                if children.count == 1, children[0].name == "div" {
-                    value = children[0].innerMarkup
-                } else {
-                    value = element.innerMarkup
-                }
-            } else if kind == .html, element.children.first(where: { _ in true }) != nil {
+                let wrapper = children.count == 1 && children[0].name == "div" ? children[0] : element
+                value = wrapper.innerMarkup
+            } else if hasChildElements {
                 value = element.innerMarkup  // markup that should have been escaped
             } else {
                 value = element.text
             }
         }
         value = value.trimmingWhitespace
-        guard !value.isEmpty || element.attribute("src") != nil else { return nil }
-        return absolutizingLinks(Text(value, kind: kind), at: element)
+        guard !value.isEmpty else { return nil }
+        let resultKind: TextKind = legacyAtom && mode == "xml" && kind == .text ? .html : kind
+        return absolutizingLinks(Text(value, kind: resultKind), at: element)
     }
 
-    /// An RSS element of fixed kind; HTML values get their links made absolute.
+    /// An RSS element of fixed kind; HTML values get their links made
+    /// absolute, and naked markup (`<description><p>..</p></description>`)
+    /// is kept as markup.
     func rssText(_ element: DOMElement, kind: TextKind) -> Text? {
-        guard let value = text(element) else { return nil }
+        let hasChildElements = kind == .html && element.children.contains { _ in true }
+        let raw = hasChildElements ? element.innerMarkup.trimmingWhitespace : text(element)
+        guard let value = raw, !value.isEmpty else { return nil }
         return absolutizingLinks(Text(value, kind: kind), at: element)
     }
 }
