@@ -1,8 +1,11 @@
 /// One pass over a document's UTF-8 bytes that makes it safe and parseable
 /// before libxml2 sees it. It
-/// - removes the document type declaration: no DTD is ever loaded and no
-///   entity the document declares is ever expanded (billion laughs,
-///   quadratic blowup, XXE and parameter entities all die here);
+/// - removes the document type declaration: no DTD is ever loaded. Of the
+///   entities it declares, only internal ones whose value is plain text (no
+///   `&`, `<` or `%`, at most 1 KB) are kept, and their expansion in all is
+///   capped at the input's size plus 1 MB. External entities (XXE),
+///   parameter entities, nested ones (billion laughs) stay unexpanded text,
+///   and the cap stops the quadratic blowup;
 /// - turns HTML named references (`&nbsp;`, `&eacute;`) into numeric ones,
 ///   escapes a bare `&` and an undefined `&name;` so they stay as text;
 /// - drops characters XML 1.0 forbids (C0 controls, `&#0;`, U+FFFE/U+FFFF)
@@ -18,6 +21,7 @@ struct MarkupRepair {
         var doctypeDeclaredEntities = false
         var replacedReferences = 0
         var droppedCharacters = 0
+        var entitiesLeftUnexpanded = 0
     }
 
     private enum Mode { case markup, cdata, comment, instruction }
@@ -27,8 +31,14 @@ struct MarkupRepair {
     private var copied = 0
     private var changed = false
     private var result = Result()
+    /// Plain-text internal entities the document type declared.
+    private var declaredEntities: [String: [UInt8]] = [:]
+    private var expansionBudget: Int
 
-    private init(_ input: UnsafeBufferPointer<UInt8>) { self.input = input }
+    private init(_ input: UnsafeBufferPointer<UInt8>) {
+        self.input = input
+        expansionBudget = input.count + (1 << 20)
+    }
 
     static func repair(_ input: UnsafeBufferPointer<UInt8>) -> Result {
         var pass = MarkupRepair(input)
@@ -159,9 +169,7 @@ struct MarkupRepair {
         }
         if starts(with: "<!DOCTYPE", at: i, caseInsensitive: true) {
             let end = endOfDoctype(from: i + 9)
-            if !result.doctypeDeclaredEntities {
-                result.doctypeDeclaredEntities = declaresEntities(in: i..<end)
-            }
+            collectEntities(in: i..<end)
             replace(i..<end, with: EmptyCollection())
             result.removedDoctype = true
             return end
@@ -200,14 +208,35 @@ struct MarkupRepair {
         return input.count
     }
 
-    private func declaresEntities(in range: Range<Int>) -> Bool {
+    /// Records `<!ENTITY name "plain text">` declarations; notes any other.
+    private mutating func collectEntities(in range: Range<Int>) {
         var i = range.lowerBound
         while i + 8 <= range.upperBound {
-            if input[i] == UInt8(ascii: "<") && starts(with: "<!ENTITY", at: i) { return true }
-            i += 1
+            guard input[i] == UInt8(ascii: "<"), starts(with: "<!ENTITY", at: i) else {
+                i += 1
+                continue
+            }
+            result.doctypeDeclaredEntities = true
+            i += 8
+            while i < range.upperBound, isSpace(input[i]) { i += 1 }
+            let nameStart = i
+            while i < range.upperBound, isNameByte(input[i], first: i == nameStart) { i += 1 }
+            let name = String(decoding: UnsafeBufferPointer(rebasing: input[nameStart..<i]), as: UTF8.self)
+            while i < range.upperBound, isSpace(input[i]) { i += 1 }
+            guard !name.isEmpty, i < range.upperBound, input[i] == UInt8(ascii: "\"") || input[i] == UInt8(ascii: "'")
+            else { continue }  // a parameter entity, or an external one (SYSTEM/PUBLIC)
+            let quote = input[i]
+            let valueStart = i + 1
+            var valueEnd = valueStart
+            while valueEnd < range.upperBound, input[valueEnd] != quote { valueEnd += 1 }
+            i = valueEnd + 1
+            let value = Array(input[valueStart..<min(valueEnd, range.upperBound)])
+            let plain = !value.contains { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "%") }
+            if plain && value.count <= 1024 && declaredEntities[name] == nil { declaredEntities[name] = value }
         }
-        return false
     }
+
+    private func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
     /// Handles `&` in markup: keeps valid references, repairs the rest.
     private mutating func reference(at i: Int) -> Int {
@@ -255,7 +284,11 @@ struct MarkupRepair {
         default:
             if let value = htmlNamedEntities[name] {
                 replace(i..<j + 1, with: "&#\(value);".utf8)
+            } else if let value = declaredEntities[name], value.count <= expansionBudget {
+                expansionBudget -= value.count
+                replace(i..<j + 1, with: value)
             } else {
+                if declaredEntities[name] != nil { result.entitiesLeftUnexpanded += 1 }
                 replace(i..<i + 1, with: "&amp;".utf8)
             }
             result.replacedReferences += 1

@@ -17,7 +17,16 @@ struct XMLInput {
         case "utf-8":
             decoded = decodeAsUTF8(body, declared: decision, warnings: &warnings)
         case "windows-1252":
-            decoded = isASCII(body) ? nil : Windows1252.decode(body)
+            if isASCII(body) {
+                decoded = nil
+            } else if UTF8Validation.isValid(body) {
+                // Multi-byte UTF-8 sequences are all but impossible in real
+                // windows-1252 text; this is a mislabelled UTF-8 feed.
+                warnings.append("declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
+                decoded = nil
+            } else {
+                decoded = Windows1252.decode(body)
+            }
         default:
             if let transcoder = Transcoder(from: decision.name) {
                 decoded = transcoder.convert(body)
@@ -33,7 +42,11 @@ struct XMLInput {
             repair = MarkupRepair.repair(body)
         }
         if repair.doctypeDeclaredEntities {
-            warnings.append("document type declaration with entity declarations removed; its entities were not expanded")
+            warnings.append(
+                "document type declaration removed; only its plain-text internal entities were expanded")
+        }
+        if repair.entitiesLeftUnexpanded > 0 {
+            warnings.append("\(repair.entitiesLeftUnexpanded) entity references left unexpanded: expansion limit reached")
         }
         if repair.droppedCharacters > 0 {
             warnings.append("\(repair.droppedCharacters) characters that XML forbids were dropped")

@@ -129,7 +129,10 @@ struct LinkChoice {
     private var candidates: [(rank: Int, url: String)] = []
 
     mutating func offer(_ element: DOMElement, context: MappingContext) {
-        guard let href = context.absolute(element.attribute("href") ?? context.text(element), at: element) else { return }
+        // An empty href is a reference to the base itself (RFC 3986, 5.2).
+        let reference = element.attribute("href") ?? context.text(element)
+        guard let href = reference?.isEmpty == true ? context.base(at: element) : context.absolute(reference, at: element)
+        else { return }
         let rel = element.attribute("rel")?.trimmingWhitespace.lowercased() ?? "alternate"
         let type = element.attribute("type")?.lowercased() ?? "text/html"
         guard rel == "alternate" || rel == "http://www.iana.org/assignments/relation/alternate" else { return }

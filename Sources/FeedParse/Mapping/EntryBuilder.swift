@@ -11,6 +11,8 @@ struct EntryBuilder {
     var updated: [Int: Timestamp] = [:]
     var alternateLinks: [(rank: Int, url: String)] = []
     var permalinkGUID: String?
+    /// `dc:identifier`: the id only when nothing better (`guid`, `rdf:about`) is there.
+    var fallbackID: String?
     var images: [(rank: Int, url: String)] = []
     private var titleRank = Int.max
     private var summaryRank = Int.max
@@ -58,6 +60,7 @@ struct EntryBuilder {
         var result = entry
         result.published = published.min { $0.key < $1.key }?.value
         result.updated = updated.min { $0.key < $1.key }?.value
+        result.id = result.id ?? fallbackID
         result.link = alternateLinks.min { $0.rank < $1.rank }?.url ?? permalinkGUID
         result.image = images.min { $0.rank < $1.rank }?.url
         return result
@@ -99,7 +102,7 @@ extension MappingContext {
         case (.dc, "language"):
             if builder.entry.language == nil { builder.entry.language = text(child) }
         case (.dc, "identifier"):
-            if builder.entry.id == nil { builder.entry.id = text(child) }
+            if builder.fallbackID == nil { builder.fallbackID = text(child) }
         case (.dc, "title"):
             builder.offerTitle(rssText(child, kind: .text), rank: 1)
         case (.dc, "description"):
@@ -138,7 +141,8 @@ extension MappingContext {
                 builder.addCategory(Category(term: value, scheme: child.attribute("scheme"), label: child.attribute("label")))
             }
         case (.feedburner, "origLink"):
-            builder.offerLink(absolute(text(child), at: child), rank: 0)
+            // The feed's own `link` (often a FeedBurner redirect) wins, as feedparser has it.
+            builder.offerLink(absolute(text(child), at: child), rank: 3)
         default:
             return false
         }

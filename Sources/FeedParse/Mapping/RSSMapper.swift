@@ -163,6 +163,7 @@ struct RSSMapper {
                     builder.permalinkGUID = guid
                 }
             case "pubdate": builder.offerPublished(context.date(child, label: label), rank: 1)
+            case "modified", "updated": builder.offerUpdated(context.date(child, label: label), rank: 2)
             case "author":
                 if let value = context.text(child) { builder.entry.authors.append(MappingContext.person(fromRSS: value)) }
             case "category":

@@ -30,7 +30,7 @@ extension MappingContext {
         switch mode {
         case "base64":
             value = Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self) } ?? element.text
-        case "xml":
+        case "xml" where legacyAtom || kind != .xhtml:
             value = element.innerMarkup
         case "escaped":
             value = element.text
