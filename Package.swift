@@ -19,12 +19,12 @@ let package = Package(
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
         .testTarget(
             name: "FeedParseTests",
             dependencies: ["FeedParse", "FeedModel"],
-            resources: [.copy("Fixtures")]
+            exclude: ["Fixtures"]
         ),
     ]
 )

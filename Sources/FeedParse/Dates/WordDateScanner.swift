@@ -172,11 +172,11 @@ struct WordDateScanner {
     }
 
     private mutating func word(_ range: Range<Int>) -> Bool {
-        guard let meaning = meaning(of: range) else {
-            // A lone `T` between an ISO date and its time.
-            return range.count == 1 && (b[range.lowerBound] | 0x20) == UInt8(ascii: "t") && time == nil
-                && day != nil
+        // A lone `T` between a date and its time (not the military zone T).
+        if range.count == 1 && (b[range.lowerBound] | 0x20) == UInt8(ascii: "t") && time == nil && day != nil {
+            return true
         }
+        guard let meaning = meaning(of: range) else { return false }
         switch meaning {
         case .weekday:
             return true

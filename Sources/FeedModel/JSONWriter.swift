@@ -1,7 +1,9 @@
 /// Builds compact JSON text with keys in the order they are written, so
 /// output is stable and diffable (Foundation's encoder sorts or shuffles).
-struct JSONWriter {
-    private(set) var text = ""
+public struct JSONWriter {
+    public init() {}
+
+    public private(set) var text = ""
     private var needsComma = [false]
 
     private mutating func separate() {
@@ -9,24 +11,24 @@ struct JSONWriter {
         needsComma[needsComma.count - 1] = true
     }
 
-    mutating func beginObject(_ key: String? = nil) {
+    public mutating func beginObject(_ key: String? = nil) {
         if let key { self.key(key) } else { separate() }
         text += "{"
         needsComma.append(false)
     }
 
-    mutating func endObject() {
+    public mutating func endObject() {
         needsComma.removeLast()
         text += "}"
     }
 
-    mutating func beginArray(_ key: String) {
+    public mutating func beginArray(_ key: String) {
         self.key(key)
         text += "["
         needsComma.append(false)
     }
 
-    mutating func endArray() {
+    public mutating func endArray() {
         needsComma.removeLast()
         text += "]"
     }
@@ -38,19 +40,19 @@ struct JSONWriter {
     }
 
     /// Writes `"key": "value"`; nothing at all when the value is nil.
-    mutating func field(_ key: String, _ value: String?) {
+    public mutating func field(_ key: String, _ value: String?) {
         guard let value else { return }
         self.key(key)
         appendString(value)
     }
 
-    mutating func field(_ key: String, _ value: Int?) {
+    public mutating func field(_ key: String, _ value: Int?) {
         guard let value else { return }
         self.key(key)
         text += String(value)
     }
 
-    mutating func element(_ value: String) {
+    public mutating func element(_ value: String) {
         separate()
         appendString(value)
     }

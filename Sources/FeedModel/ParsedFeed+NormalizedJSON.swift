@@ -1,9 +1,8 @@
-import FeedModel
-
 /// The normalized JSON of `feedmerge parse` (see DESIGN.md): one object per
 /// file, absent values left out, lists always present.
 extension ParsedFeed {
-    func normalizedJSON(file: String) -> String {
+    /// One line of the `feedmerge parse` contract for this feed.
+    public func normalizedJSON(file: String) -> String {
         var json = JSONWriter()
         json.beginObject()
         json.field("file", file)
@@ -71,13 +70,13 @@ extension ParsedFeed {
 
 extension JSONWriter {
     /// `"key"` and `"key_type"` for a text construct.
-    mutating func text(_ key: String, _ value: Text?) {
+    public mutating func text(_ key: String, _ value: Text?) {
         guard let value else { return }
         field(key, value.value)
         field(key + "_type", value.kind.rawValue)
     }
 
-    mutating func people(_ key: String, _ people: [Person]) {
+    public mutating func people(_ key: String, _ people: [Person]) {
         beginArray(key)
         for person in people {
             beginObject()
@@ -89,7 +88,7 @@ extension JSONWriter {
         endArray()
     }
 
-    mutating func categories(_ categories: [Category]) {
+    public mutating func categories(_ categories: [Category]) {
         beginArray("tags")
         for category in categories {
             beginObject()

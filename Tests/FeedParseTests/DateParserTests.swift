@@ -1,0 +1,76 @@
+import FeedModel
+import Testing
+
+@testable import FeedParse
+
+@Suite struct DateParserTests {
+    /// (input, expected UTC instant or nil for unparseable)
+    static let table: [(String, String?)] = [
+        // RFC 822 / 1123 / 2822 and deviations
+        ("Thu, 01 Jan 2004 19:48:21 GMT", "2004-01-01T19:48:21Z"),
+        ("Thu, 01 Jan 04 19:48:21 GMT", "2004-01-01T19:48:21Z"),
+        ("01 Jan 2004 19:48:21 +0100", "2004-01-01T18:48:21Z"),
+        ("Thu, 1 Jan 2004 19:48 -05:00", "2004-01-02T00:48:00Z"),
+        ("thu, 01 JAN 2004 19:48:21 est", "2004-01-02T00:48:21Z"),
+        ("Thu,  01   Jan 2004   19:48:21   PDT", "2004-01-02T02:48:21Z"),
+        ("Fri,24 Nov 2023 18:28:36 -0000", "2023-11-24T18:28:36Z"),
+        ("Mon, 26 January 2004 16:31:00 ET", "2004-01-26T21:31:00Z"),
+        ("Wed, 19 Feb 2012 22:40:00 GMT-01:01", "2012-02-19T23:41:00Z"),
+        ("Thu, 01 Jan 2004 12:00:00 Z", "2004-01-01T12:00:00Z"),
+        ("Thu, 01 Jan 2004 12:00:00 A", "2004-01-01T13:00:00Z"),
+        ("Thu, 01 Jan 2004", "2004-01-01T00:00:00Z"),
+        ("Sat, Dec 16 2023 02:02:33 PM", "2023-12-16T14:02:33Z"),
+        // asctime and slashed forms
+        ("Sun Jul 15 01:16:00 +0000 2012", "2012-07-15T01:16:00Z"),
+        ("Fri, 2006/09/15 08:19:53 EDT", "2006-09-15T12:19:53Z"),
+        // ISO 8601 / RFC 3339 / W3C-DTF
+        ("2003-12-31T10:14:55Z", "2003-12-31T10:14:55Z"),
+        ("2003-12-31T10:14:55.1234-08:00", "2003-12-31T18:14:55Z"),
+        ("2003-12-31t10:14:55+0800", "2003-12-31T02:14:55Z"),
+        ("2004-07-08 23:56:58", "2004-07-08T23:56:58Z"),
+        ("2003-12-31", "2003-12-31T00:00:00Z"),
+        ("2003-12", "2003-12-01T00:00:00Z"),
+        ("2003", "2003-01-01T00:00:00Z"),
+        ("20031231", "2003-12-31T00:00:00Z"),
+        ("2003-335", "2003-12-01T00:00:00Z"),
+        ("-03-12", "2003-12-01T00:00:00Z"),
+        ("2004-02-28T18:14:55-08:00", "2004-02-29T02:14:55Z"),
+        ("  2003-12-31T10:14:55Z\n", "2003-12-31T10:14:55Z"),
+        // other languages
+        ("Κυρ, 11 Ιούλ 2004 12:00:00 EST", "2004-07-11T17:00:00Z"),
+        ("2004-05-25 오후 11:23:17", "2004-05-25T14:23:17Z"),
+        ("2004년 05월 28일  01:31:15", "2004-05-27T16:31:15Z"),
+        ("2004-július-13T9:15-05:00", "2004-07-13T14:15:00Z"),
+        // unparseable: absent, never "now"
+        ("", nil),
+        ("not a date", nil),
+        ("2003-12-31T25:14:55Z", nil),
+        ("2003-12-31T10:61:55Z", nil),
+        ("2003-02-30", nil),
+        ("Sun, 16 Dec 2012 1:2:3:4 GMT", nil),
+        ("Sun, 16 Dec 2012 11:47:32 +zz:00", nil),
+        ("2013-01-28T11:30:00-06:00Textra", nil),
+        ("Sun, 31 Dec 9999 23:59:59 -9999", nil),
+        ("9999-12-31T23:59:59-10:00", nil),
+        ("013", nil),
+    ]
+
+    @Test(arguments: table)
+    func parses(_ input: String, _ expected: String?) {
+        #expect(DateParser.parse(input)?.rfc3339 == expected, "\(input)")
+    }
+
+    @Test func formatsYearsBefore1000WithFourDigits() {
+        #expect(DateParser.parse("Thu, 01 Jan 0100 00:00:01 +0100")?.rfc3339 == "0099-12-31T23:00:01Z")
+    }
+
+    @Test func civilTimeRoundTripsEveryDayOfFourCenturies() {
+        var day = CivilTime.days(year: 1800, month: 1, day: 1)
+        let end = CivilTime.days(year: 2200, month: 1, day: 1)
+        while day < end {
+            let (y, m, d) = CivilTime.date(days: day)
+            #expect(CivilTime.days(year: y, month: m, day: d) == day)
+            day += 1
+        }
+    }
+}
