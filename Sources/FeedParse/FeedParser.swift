@@ -23,7 +23,7 @@ public enum FeedParser {
     }
 
     /// - Throws: `ParseError` when the bytes hold no feed at all.
-    public static func parse(_ bytes: [UInt8], options: Options = Options()) throws(ParseError) -> ParsedFeed {
+    public static func parse(_ bytes: consuming [UInt8], options: Options = Options()) throws(ParseError) -> ParsedFeed {
         guard bytes.count <= options.maximumBytes else {
             throw ParseError(stage: .read, message: "document of \(bytes.count) bytes exceeds the limit of \(options.maximumBytes)")
         }
@@ -34,6 +34,8 @@ public enum FeedParser {
         }
         let document: DOMDocument
         do {
+            // The bytes are consumed here: once the tree holds everything, the
+            // input is freed before mapping starts.
             document = try DOMDocument(
                 parsing: bytes, url: options.url, contentType: options.contentType,
                 limits: .init(maximumBytes: options.maximumBytes))

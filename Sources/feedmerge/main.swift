@@ -14,6 +14,7 @@ let generalUsage = """
       parse    print each feed file as normalized JSON (one line per file)
 
     Exit codes: 0 success; 1 some files held no feed; 2 usage error.
+    Merging (feedmerge SOURCES -o OUTPUT) is not built yet.
     """
 
 let arguments = CommandLine.arguments.dropFirst()
