@@ -89,6 +89,8 @@ struct MarkupRepair {
         if i > 0 { replace(0..<i, with: EmptyCollection()) }
         var mode = Mode.markup
         while i < n {
+            if mode == .markup || mode == .cdata { i = skipPlainBytes(from: i) }
+            guard i < n else { break }
             let b = input[i]
             if b >= 0x20 && b < 0x80 {
                 switch mode {
@@ -132,6 +134,27 @@ struct MarkupRepair {
                 i = nonASCII(at: i)
             }
         }
+    }
+
+    /// The first index at or after `start` whose 8-byte word holds a byte
+    /// that may need attention: `<`, `&`, `]`, a control byte, or non-ASCII.
+    /// Plain text, which is most of a feed, is skipped a word at a time.
+    private func skipPlainBytes(from start: Int) -> Int {
+        guard let base = input.baseAddress else { return start }
+        var i = start
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        func has(_ word: UInt64, _ byte: UInt8) -> UInt64 {
+            let x = word ^ (ones &* UInt64(byte))
+            return (x &- ones) & ~x & highs
+        }
+        while i + 8 <= input.count {
+            let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
+            let below20 = (word &- ones &* 0x20) & ~word & highs
+            if (word & highs) | below20 | has(word, 0x3C) | has(word, 0x26) | has(word, 0x5D) != 0 { return i }
+            i += 8
+        }
+        return i
     }
 
     /// C1 controls (U+0080...U+009F, `C2 80`...`C2 9F`) and U+FFFE/U+FFFF.
