@@ -17,9 +17,7 @@ struct MarkupRepair {
     struct Result {
         /// The repaired bytes, or nil when the input needed no repair.
         var bytes: [UInt8]?
-        var removedDoctype = false
         var doctypeDeclaredEntities = false
-        var replacedReferences = 0
         var droppedCharacters = 0
         var entitiesLeftUnexpanded = 0
     }
@@ -194,7 +192,6 @@ struct MarkupRepair {
             let end = endOfDoctype(from: i + 9)
             collectEntities(in: i..<end)
             replace(i..<end, with: EmptyCollection())
-            result.removedDoctype = true
             return end
         }
         return i + 1
@@ -290,14 +287,12 @@ struct MarkupRepair {
                 result.droppedCharacters += 1
             } else if mapped != value {
                 replace(i..<end, with: "&#\(mapped);".utf8)
-                result.replacedReferences += 1
             }
             return end
         }
         while j < n, j - i <= 32, isNameByte(input[j], first: j == i + 1) { j += 1 }
         guard j > i + 1, j < n, input[j] == UInt8(ascii: ";") else {
             replace(i..<i + 1, with: "&amp;".utf8)
-            result.replacedReferences += 1
             return i + 1
         }
         let name = String(decoding: UnsafeBufferPointer(rebasing: input[(i + 1)..<j]), as: UTF8.self)
@@ -314,7 +309,6 @@ struct MarkupRepair {
                 if declaredEntities[name] != nil { result.entitiesLeftUnexpanded += 1 }
                 replace(i..<i + 1, with: "&amp;".utf8)
             }
-            result.replacedReferences += 1
         }
         return j + 1
     }

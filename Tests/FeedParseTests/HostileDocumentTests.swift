@@ -8,8 +8,6 @@ import Testing
 /// a second, in bounded memory, without crashing and without loading
 /// anything from outside.
 @Suite(.serialized) struct HostileDocumentTests {
-    enum Outcome { case feed, error }
-
     /// Parses and checks the time and memory bounds; returns what came out.
     @discardableResult
     func parse(_ bytes: [UInt8], contentType: String? = nil) -> Result<ParsedFeed, ParseError> {
