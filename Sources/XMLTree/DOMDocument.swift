@@ -48,16 +48,49 @@ public final class DOMDocument {
     }
 
     /// Known namespaces by their libxml2 declaration, so each declaration's
-    /// URI is compared once, not once per element.
-    private var namespaces: [UnsafeMutableRawPointer: Namespace] = [:]
+    /// URI is compared once, not once per element. Only this document's
+    /// (single) task touches it, hence no exclusivity checks.
+    @exclusivity(unchecked) private var namespaces = PointerCache<Namespace>()
 
     func namespace(for declaration: xmlNsPtr) -> Namespace {
-        let key = UnsafeMutableRawPointer(declaration)
+        let key = UnsafeRawPointer(declaration)
         if let known = namespaces[key] { return known }
         let uri = declaration.pointee.href.map { String(cString: $0) } ?? ""
         let namespace = Namespace(uri: uri) ?? .other
         namespaces[key] = namespace
         return namespace
+    }
+
+    /// An element name as libxml2 stored it, split and lower-cased once.
+    struct Name {
+        /// Without a prefix the document used but did not declare.
+        let local: String
+        let lowercased: String
+        /// The namespace conventionally bound to that undeclared prefix.
+        let prefixNamespace: Namespace?
+        let hasPrefix: Bool
+    }
+
+    /// Names by their libxml2 pointer: the parser interns names in the
+    /// document's dictionary, so each distinct name is converted once, not
+    /// once per element.
+    @exclusivity(unchecked) private var names = PointerCache<Name>()
+
+    func name(for pointer: UnsafePointer<UInt8>) -> Name {
+        let key = UnsafeRawPointer(pointer)
+        if let known = names[key] { return known }
+        let full = String(cString: pointer)
+        var name: Name
+        if let colon = full.utf8.firstIndex(of: UInt8(ascii: ":")) {
+            let local = String(full[full.index(after: colon)...])
+            name = Name(
+                local: local, lowercased: local.lowercased(),
+                prefixNamespace: Namespace(conventionalPrefix: String(full[..<colon])) ?? .other, hasPrefix: true)
+        } else {
+            name = Name(local: full, lowercased: full.lowercased(), prefixNamespace: nil, hasPrefix: false)
+        }
+        names[key] = name
+        return name
     }
 
     deinit { xmlFreeDoc(pointer) }

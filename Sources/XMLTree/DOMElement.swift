@@ -14,11 +14,11 @@ public struct DOMElement {
 
     /// The local name. A prefix the document used without declaring it
     /// (`<dc:creator>` with no `xmlns:dc`) is split off, see `namespace`.
-    public var name: String {
-        let full = String(cString: node.pointee.name)
-        guard node.pointee.ns == nil, let colon = full.firstIndex(of: ":") else { return full }
-        return String(full[full.index(after: colon)...])
-    }
+    public var name: String { document.name(for: node.pointee.name).local }
+
+    /// The local name in lower case, for formats whose names appear in any
+    /// case in the wild (`<TITLE>`, `<pubdate>`).
+    public var lowercasedName: String { document.name(for: node.pointee.name).lowercased }
 
     /// The namespace URI, as the document declared it.
     public var namespaceURI: String? {
@@ -30,9 +30,7 @@ public struct DOMElement {
     /// conventionally bound to it.
     public var namespace: Namespace? {
         if let ns = node.pointee.ns { return document.namespace(for: ns) }
-        let full = String(cString: node.pointee.name)
-        guard let colon = full.firstIndex(of: ":") else { return nil }
-        return Namespace(conventionalPrefix: String(full[..<colon])) ?? .other
+        return document.name(for: node.pointee.name).prefixNamespace
     }
 
     /// Whether the element is `name` in `namespace` (nil: no namespace).
@@ -111,14 +109,16 @@ public struct DOMElement {
     }
 
     private func attributeMatches(_ attribute: xmlAttrPtr, name: String, namespace: Namespace?) -> Bool {
-        let attributeName = String(cString: attribute.pointee.name)
-        if let href = attribute.pointee.ns?.pointee.href {
-            return attributeName == name && namespace != nil && Namespace(uri: String(cString: href)) == namespace
+        let stored = bytes(ofCString: attribute.pointee.name)
+        if let ns = attribute.pointee.ns {
+            return namespace != nil && document.namespace(for: ns) == namespace && utf8(of: name, equals: stored)
         }
         if let namespace {  // an undeclared prefix stays part of the name
-            return attributeName == "\(namespace.prefix):\(name)"
+            let prefix = namespace.prefix.utf8
+            return stored.count == prefix.count + 1 + name.utf8.count && stored.starts(with: prefix)
+                && stored[prefix.count] == UInt8(ascii: ":") && stored[(prefix.count + 1)...].elementsEqual(name.utf8)
         }
-        return attributeName == name
+        return utf8(of: name, equals: stored)
     }
 
     private static func value(of attribute: xmlAttrPtr) -> String {

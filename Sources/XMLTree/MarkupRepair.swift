@@ -87,16 +87,20 @@ struct MarkupRepair {
         if i > 0 { replace(0..<i, with: EmptyCollection()) }
         var mode = Mode.markup
         while i < n {
-            if mode == .markup || mode == .cdata { i = skipPlainBytes(from: i) }
+            if mode == .markup || mode == .cdata { i = skipPlainBytes(from: i, inCDATA: mode == .cdata) }
             guard i < n else { break }
             let b = input[i]
             if b >= 0x20 && b < 0x80 {
                 switch mode {
                 case .markup:
                     if b == UInt8(ascii: "<") {
-                        i = markupOpening(at: i, mode: &mode)
+                        // Start and end tags, by far the most common, need nothing.
+                        let next = i + 1 < n ? input[i + 1] : 0
+                        i = next == UInt8(ascii: "!") || next == UInt8(ascii: "?") ? markupOpening(at: i, mode: &mode) : i + 1
                     } else if b == UInt8(ascii: "&") {
-                        i = reference(at: i)
+                        i = i + 4 <= n && (input[i + 1] == UInt8(ascii: "l") || input[i + 1] == UInt8(ascii: "g"))
+                            && input[i + 2] == UInt8(ascii: "t") && input[i + 3] == UInt8(ascii: ";")
+                            ? i + 4 : reference(at: i)
                     } else {
                         i += 1
                     }
@@ -135,9 +139,10 @@ struct MarkupRepair {
     }
 
     /// The first index at or after `start` whose 8-byte word holds a byte
-    /// that may need attention: `<`, `&`, `]`, a control byte, or non-ASCII.
-    /// Plain text, which is most of a feed, is skipped a word at a time.
-    private func skipPlainBytes(from start: Int) -> Int {
+    /// that may need attention: a control byte, non-ASCII, and in markup `<`
+    /// and `&`, in CDATA `]`. Plain text, most of a feed, is skipped a word
+    /// at a time.
+    private func skipPlainBytes(from start: Int, inCDATA: Bool) -> Int {
         guard let base = input.baseAddress else { return start }
         var i = start
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -149,7 +154,10 @@ struct MarkupRepair {
         while i + 8 <= input.count {
             let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
             let below20 = (word &- ones &* 0x20) & ~word & highs
-            if (word & highs) | below20 | has(word, 0x3C) | has(word, 0x26) | has(word, 0x5D) != 0 { return i }
+            let special = inCDATA ? has(word, 0x5D) : has(word, 0x3C) | has(word, 0x26)
+            let flagged = (word & highs) | below20 | special
+            // The lowest flagged byte is exact (borrows only spill upwards).
+            if flagged != 0 { return i + flagged.trailingZeroBitCount / 8 }
             i += 8
         }
         return i
@@ -295,22 +303,29 @@ struct MarkupRepair {
             replace(i..<i + 1, with: "&amp;".utf8)
             return i + 1
         }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: input[(i + 1)..<j]), as: UTF8.self)
-        switch name {
-        case "amp", "lt", "gt", "quot", "apos":
-            break
-        default:
-            if let value = htmlNamedEntities[name] {
-                replace(i..<j + 1, with: "&#\(value);".utf8)
-            } else if let value = declaredEntities[name], value.count <= expansionBudget {
-                expansionBudget -= value.count
-                replace(i..<j + 1, with: value)
-            } else {
-                if declaredEntities[name] != nil { result.entitiesLeftUnexpanded += 1 }
-                replace(i..<i + 1, with: "&amp;".utf8)
-            }
+        let nameBytes = UnsafeBufferPointer(rebasing: input[(i + 1)..<j])
+        if Self.isPredefinedEntity(nameBytes) { return j + 1 }
+        let name = String(decoding: nameBytes, as: UTF8.self)
+        if let value = htmlNamedEntities[name] {
+            replace(i..<j + 1, with: "&#\(value);".utf8)
+        } else if let value = declaredEntities[name], value.count <= expansionBudget {
+            expansionBudget -= value.count
+            replace(i..<j + 1, with: value)
+        } else {
+            if declaredEntities[name] != nil { result.entitiesLeftUnexpanded += 1 }
+            replace(i..<i + 1, with: "&amp;".utf8)
         }
         return j + 1
+    }
+
+    /// `amp`, `lt`, `gt`, `quot`, `apos`: compared as bytes, no String made.
+    private static func isPredefinedEntity(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        switch name.count {
+        case 2: return (name[0] == UInt8(ascii: "l") || name[0] == UInt8(ascii: "g")) && name[1] == UInt8(ascii: "t")
+        case 3: return name.elementsEqual("amp".utf8)
+        case 4: return name.elementsEqual("quot".utf8) || name.elementsEqual("apos".utf8)
+        default: return false
+        }
     }
 
     private func digitValue(_ b: UInt8, hex: Bool) -> UInt32? {

@@ -63,4 +63,36 @@ enum DateWord: Sendable {
         table["일"] = .unit(.day)
         return table
     }()
+
+    /// The ASCII words of `table` up to 8 letters, packed into integers and
+    /// sorted: the RFC 822 words every date has are found by binary search,
+    /// without building a String or hashing one.
+    static let packed: (keys: [UInt64], words: [DateWord]) = {
+        let entries = table.compactMap { name, word -> (UInt64, DateWord)? in
+            guard name.utf8.count <= 8, name.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return (pack(name.utf8), word)
+        }.sorted { $0.0 < $1.0 }
+        return (entries.map(\.0), entries.map(\.1))
+    }()
+
+    /// Up to 8 ASCII letters, lower-cased, as one integer (first letter lowest).
+    static func pack(_ letters: some Sequence<UInt8>) -> UInt64 {
+        var key: UInt64 = 0
+        var shift: UInt64 = 0
+        for c in letters {
+            key |= UInt64(c >= 0x41 && c <= 0x5A ? c + 0x20 : c) << shift
+            shift += 8
+        }
+        return key
+    }
+
+    static func lookup(packed key: UInt64) -> DateWord? {
+        var low = 0
+        var high = packed.keys.count
+        while low < high {
+            let middle = (low + high) / 2
+            if packed.keys[middle] < key { low = middle + 1 } else { high = middle }
+        }
+        return low < packed.keys.count && packed.keys[low] == key ? packed.words[low] : nil
+    }
 }

@@ -65,12 +65,9 @@ struct WordDateScanner {
 
     private func meaning(of range: Range<Int>) -> DateWord? {
         let slice = UnsafeBufferPointer(rebasing: b[range])
-        if slice.count <= 15, !slice.contains(where: { $0 >= 0x80 }) {
-            let lower = String(unsafeUninitializedCapacity: slice.count) { buffer in
-                for (k, c) in slice.enumerated() { buffer[k] = c >= 0x41 && c <= 0x5A ? c + 0x20 : c }
-                return slice.count
-            }
-            return DateWord.table[lower]
+        if !slice.contains(where: { $0 >= 0x80 }) {
+            return slice.count <= 8 ? DateWord.lookup(packed: DateWord.pack(slice)) : DateWord.table[
+                String(decoding: slice, as: UTF8.self).lowercased()]
         }
         return DateWord.table[String(decoding: slice, as: UTF8.self).lowercased()]
     }

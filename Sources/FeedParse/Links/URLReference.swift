@@ -99,7 +99,7 @@ struct URLReference: Equatable {
 
     /// RFC 3986, section 5.2.4.
     static func removeDotSegments(_ path: Substring) -> String {
-        guard path.contains(".") else { return String(path) }
+        guard path.contains(Character(".")) else { return String(path) }
         var output: [Substring] = []
         let segments = path.split(separator: "/", omittingEmptySubsequences: false)
         let absolute = path.hasPrefix("/")

@@ -129,14 +129,14 @@ struct LinkChoice {
     private var candidates: [(rank: Int, url: String)] = []
 
     mutating func offer(_ element: DOMElement, context: MappingContext) {
+        let rel = element.attribute("rel").map { $0.trimmingWhitespace.lowercased() } ?? "alternate"
+        guard rel == "alternate" || rel == "http://www.iana.org/assignments/relation/alternate" else { return }
+        let type = element.attribute("type")?.lowercased() ?? "text/html"
+        let rank = type.hasSuffix("html") || type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") ? 0 : 1
         // An empty href is a reference to the base itself (RFC 3986, 5.2).
         let reference = element.attribute("href") ?? context.text(element)
         guard let href = reference?.isEmpty == true ? context.base(at: element) : context.absolute(reference, at: element)
         else { return }
-        let rel = element.attribute("rel")?.trimmingWhitespace.lowercased() ?? "alternate"
-        let type = element.attribute("type")?.lowercased() ?? "text/html"
-        guard rel == "alternate" || rel == "http://www.iana.org/assignments/relation/alternate" else { return }
-        let rank = type.contains("html") ? 0 : 1
         candidates.append((rank, href))
     }
 

@@ -7,46 +7,25 @@ import XMLTree
 /// `content:encoded` over nothing, `enclosure` before `media:content`).
 struct EntryBuilder {
     var entry = Entry()
-    var published: [Int: Timestamp] = [:]
-    var updated: [Int: Timestamp] = [:]
-    var alternateLinks: [(rank: Int, url: String)] = []
     var permalinkGUID: String?
     /// `dc:identifier`: the id only when nothing better (`guid`, `rdf:about`) is there.
     var fallbackID: String?
-    var images: [(rank: Int, url: String)] = []
-    private var titleRank = Int.max
-    private var summaryRank = Int.max
+    private var title = Ranked<Text>()
+    private var summary = Ranked<Text>()
+    private var published = Ranked<Timestamp>()
+    private var updated = Ranked<Timestamp>()
+    private var link = Ranked<String>()
+    private var image = Ranked<String>()
 
     /// A title from a lower rank replaces one from a higher (`title` over `media:title`).
-    mutating func offerTitle(_ title: Text?, rank: Int) {
-        guard let title, rank < titleRank else { return }
-        entry.title = title
-        titleRank = rank
-    }
-
-    mutating func offerSummary(_ summary: Text?, rank: Int) {
-        guard let summary, rank < summaryRank else { return }
-        entry.summary = summary
-        summaryRank = rank
-    }
-
-    /// Lower rank wins; within a rank the last value wins (as in feedparser,
-    /// a repeated `updated` overwrites the one before).
-    mutating func offerPublished(_ t: Timestamp?, rank: Int) {
-        if let t { published[rank] = t }
-    }
-
-    mutating func offerUpdated(_ t: Timestamp?, rank: Int) {
-        if let t { updated[rank] = t }
-    }
-
-    mutating func offerLink(_ url: String?, rank: Int) {
-        if let url { alternateLinks.append((rank, url)) }
-    }
-
-    mutating func offerImage(_ url: String?, rank: Int) {
-        if let url { images.append((rank, url)) }
-    }
+    mutating func offerTitle(_ value: Text?, rank: Int) { title.offer(value, rank: rank) }
+    mutating func offerSummary(_ value: Text?, rank: Int) { summary.offer(value, rank: rank) }
+    /// Within a rank the last date wins (as in feedparser, a repeated
+    /// `updated` overwrites the one before).
+    mutating func offerPublished(_ value: Timestamp?, rank: Int) { published.offer(value, rank: rank, laterWins: true) }
+    mutating func offerUpdated(_ value: Timestamp?, rank: Int) { updated.offer(value, rank: rank, laterWins: true) }
+    mutating func offerLink(_ value: String?, rank: Int) { link.offer(value, rank: rank) }
+    mutating func offerImage(_ value: String?, rank: Int) { image.offer(value, rank: rank) }
 
     mutating func addEnclosure(_ enclosure: Enclosure) {
         if !entry.enclosures.contains(where: { $0.url == enclosure.url }) { entry.enclosures.append(enclosure) }
@@ -58,12 +37,27 @@ struct EntryBuilder {
 
     func build() -> Entry {
         var result = entry
-        result.published = published.min { $0.key < $1.key }?.value
-        result.updated = updated.min { $0.key < $1.key }?.value
+        result.title = title.value
+        result.summary = summary.value
+        result.published = published.value
+        result.updated = updated.value
         result.id = result.id ?? fallbackID
-        result.link = alternateLinks.min { $0.rank < $1.rank }?.url ?? permalinkGUID
-        result.image = images.min { $0.rank < $1.rank }?.url
+        result.link = link.value ?? permalinkGUID
+        result.image = image.value
         return result
+    }
+}
+
+/// The best value offered so far for one field: a lower rank wins; within a
+/// rank the first (or, with `laterWins`, the last) one offered.
+struct Ranked<Value> {
+    private(set) var value: Value?
+    private var rank = Int.max
+
+    mutating func offer(_ candidate: Value?, rank: Int, laterWins: Bool = false) {
+        guard let candidate, rank < self.rank || (laterWins && rank == self.rank) else { return }
+        value = candidate
+        self.rank = rank
     }
 }
 

@@ -17,7 +17,7 @@ struct RSSMapper {
 
     /// Names of unqualified elements are compared in lower case: feeds write
     /// `<TITLE>` and `<pubdate>` too.
-    static func rssName(_ element: DOMElement) -> String { element.name.lowercased() }
+    static func rssName(_ element: DOMElement) -> String { element.lowercasedName }
 
     mutating func map(_ document: DOMDocument, format: FeedFormat) throws(DOMError) -> ParsedFeed {
         let root = document.root
