@@ -132,7 +132,7 @@ public final class DOMDocument {
             }
             defer { xmlFreeParserCtxt(context) }
             let document = base.withMemoryRebound(to: CChar.self, capacity: prepared.count) {
-                xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, "UTF-8", options)
+                xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, nil, options)
             }
             let error = lastError(of: context)
             guard let document else {

@@ -147,14 +147,17 @@ struct MarkupRepair {
         var i = start
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
-        func has(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-            let x = word ^ (ones &* UInt64(byte))
+        /// High bit set in each byte of `word` equal to the byte repeated in `pattern`.
+        @inline(__always) func has(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+            let x = word ^ pattern
             return (x &- ones) & ~x & highs
         }
         while i + 8 <= input.count {
             let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            let below20 = (word &- ones &* 0x20) & ~word & highs
-            let special = inCDATA ? has(word, 0x5D) : has(word, 0x3C) | has(word, 0x26)
+            let below20 = (word &- 0x2020_2020_2020_2020) & ~word & highs
+            let special =
+                inCDATA
+                ? has(word, 0x5D5D_5D5D_5D5D_5D5D) : has(word, 0x3C3C_3C3C_3C3C_3C3C) | has(word, 0x2626_2626_2626_2626)
             let flagged = (word & highs) | below20 | special
             // The lowest flagged byte is exact (borrows only spill upwards).
             if flagged != 0 { return i + flagged.trailingZeroBitCount / 8 }
