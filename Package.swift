@@ -12,7 +12,13 @@ let package = Package(
             pkgConfig: "libxml-2.0",
             providers: [.apt(["libxml2-dev"])]
         ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
         .target(name: "FeedModel"),
+        .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
         .executableTarget(name: "feedmerge", dependencies: ["FeedModel", "FeedParse"]),
@@ -20,6 +26,11 @@ let package = Package(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],
             exclude: ["Fixtures"]
+        ),
+        .testTarget(
+            name: "FeedFetchTests",
+            dependencies: ["FeedFetch"],
+            exclude: ["Server"]
         ),
         .testTarget(
             name: "FeedParseTests",

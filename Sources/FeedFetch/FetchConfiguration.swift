@@ -1,0 +1,23 @@
+/// How the client fetches: limits, timeouts, identity and address policy.
+public struct FetchConfiguration: Sendable {
+    /// Transfers in flight at once, in all.
+    public var maximumConcurrentTransfers = 32
+    /// Transfers in flight at once to one host.
+    public var maximumTransfersPerHost = 4
+    /// A decoded body larger than this fails as `tooLarge` (checked as bytes
+    /// arrive, so chunked bodies and decompression bombs stop at the cap).
+    public var maximumBodyBytes = 16 << 20
+    public var connectTimeoutSeconds = 15
+    /// A transfer slower than `lowSpeedBytesPerSecond` for `lowSpeedSeconds` fails.
+    public var lowSpeedBytesPerSecond = 64
+    public var lowSpeedSeconds = 20
+    public var totalTimeoutSeconds = 60
+    public var maximumRedirects = 5
+    public var userAgent: String
+    /// Which peer addresses are refused; `.allowAll` unless the guard is on.
+    public var addressPolicy: AddressPolicy = .allowAll
+
+    public init(userAgent: String = "feedmerge (+https://github.com/feedmerge/feedmerge)") {
+        self.userAgent = userAgent
+    }
+}

@@ -1,0 +1,56 @@
+/// Why a fetch gave no body. Carries the URL, the stage, and what libcurl
+/// (or the server) said.
+public struct FetchError: Error, Sendable, CustomStringConvertible {
+    public enum Code: Sendable, Hashable {
+        /// A non-2xx, non-304 status; the status is in `status`.
+        case httpStatus
+        /// Connection refused or reset, DNS failure, TLS error, truncated body.
+        case transport
+        /// Connect, low-speed or total timeout.
+        case timeout
+        /// The decoded body passed the size cap.
+        case tooLarge
+        /// A scheme other than http/https, also on a redirect.
+        case refusedProtocol
+        /// An address the address policy refuses (loopback, private, ...).
+        case refusedAddress
+        /// More than the allowed number of redirects, or a loop.
+        case tooManyRedirects
+        /// A Content-Encoding that could not be decoded.
+        case badEncoding
+        /// A local file that could not be read.
+        case file
+        /// The task was cancelled.
+        case cancelled
+    }
+
+    public enum Stage: String, Sendable {
+        case request, connect, transfer, decode, file
+    }
+
+    public var code: Code
+    public var url: String
+    public var stage: Stage
+    public var message: String
+    /// The HTTP status, when there was one.
+    public var status: Int?
+    /// For 429 and 503: seconds to wait, from `Retry-After` (seconds or an HTTP date).
+    public var retryAfterSeconds: Int?
+
+    public init(
+        code: Code, url: String, stage: Stage, message: String, status: Int? = nil, retryAfterSeconds: Int? = nil
+    ) {
+        self.code = code
+        self.url = url
+        self.stage = stage
+        self.message = message
+        self.status = status
+        self.retryAfterSeconds = retryAfterSeconds
+    }
+
+    public var description: String {
+        var text = "\(url): \(message)"
+        if let retryAfterSeconds { text += " (retry after \(retryAfterSeconds) s)" }
+        return text
+    }
+}

@@ -1,0 +1,59 @@
+internal import CCurl
+import Foundation
+
+/// Turns a finished transfer (libcurl's result code, the statuses seen, the
+/// flags the callbacks raised) into a response or a typed error.
+enum TransferOutcome {
+    static func result(of transfer: Transfer, code: CURLcode) -> Result<FetchResponse, FetchError> {
+        let url = transfer.request.url
+        let easy = transfer.handle
+        func error(_ kind: FetchError.Code, _ stage: FetchError.Stage, _ message: String, status: Int? = nil)
+            -> Result<FetchResponse, FetchError>
+        {
+            .failure(FetchError(code: kind, url: url, stage: stage, message: message, status: status))
+        }
+        if transfer.exceededSizeLimit {
+            return error(.tooLarge, .transfer, "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)")
+        }
+        if let refused = transfer.refusedAddress { return error(.refusedAddress, .connect, refused) }
+        let curlMessage = transfer.curlMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.curlMessage
+        switch code {
+        case CURLE_OK:
+            break
+        case CURLE_UNSUPPORTED_PROTOCOL:
+            return error(.refusedProtocol, .request, "only http and https are fetched: \(curlMessage)")
+        case CURLE_TOO_MANY_REDIRECTS:
+            return error(.tooManyRedirects, .request, curlMessage)
+        case CURLE_OPERATION_TIMEDOUT:
+            return error(.timeout, .transfer, curlMessage)
+        case CURLE_BAD_CONTENT_ENCODING:
+            return error(.badEncoding, .decode, curlMessage)
+        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_CONNECT:
+            return error(.transport, .connect, curlMessage)
+        default:
+            return error(.transport, .transfer, curlMessage)
+        }
+        var status = 0
+        CCurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var effective: UnsafeMutablePointer<CChar>? = nil
+        CCurl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
+        var total: curl_off_t = 0
+        var firstByte: curl_off_t = 0
+        CCurl_getinfo_off_t(easy, CURLINFO_TOTAL_TIME_T, &total)
+        CCurl_getinfo_off_t(easy, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
+        let hops = transfer.statuses.filter { $0 >= 200 || $0 < 100 }.dropLast()
+        let queued = Double((transfer.started ?? transfer.enqueued).uptimeNanoseconds - transfer.enqueued.uptimeNanoseconds) / 1e9
+        let response = FetchResponse(
+            status: status, finalURL: effective.map { String(cString: $0) } ?? url, redirected: !hops.isEmpty,
+            permanentlyRedirected: !hops.isEmpty && hops.allSatisfy { $0 == 301 || $0 == 308 },
+            headers: transfer.headers, body: status == 304 ? [] : transfer.body,
+            timings: .init(total: Double(total) / 1e6, firstByte: Double(firstByte) / 1e6, queued: queued))
+        if (200..<300).contains(status) || status == 304 { return .success(response) }
+        var failure = FetchError(
+            code: .httpStatus, url: url, stage: .transfer, message: "HTTP \(status)", status: status)
+        if status == 429 || status == 503, let retry = transfer.headers.retryAfter {
+            failure.retryAfterSeconds = RetryAfter.seconds(retry, now: Int64(Date().timeIntervalSince1970))
+        }
+        return .failure(failure)
+    }
+}

@@ -1,0 +1,86 @@
+import FeedFetch
+import Foundation
+import Testing
+
+@Suite(.serialized) struct ConcurrencyTests {
+    let server = TestServer.shared
+
+    func maximumSeenByServer() async throws -> Int {
+        let response = try await HTTPClient().fetch(FetchRequest(url: server.url("/max-concurrency")))
+        return Int(String(decoding: response.body, as: UTF8.self)) ?? -1
+    }
+
+    @Test func perHostLimitBoundsTransfersInFlight() async throws {
+        _ = try await maximumSeenByServer()  // reset the server's count
+        var configuration = FetchConfiguration()
+        configuration.maximumTransfersPerHost = 2
+        let client = HTTPClient(configuration: configuration)
+        let url = server.url("/slow")
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for _ in 0..<6 { group.addTask { try await client.fetch(FetchRequest(url: url)).status } }
+            for try await status in group { #expect(status == 200) }
+        }
+        #expect(try await maximumSeenByServer() == 2)
+    }
+
+    @Test func globalLimitBoundsTransfersInFlight() async throws {
+        _ = try await maximumSeenByServer()
+        var configuration = FetchConfiguration()
+        configuration.maximumConcurrentTransfers = 3
+        configuration.maximumTransfersPerHost = 10
+        let client = HTTPClient(configuration: configuration)
+        let url = server.url("/slow")
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<9 { group.addTask { _ = try await client.fetch(FetchRequest(url: url)) } }
+            try await group.waitForAll()
+        }
+        #expect(try await maximumSeenByServer() == 3)
+    }
+
+    /// Cancelling the group mid-flight returns promptly, every child sees
+    /// `cancelled`, and no transfer is left behind.
+    @Test func cancellingTheGroupRemovesEveryTransfer() async throws {
+        var configuration = FetchConfiguration()
+        configuration.maximumConcurrentTransfers = 4  // some run, some wait in the queue
+        let client = HTTPClient(configuration: configuration)
+        let url = server.url("/hang")
+        let start = Date()
+        let codes = await withTaskGroup(of: FetchError.Code?.self) { group in
+            for _ in 0..<10 {
+                group.addTask {
+                    do {
+                        _ = try await client.fetch(FetchRequest(url: url))
+                        return nil
+                    } catch {
+                        return (error as? FetchError)?.code
+                    }
+                }
+            }
+            try? await Task.sleep(for: .milliseconds(300))
+            group.cancelAll()
+            var codes: [FetchError.Code?] = []
+            for await code in group { codes.append(code) }
+            return codes
+        }
+        #expect(Date().timeIntervalSince(start) < 2)
+        #expect(codes.count == 10)
+        #expect(codes.allSatisfy { $0 == .cancelled })
+        #expect(client.transfersInFlight == 0)
+    }
+
+    @Test func alreadyCancelledTaskDoesNotFetch() async throws {
+        let client = HTTPClient()
+        let url = server.url("/hang")
+        let task = Task { () -> FetchError.Code? in
+            withUnsafeCurrentTask { $0?.cancel() }
+            do {
+                _ = try await client.fetch(FetchRequest(url: url))
+                return nil
+            } catch {
+                return (error as? FetchError)?.code
+            }
+        }
+        #expect(await task.value == .cancelled)
+        #expect(client.transfersInFlight == 0)
+    }
+}

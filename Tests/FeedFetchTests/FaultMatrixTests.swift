@@ -1,0 +1,192 @@
+import FeedFetch
+import Foundation
+import Testing
+
+/// Each row of the fetch fault matrix against a real HTTP server on
+/// 127.0.0.1: the client ends with the stated outcome, within its timeout,
+/// with bounded memory.
+@Suite struct FaultMatrixTests {
+    let server = TestServer.shared
+
+    static func client(_ adjust: (inout FetchConfiguration) -> Void = { _ in }) -> HTTPClient {
+        var configuration = FetchConfiguration(userAgent: "feedmerge-tests")
+        configuration.maximumBodyBytes = 1 << 20
+        configuration.totalTimeoutSeconds = 10
+        adjust(&configuration)
+        return HTTPClient(configuration: configuration)
+    }
+
+    /// Fetches, timing it; returns the error or nil on success.
+    func failure(_ path: String, client: HTTPClient = client(), within seconds: Double = 10) async -> FetchError? {
+        let start = Date()
+        defer { #expect(Date().timeIntervalSince(start) < seconds, "\(path) took too long") }
+        do {
+            _ = try await client.fetch(FetchRequest(url: server.url(path)))
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func okBodyAndHeaders() async throws {
+        let response = try await Self.client().fetch(FetchRequest(url: server.url("/ok")))
+        #expect(response.status == 200)
+        #expect(String(decoding: response.body, as: UTF8.self).contains("<title>Served</title>"))
+        #expect(response.headers.contentType == "application/rss+xml; charset=utf-8")
+        #expect(response.headers.etag == "\"v1\"")
+        #expect(response.headers.lastModified == "Tue, 10 Jun 2003 09:41:01 GMT")
+        #expect(response.headers.cacheControl == "max-age=60")
+        #expect(!response.redirected)
+    }
+
+    @Test func resetMidBodyFails() async {
+        #expect(await failure("/reset")?.code == .transport)
+    }
+
+    @Test(arguments: ["/truncated-length", "/truncated-chunked"])
+    func truncatedBodyFails(_ path: String) async {
+        let error = await failure(path)
+        #expect(error?.code == .transport, "\(path): \(String(describing: error))")
+    }
+
+    @Test(arguments: [500, 404, 410])
+    func errorStatusFailsWithStatusKept(_ status: Int) async {
+        let error = await failure("/status/\(status)")
+        #expect(error?.code == .httpStatus)
+        #expect(error?.status == status)
+    }
+
+    @Test func tooManyRequestsReportsRetryAfterSeconds() async {
+        let error = await failure("/status/429")
+        #expect(error?.status == 429)
+        #expect(error?.retryAfterSeconds == 120)
+    }
+
+    @Test func serviceUnavailableReportsRetryAfterDate() async throws {
+        let error = try #require(await failure("/status/503"))
+        #expect(error.status == 503)
+        let seconds = try #require(error.retryAfterSeconds)
+        #expect((280...300).contains(seconds))
+    }
+
+    @Test func permanentRedirectChain() async throws {
+        let response = try await Self.client().fetch(FetchRequest(url: server.url("/redirect/301")))
+        #expect(response.status == 200)
+        #expect(response.finalURL == server.url("/ok"))
+        #expect(response.redirected)
+        #expect(response.permanentlyRedirected)
+    }
+
+    @Test func temporaryRedirectIsNotPermanent() async throws {
+        let response = try await Self.client().fetch(FetchRequest(url: server.url("/redirect/302")))
+        #expect(response.finalURL == server.url("/ok"))
+        #expect(response.redirected)
+        #expect(!response.permanentlyRedirected)
+    }
+
+    @Test func redirectLoopFails() async {
+        #expect(await failure("/loop")?.code == .tooManyRedirects)
+    }
+
+    @Test(arguments: ["/to-file", "/to-gopher"])
+    func redirectToOtherProtocolsIsRefused(_ path: String) async {
+        #expect(await failure(path)?.code == .refusedProtocol)
+    }
+
+    @Test func directNonHTTPURLIsRefused() async {
+        do {
+            _ = try await Self.client().fetch(FetchRequest(url: "gopher://127.0.0.1/"))
+            Issue.record("gopher was fetched")
+        } catch {
+            #expect(error.code == .refusedProtocol)
+        }
+    }
+
+    @Test func dripFeedTimesOut() async {
+        let client = Self.client {
+            $0.lowSpeedBytesPerSecond = 100
+            $0.lowSpeedSeconds = 2
+        }
+        #expect(await failure("/drip", client: client, within: 6)?.code == .timeout)
+    }
+
+    @Test func silentServerTimesOut() async {
+        let client = Self.client { $0.totalTimeoutSeconds = 2 }
+        #expect(await failure("/hang", client: client, within: 5)?.code == .timeout)
+    }
+
+    @Test(arguments: ["/big-chunked", "/gzip-bomb"])
+    func bodyOverTheCapFailsAtTheCap(_ path: String) async {
+        let before = residentMegabytes()
+        let error = await failure(path)
+        #expect(error?.code == .tooLarge, "\(path): \(String(describing: error))")
+        #expect(residentMegabytes() - before < 64, "memory grew past the cap")
+    }
+
+    @Test func corruptGzipFails() async {
+        #expect(await failure("/corrupt-gzip")?.code == .badEncoding)
+    }
+
+    @Test func conditionalRequestGetsNotModified() async throws {
+        let client = Self.client()
+        let first = try await client.fetch(FetchRequest(url: server.url("/conditional")))
+        #expect(first.status == 200)
+        let second = try await client.fetch(
+            FetchRequest(url: server.url("/conditional"), etag: first.headers.etag, lastModified: first.headers.lastModified))
+        #expect(second.isNotModified)
+        #expect(second.body.isEmpty)
+    }
+
+    @Test(arguments: ["/gzip", "/br", "/zstd"])
+    func encodedBodiesAreDecoded(_ path: String) async throws {
+        let response = try await Self.client().fetch(FetchRequest(url: server.url(path)))
+        #expect(String(decoding: response.body, as: UTF8.self).hasPrefix("<?xml"), "\(path)")
+    }
+
+    @Test func htmlPageIsASuccessAtThisStage() async throws {
+        let response = try await Self.client().fetch(FetchRequest(url: server.url("/html")))
+        #expect(response.headers.contentType?.hasPrefix("text/html") == true)
+    }
+
+    @Test func addressGuardRefusesLoopback() async {
+        let client = Self.client { $0.addressPolicy = .publicOnly }
+        #expect(await failure("/ok", client: client)?.code == .refusedAddress)
+    }
+
+    /// The first hop (127.0.0.2) is allowed by this policy, the redirect's
+    /// target (127.0.0.1) is not: the guard sits where every connection is made.
+    @Test func addressGuardRefusesARedirectToARefusedAddress() async throws {
+        let policy = AddressPolicy(refusing: [try #require(AddressPolicy.Block("127.0.0.1/32"))])
+        let client = Self.client { $0.addressPolicy = policy }
+        let target = server.url("/ok").addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        do {
+            _ = try await client.fetch(FetchRequest(url: server.secondURL("/redirect-to?url=\(target)")))
+            Issue.record("the redirect to a refused address was followed")
+        } catch {
+            #expect(error.code == .refusedAddress)
+        }
+        let direct = try await client.fetch(FetchRequest(url: server.secondURL("/ok")))
+        #expect(direct.status == 200)
+    }
+
+    @Test func localFilesAreReadDirectly() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-local-\(getpid()).xml")
+        try Data("<rss/>".utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let client = Self.client()
+        #expect(try await client.fetch(FetchRequest(url: path.path)).body == Array("<rss/>".utf8))
+        #expect(try await client.fetch(FetchRequest(url: "file://\(path.path)")).body == Array("<rss/>".utf8))
+        do {
+            _ = try await client.fetch(FetchRequest(url: "/no/such/feed.xml"))
+            Issue.record("a missing file was read")
+        } catch {
+            #expect(error.code == .file)
+        }
+    }
+}
+
+func residentMegabytes() -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+    return (Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+}
