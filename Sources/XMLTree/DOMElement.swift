@@ -67,6 +67,29 @@ public struct DOMElement {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// `text` without leading and trailing whitespace, nil when nothing is
+    /// left. Trimmed on the bytes, so a value is copied into a String once.
+    public var trimmedText: String? {
+        if let only = node.pointee.children, only.pointee.next == nil, only.pointee.type == XML_TEXT_NODE,
+            let content = only.pointee.content
+        {
+            return Self.trimmedString(XMLTree.bytes(ofCString: content))
+        }
+        var bytes: [UInt8] = []
+        Self.appendText(of: node, to: &bytes)
+        return bytes.withUnsafeBufferPointer { Self.trimmedString($0) }
+    }
+
+    private static func trimmedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        var start = 0
+        var end = bytes.count
+        while start < end, isSpace(bytes[start]) { start += 1 }
+        while end > start, isSpace(bytes[end - 1]) { end -= 1 }
+        guard start < end else { return nil }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
     private static func appendText(of node: xmlNodePtr, to bytes: inout [UInt8]) {
         var child = node.pointee.children
         while let current = child {

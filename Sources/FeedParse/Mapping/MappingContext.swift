@@ -10,10 +10,7 @@ struct MappingContext {
     init(documentURL: String?) { self.documentURL = documentURL }
 
     /// The trimmed text of an element, nil when empty.
-    func text(_ element: DOMElement) -> String? {
-        let value = element.text.trimmingWhitespace
-        return value.isEmpty ? nil : value
-    }
+    func text(_ element: DOMElement) -> String? { element.trimmedText }
 
     /// The base URL in scope at an element: the document URL with every
     /// `xml:base` from the root down resolved onto it.

@@ -26,27 +26,27 @@ extension MappingContext {
         var mode = element.attribute("mode")?.trimmingWhitespace.lowercased()
         if isBinary { mode = "base64" }
         if legacyAtom && mode == nil { mode = hasChildElements ? "xml" : "escaped" }
-        var value: String
+        let trimmed: String?
         switch mode {
         case "base64":
-            value = Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self) } ?? element.text
+            trimmed = Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace }
+                ?? element.trimmedText
         case "xml" where legacyAtom || kind != .xhtml:
-            value = element.innerMarkup
+            trimmed = element.innerMarkup.trimmingWhitespace
         case "escaped":
-            value = element.text
+            trimmed = element.trimmedText
         default:
             if kind == .xhtml {
                 let children = Array(element.children)
                 let wrapper = children.count == 1 && children[0].name == "div" ? children[0] : element
-                value = wrapper.innerMarkup
+                trimmed = wrapper.innerMarkup.trimmingWhitespace
             } else if hasChildElements {
-                value = element.innerMarkup  // markup that should have been escaped
+                trimmed = element.innerMarkup.trimmingWhitespace  // markup that should have been escaped
             } else {
-                value = element.text
+                trimmed = element.trimmedText
             }
         }
-        value = value.trimmingWhitespace
-        guard !value.isEmpty else { return nil }
+        guard let value = trimmed, !value.isEmpty else { return nil }
         let resultKind: TextKind = legacyAtom && mode == "xml" && kind == .text ? .html : kind
         return absolutizingLinks(Text(value, kind: resultKind), at: element)
     }
