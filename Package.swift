@@ -21,7 +21,7 @@ let package = Package(
         .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
-        .executableTarget(name: "feedmerge", dependencies: ["FeedModel", "FeedParse"]),
+        .executableTarget(name: "feedmerge", dependencies: ["FeedModel", "FeedParse", "FeedFetch"]),
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],

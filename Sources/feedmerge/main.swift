@@ -8,12 +8,15 @@ let generalUsage = """
 
     usage:
       feedmerge parse [--url URL] [--content-type TYPE] [--sanitize] FILE...
+      feedmerge fetch [--jobs N] [--per-host N] [--public-only] URL... | -
       feedmerge --version
 
     Commands:
       parse    print each feed file as normalized JSON (one line per file)
+      fetch    fetch URLs concurrently; print status, size and time per URL
 
-    Exit codes: 0 success; 1 some files held no feed; 2 usage error.
+    Exit codes: 0 success; 1 some files held no feed or some URLs failed;
+    2 usage error.
     Merging (feedmerge SOURCES -o OUTPUT) is not built yet.
     """
 
@@ -26,6 +29,15 @@ case "parse":
     } catch {
         if let message = error.message { StandardOutput.error("feedmerge parse: \(message)") }
         StandardOutput.error(ParseCommand.usage)
+        exit(2)
+    }
+case "fetch":
+    do {
+        let command = try FetchCommand(arguments: arguments.dropFirst())
+        exit(await command.run())
+    } catch {
+        if let message = error.message { StandardOutput.error("feedmerge fetch: \(message)") }
+        StandardOutput.error(FetchCommand.usage)
         exit(2)
     }
 case "--version":
