@@ -21,7 +21,10 @@ let package = Package(
         .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
-        .executableTarget(name: "feedmerge", dependencies: ["FeedModel", "FeedParse", "FeedFetch"]),
+        .target(name: "FeedEmit", dependencies: ["FeedModel"]),
+        .target(name: "Aggregator", dependencies: ["FeedModel", "FeedFetch", "FeedParse", "XMLTree"]),
+        .executableTarget(
+            name: "feedmerge", dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "Aggregator"]),
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],

@@ -20,6 +20,8 @@ public final class DOMDocument {
     public let warnings: [String]
     /// Whether libxml2 parsed the document without recovering from errors.
     public let isWellFormed: Bool
+    /// The last error libxml2 recovered from (with its line), when not well-formed.
+    public let recoveredError: DOMError?
 
     /// Parses untrusted bytes: encoding decided by the rules in DESIGN.md,
     /// markup repaired, no DTD or external entity ever loaded, recover mode.
@@ -44,6 +46,7 @@ public final class DOMDocument {
         pointer = parsed.document
         self.url = url
         isWellFormed = parsed.wellFormed
+        recoveredError = parsed.recoveredError
         warnings = parsed.warnings
     }
 
@@ -104,6 +107,7 @@ public final class DOMDocument {
     private struct Parsed {
         var document: xmlDocPtr
         var wellFormed: Bool
+        var recoveredError: DOMError?
         var warnings: [String]
     }
 
@@ -147,7 +151,10 @@ public final class DOMDocument {
             if !wellFormed, let error {
                 warnings.append("not well-formed XML, recovered: \(error)")
             }
-            return .success(Parsed(document: document, wellFormed: wellFormed, warnings: warnings))
+            return .success(
+                Parsed(
+                    document: document, wellFormed: wellFormed, recoveredError: wellFormed ? nil : error,
+                    warnings: warnings))
         }
     }
 

@@ -7,6 +7,9 @@ enum StandardOutput {
 
     static func error(_ text: String) { write(text + "\n", to: 2) }
 
+    /// Without a newline (progress lines that rewrite themselves).
+    static func errorRaw(_ text: String) { write(text, to: 2) }
+
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
         text.withUTF8 { bytes in

@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 
 /// The version printed by `--version` and sent in the User-Agent.
@@ -7,17 +8,18 @@ let generalUsage = """
     feedmerge \(feedmergeVersion): merge many feeds into one timeline
 
     usage:
+      feedmerge [options] SOURCE... -o OUTPUT...   merge feeds (feedmerge --help-merge)
       feedmerge parse [--url URL] [--content-type TYPE] [--sanitize] FILE...
       feedmerge fetch [--jobs N] [--per-host N] [--public-only] URL... | -
       feedmerge --version
 
     Commands:
+      (none)   merge the feeds of the sources into RSS, Atom or JSON Feed outputs
       parse    print each feed file as normalized JSON (one line per file)
       fetch    fetch URLs concurrently; print status, size and time per URL
 
-    Exit codes: 0 success; 1 some files held no feed or some URLs failed;
-    2 usage error.
-    Merging (feedmerge SOURCES -o OUTPUT) is not built yet.
+    Exit codes: 0 success; 1 some feeds, files or URLs failed (outputs written);
+    2 usage or subscription-list error; 3 no output written.
     """
 
 let arguments = CommandLine.arguments.dropFirst()
@@ -44,7 +46,20 @@ case "--version":
     print("feedmerge \(feedmergeVersion)")
 case "-h", "--help":
     print(generalUsage)
-default:
+    print("")
+    print(MergeCommand.usage)
+case "--help-merge":
+    print(MergeCommand.usage)
+case nil:
     StandardOutput.error(generalUsage)
     exit(2)
+default:
+    do {
+        let command = try MergeCommand(arguments: arguments, environment: ProcessInfo.processInfo.environment)
+        exit(await command.run())
+    } catch {
+        if let message = error.message { StandardOutput.error("feedmerge: \(message)") }
+        StandardOutput.error(MergeCommand.usage)
+        exit(2)
+    }
 }

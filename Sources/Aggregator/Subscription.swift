@@ -1,0 +1,53 @@
+/// One feed to read: from an OPML outline, a URL or a local file.
+public struct Subscription: Sendable, Hashable {
+    /// `xmlUrl`, a feed URL, or a local path.
+    public var url: String
+    /// The outline's `title` (else `text`).
+    public var title: String?
+    /// The outline's `htmlUrl`.
+    public var htmlURL: String?
+    /// The OPML folders around the outline, outermost first.
+    public var folder: [String]
+
+    public init(url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = []) {
+        self.url = url
+        self.title = title
+        self.htmlURL = htmlURL
+        self.folder = folder
+    }
+}
+
+/// What the sources given on the command line add up to.
+public struct SubscriptionList: Sendable {
+    public var subscriptions: [Subscription] = []
+    /// From the first OPML head: the output's fallback metadata.
+    public var title: String?
+    public var ownerName: String?
+    public var ownerEmail: String?
+    /// Outlines skipped (no `xmlUrl`) and duplicates dropped, for the user.
+    public var warnings: [String] = []
+
+    public init() {}
+
+    /// Adds a subscription unless the same feed is already listed.
+    mutating func add(_ subscription: Subscription) {
+        let key = LinkNormalizer.normalize(subscription.url)
+        if subscriptions.contains(where: { LinkNormalizer.normalize($0.url) == key }) {
+            warnings.append("\(subscription.url) is listed more than once; fetched once")
+            return
+        }
+        subscriptions.append(subscription)
+    }
+}
+
+/// A subscription list that cannot be read: exit code 2.
+public struct SubscriptionError: Error, Sendable, CustomStringConvertible {
+    public var source: String
+    public var line: Int?
+    public var message: String
+
+    public var description: String {
+        if let line { return "\(source):\(line): \(message)" }
+        return "\(source): \(message)"
+    }
+}

@@ -1,0 +1,50 @@
+import FeedModel
+
+/// The formats feedmerge writes.
+public enum OutputFormat: String, Sendable, CaseIterable {
+    case atom, rss, json
+
+    /// From a file name's extension: `.atom`, `.rss`, `.json`; anything
+    /// else (`.xml` could be either) needs `--format`.
+    public init?(fileName: String) {
+        let lower = fileName.lowercased()
+        if lower.hasSuffix(".atom") {
+            self = .atom
+        } else if lower.hasSuffix(".rss") {
+            self = .rss
+        } else if lower.hasSuffix(".json") {
+            self = .json
+        } else {
+            return nil
+        }
+    }
+
+    /// The whole document for a timeline.
+    public func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> String {
+        switch self {
+        case .atom: AtomWriter.render(entries, metadata: metadata)
+        case .rss: RSSWriter.render(entries, metadata: metadata)
+        case .json: JSONFeedWriter.render(entries, metadata: metadata)
+        }
+    }
+}
+
+extension MergedEntry {
+    /// An id for formats that require one: the entry's id, else its link,
+    /// else a tag URI from the feed URL and the entry's title and date.
+    var stableID: String {
+        if let id = entry.id, !id.isEmpty { return id }
+        if let link = entry.link, !link.isEmpty { return link }
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
+        for byte in (source.feedURL + "\n" + (entry.title?.value ?? "") + "\n" + date.rfc3339).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return "urn:feedmerge:entry:\(String(hash, radix: 16))"
+    }
+
+    /// The title as plain text.
+    var plainTitle: String? {
+        guard let title = entry.title else { return nil }
+        return title.kind == .text ? title.value : PlainText.from(html: title.value)
+    }
+}

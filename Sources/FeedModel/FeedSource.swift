@@ -1,0 +1,76 @@
+/// Where a merged entry came from: its feed, and the subscription's folder.
+///
+/// Written out as Atom `source`, RSS `source` and the JSON Feed `_feedmerge`
+/// extension object.
+public struct FeedSource: Sendable, Hashable {
+    /// The feed's own title, else the subscription's title.
+    public var title: String?
+    /// The feed's alternate (HTML) link.
+    public var link: String?
+    /// The feed's address (after permanent redirects).
+    public var feedURL: String
+    /// Atom `id` of the feed, when it has one.
+    public var id: String?
+    public var updated: Timestamp?
+    /// The OPML folder path, outermost first (empty outside folders).
+    public var folder: [String]
+
+    public init(
+        title: String? = nil, link: String? = nil, feedURL: String, id: String? = nil, updated: Timestamp? = nil,
+        folder: [String] = []
+    ) {
+        self.title = title
+        self.link = link
+        self.feedURL = feedURL
+        self.id = id
+        self.updated = updated
+        self.folder = folder
+    }
+}
+
+/// An entry in the merged timeline: the entry, the date it is sorted by,
+/// where it came from, and where else the same entry appeared.
+public struct MergedEntry: Sendable, Hashable {
+    public var entry: Entry
+    /// `published`, else `updated`, clamped or assigned by the timeline's rules.
+    public var date: Timestamp
+    public var source: FeedSource
+    /// Feed URLs of the other subscriptions that carried the same entry.
+    public var alsoIn: [String]
+
+    public init(entry: Entry, date: Timestamp, source: FeedSource, alsoIn: [String] = []) {
+        self.entry = entry
+        self.date = date
+        self.source = source
+        self.alsoIn = alsoIn
+    }
+}
+
+/// The merged feed's own metadata, from options, else the OPML head.
+public struct OutputMetadata: Sendable {
+    public var title: String
+    public var link: String?
+    public var selfURL: String?
+    public var id: String
+    public var author: Person?
+    /// The newest entry's date (not the clock), so output is reproducible.
+    public var updated: Timestamp
+    public var generator: String
+    public var generatorVersion: String
+    public var generatorURI: String
+
+    public init(
+        title: String, link: String?, selfURL: String?, id: String, author: Person?, updated: Timestamp,
+        generator: String, generatorVersion: String, generatorURI: String
+    ) {
+        self.title = title
+        self.link = link
+        self.selfURL = selfURL
+        self.id = id
+        self.author = author
+        self.updated = updated
+        self.generator = generator
+        self.generatorVersion = generatorVersion
+        self.generatorURI = generatorURI
+    }
+}

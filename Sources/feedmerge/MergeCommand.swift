@@ -1,0 +1,266 @@
+import Aggregator
+import FeedEmit
+import FeedFetch
+import FeedModel
+import FeedParse
+import Foundation
+
+/// `feedmerge [options] SOURCE...`: the main job. Reads the subscriptions,
+/// fetches and parses every feed concurrently, merges the entries into one
+/// timeline and writes each `-o` output atomically.
+struct MergeCommand {
+    static let usage = """
+        usage: feedmerge [options] SOURCE... -o OUTPUT [-o OUTPUT...]
+
+        SOURCE is an OPML file or URL (a URL ending in .opml), a feed URL, or a
+        local feed file. OUTPUT is a file (format from its extension: .atom, .rss,
+        .json; anything else needs --format) or - for standard output.
+
+        Output:
+          -o, --output FILE      write the merged feed here (repeatable)
+          --format atom|rss|json format for outputs without a known extension
+          --title TEXT           the merged feed's title (default: the OPML title)
+          --link URL             its home page
+          --self-url URL         where it will be published
+          --id ID                its Atom id (default: --self-url, --link, or a hash of the sources)
+          --author "NAME <EMAIL>" (default: the OPML owner)
+        Timeline:
+          --limit N              keep the newest N entries (default 1000; 0 = all)
+          --per-feed N           at most the newest N entries of each feed
+          --since DATE|AGE       drop entries older than a date or an age (30d, 12h, 2w)
+          --future keep|clamp|drop  entries dated after the run's time (default clamp)
+          --now DATE             the run's time (default: SOURCE_DATE_EPOCH, else the clock)
+        Fetching:
+          --jobs N               transfers at once (default 32)
+          --per-host N           transfers at once per host (default 4)
+          --timeout S            seconds per feed (default 60)
+          --max-bytes N          largest feed accepted, decoded (default 16 MiB)
+          --public-only          refuse loopback, private and link-local addresses
+        Reporting:
+          -q, --quiet            no progress and no summary (failures still go to stderr)
+          -v, --verbose          also each feed's parse warnings
+
+        Undated entries are dated by their feed's own date, else the run's time.
+        The same entry in several feeds (same id, else same link once normalized)
+        is kept once, from the feed where it is dated earliest.
+
+        Exit codes: 0 every feed fine; 1 some feeds failed, outputs written;
+        2 usage or subscription-list error; 3 no output written.
+
+        Examples:
+          feedmerge feeds.opml -o merged.atom
+          feedmerge feeds.opml -o site/atom.xml --format atom -o site/feed.json --title "Planet Example"
+          feedmerge https://blog.example.org/feed.xml notes.rss -o - --format rss
+        """
+
+    var sources: [String] = []
+    var outputs: [(path: String, format: OutputFormat)] = []
+    var title: String?
+    var link: String?
+    var selfURL: String?
+    var id: String?
+    var author: Person?
+    var rules: TimelineRules
+    var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion) (+https://github.com/feedmerge/feedmerge)")
+    var quiet = false
+    var verbose = false
+
+    init(arguments: ArraySlice<String>, environment: [String: String]) throws(UsageError) {
+        var rest = arguments
+        var format: OutputFormat?
+        var outputPaths: [String] = []
+        var since: String?
+        var now = Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
+        if let epoch = environment["SOURCE_DATE_EPOCH"].flatMap(Int64.init) { now = Timestamp(secondsSince1970: epoch) }
+        var limit: Int? = 1000
+        var perFeed: Int?
+        var future = TimelineRules.FuturePolicy.clamp
+        func value(_ option: String) throws(UsageError) -> String {
+            guard let value = rest.popFirst() else { throw UsageError("\(option) needs a value") }
+            return value
+        }
+        func number(_ option: String) throws(UsageError) -> Int {
+            guard let n = Int(try value(option)), n >= 0 else { throw UsageError("\(option) needs a number") }
+            return n
+        }
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "-o", "--output": outputPaths.append(try value(argument))
+            case "--format":
+                let name = try value(argument)
+                guard let chosen = OutputFormat(rawValue: name) else { throw UsageError("unknown format \(name)") }
+                format = chosen
+            case "--title": title = try value(argument)
+            case "--link": link = try value(argument)
+            case "--self-url": selfURL = try value(argument)
+            case "--id": id = try value(argument)
+            case "--author": author = Self.person(try value(argument))
+            case "--limit": limit = try number(argument)
+            case "--per-feed": perFeed = try number(argument)
+            case "--since": since = try value(argument)
+            case "--future":
+                let name = try value(argument)
+                guard let chosen = TimelineRules.FuturePolicy(rawValue: name) else {
+                    throw UsageError("--future is keep, clamp or drop")
+                }
+                future = chosen
+            case "--now":
+                let text = try value(argument)
+                guard let date = DateParser.parse(text) else { throw UsageError("--now: unreadable date \(text)") }
+                now = date
+            case "--jobs": fetch.maximumConcurrentTransfers = max(1, try number(argument))
+            case "--per-host": fetch.maximumTransfersPerHost = max(1, try number(argument))
+            case "--timeout": fetch.totalTimeoutSeconds = max(1, try number(argument))
+            case "--max-bytes": fetch.maximumBodyBytes = max(1, try number(argument))
+            case "--public-only": fetch.addressPolicy = .publicOnly
+            case "-q", "--quiet": quiet = true
+            case "-v", "--verbose": verbose = true
+            case "-h", "--help": throw UsageError(nil)
+            default:
+                if argument.hasPrefix("-") && argument != "-" { throw UsageError("unknown option \(argument)") }
+                sources.append(argument)
+            }
+        }
+        guard !sources.isEmpty else { throw UsageError("no SOURCE given") }
+        guard !outputPaths.isEmpty else { throw UsageError("no output given (-o FILE)") }
+        for path in outputPaths {
+            guard let chosen = (path == "-" ? nil : OutputFormat(fileName: path)) ?? format else {
+                throw UsageError("cannot tell the format of \(path): use .atom, .rss or .json, or --format")
+            }
+            outputs.append((path, chosen))
+        }
+        rules = TimelineRules(now: now)
+        rules.limit = limit == 0 ? nil : limit
+        rules.perFeed = perFeed == 0 ? nil : perFeed
+        rules.future = future
+        if let since {
+            guard let date = Self.date(since, now: now) else { throw UsageError("--since: unreadable \(since)") }
+            rules.since = date
+        }
+    }
+
+    /// `Name <email>`, or just a name.
+    static func person(_ text: String) -> Person {
+        if let open = text.firstIndex(of: "<"), let close = text.lastIndex(of: ">"), open < close {
+            let name = text[..<open].trimmingCharacters(in: .whitespaces)
+            return Person(name: name.isEmpty ? nil : name, email: String(text[text.index(after: open)..<close]))
+        }
+        return Person(name: text)
+    }
+
+    /// A date, or an age before `now`: `30d`, `12h`, `2w`, `90m`.
+    static func date(_ text: String, now: Timestamp) -> Timestamp? {
+        if let unit = text.last, let amount = Int64(text.dropLast()) {
+            let seconds: Int64? = switch unit {
+            case "m": 60
+            case "h": 3600
+            case "d": 86_400
+            case "w": 604_800
+            default: nil
+            }
+            if let seconds { return Timestamp(secondsSince1970: now.secondsSince1970 - amount * seconds) }
+        }
+        return DateParser.parse(text)
+    }
+
+    func run() async -> Int32 {
+        let started = Date()
+        let client = HTTPClient(configuration: fetch)
+        let list: SubscriptionList
+        do {
+            list = try await SourceReader.read(sources, client: client)
+        } catch {
+            StandardOutput.error("feedmerge: \(error)")
+            return 2
+        }
+        if verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        guard !list.subscriptions.isEmpty else {
+            StandardOutput.error("feedmerge: the sources list no feed")
+            return 2
+        }
+        let progress = Progress(enabled: !quiet && isatty(2) != 0)
+        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules) { report, done, total in
+            progress.update(report, done: done, total: total)
+        }
+        progress.finish()
+        let entries = timeline.entries
+        let failed = reports.filter { if case .failed = $0.status { true } else { false } }
+        var written = 0
+        if failed.count < reports.count {
+            let metadata = outputMetadata(list: list, entries: entries)
+            for output in outputs {
+                let text = output.format.render(entries, metadata: metadata)
+                if output.path == "-" {
+                    StandardOutput.write(text)
+                    written += 1
+                    continue
+                }
+                do {
+                    try AtomicFile.write(text, to: output.path)
+                    written += 1
+                } catch {
+                    StandardOutput.error("feedmerge: \(error)")
+                }
+            }
+        }
+        for report in failed {
+            if case .failed(let reason) = report.status {
+                StandardOutput.error("feedmerge: failed: \(report.subscription.url): \(reason)")
+            }
+        }
+        if verbose {
+            for report in reports {
+                for warning in report.warnings { StandardOutput.error("feedmerge: \(report.subscription.url): \(warning)") }
+            }
+        }
+        if !quiet {
+            let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
+            let ok = reports.filter { $0.status == .ok }.count
+            let notModified = reports.filter { $0.status == .notModified }.count
+            StandardOutput.error(
+                "feedmerge: \(ok) feeds ok, \(notModified) not modified, \(failed.count) failed; "
+                    + "\(entries.count) entries written to \(written) of \(outputs.count) outputs in \(seconds) s")
+        }
+        if written < outputs.count {
+            if failed.count == reports.count { StandardOutput.error("feedmerge: every feed failed; outputs left as they were") }
+            return 3
+        }
+        return failed.isEmpty ? 0 : 1
+    }
+
+    private func outputMetadata(list: SubscriptionList, entries: [MergedEntry]) -> OutputMetadata {
+        let outputTitle = title ?? list.title ?? "feedmerge"
+        var fallbackID = "urn:feedmerge:"
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in list.subscriptions.map(\.url).joined(separator: "\n").utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        fallbackID += String(hash, radix: 16)
+        let owner = list.ownerName != nil || list.ownerEmail != nil
+            ? Person(name: list.ownerName, email: list.ownerEmail) : nil
+        return OutputMetadata(
+            title: outputTitle, link: link, selfURL: selfURL, id: id ?? selfURL ?? link ?? fallbackID,
+            author: author ?? owner, updated: entries.first?.date ?? rules.now, generator: "feedmerge",
+            generatorVersion: feedmergeVersion, generatorURI: "https://github.com/feedmerge/feedmerge")
+    }
+}
+
+/// `[done/total] failures` on one terminal line, when stderr is a terminal.
+final class Progress: @unchecked Sendable {
+    let enabled: Bool
+    private var failures = 0
+    private var bytes = 0
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func update(_ report: FeedReport, done: Int, total: Int) {
+        guard enabled else { return }
+        if case .failed = report.status { failures += 1 }
+        bytes += report.bytes
+        StandardOutput.errorRaw("\r\u{1B}[K[\(done)/\(total)] \(failures) failed, \(bytes / 1024) KB")
+    }
+
+    func finish() {
+        if enabled { StandardOutput.errorRaw("\r\u{1B}[K") }
+    }
+}
