@@ -36,6 +36,16 @@ let package = Package(
             exclude: ["Server"]
         ),
         .testTarget(
+            name: "AggregatorTests",
+            dependencies: ["Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "feedmerge"],
+            exclude: ["Server"]
+        ),
+        .testTarget(
+            name: "FeedEmitTests",
+            dependencies: ["FeedEmit", "FeedModel", "FeedParse"],
+            exclude: ["Golden"]
+        ),
+        .testTarget(
             name: "FeedParseTests",
             dependencies: ["FeedParse", "FeedModel"],
             exclude: ["Fixtures"]

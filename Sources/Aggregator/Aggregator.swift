@@ -1,6 +1,7 @@
 import FeedFetch
 import FeedModel
 import FeedParse
+import Foundation
 
 /// How one subscription fared in a run.
 public struct FeedReport: Sendable {
@@ -66,6 +67,11 @@ public enum Aggregator {
         var message: String
     }
 
+    /// A local path as a `file://` URL (outputs carry absolute URLs only).
+    static func absoluteURL(_ url: String) -> String {
+        url.contains("://") ? url : URL(fileURLWithPath: url).absoluteString
+    }
+
     /// Runs in a child task: both cores fetch and parse.
     static func fetchAndParse(_ subscription: Subscription, client: HTTPClient) async -> Result<Fetched, FeedFailure> {
         let response: FetchResponse
@@ -86,7 +92,7 @@ public enum Aggregator {
         var source = FeedSource(
             title: feed.metadata.title?.value ?? subscription.title,
             link: feed.metadata.link ?? subscription.htmlURL,
-            feedURL: response.permanentlyRedirected ? response.finalURL : subscription.url,
+            feedURL: response.permanentlyRedirected ? response.finalURL : absoluteURL(subscription.url),
             id: feed.metadata.id, updated: feed.metadata.updated ?? feed.metadata.published,
             folder: subscription.folder)
         if source.title?.isEmpty != false { source.title = subscription.title }

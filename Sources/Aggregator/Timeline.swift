@@ -64,8 +64,14 @@ public struct Timeline {
     public mutating func insert(feed parsed: ParsedFeed, source: FeedSource, subscription: Int) -> Int {
         let feedDate = parsed.metadata.updated ?? parsed.metadata.published
         var dated: [(Int, Entry, Timestamp)] = []
-        for (index, entry) in parsed.entries.enumerated() {
-            guard let date = date(of: entry, feedDate: feedDate) else { continue }
+        for (index, original) in parsed.entries.enumerated() {
+            guard let date = date(of: original, feedDate: feedDate) else { continue }
+            var entry = original
+            if rules.future == .clamp {
+                // The entry's own dates are clamped too, so every output agrees.
+                entry.published = entry.published.map { min($0, rules.now) }
+                entry.updated = entry.updated.map { min($0, rules.now) }
+            }
             if let since = rules.since, date < since { continue }
             dated.append((index, entry, date))
         }

@@ -28,8 +28,9 @@ enum AtomWriter {
         out += text("title", e.title ?? Text(""), indent: "    ")
         if let link = e.link { out += "    <link rel=\"alternate\" href=\"\(XMLText.escape(link, attribute: true))\"/>\n" }
         out += XMLText.element("id", item.stableID, indent: "    ")
-        if let published = e.published { out += XMLText.element("published", published.rfc3339, indent: "    ") }
-        out += XMLText.element("updated", (e.updated ?? item.date).rfc3339, indent: "    ")
+        // `published` is the date the timeline sorted by; `updated` never before it.
+        out += XMLText.element("published", item.date.rfc3339, indent: "    ")
+        out += XMLText.element("updated", max(e.updated ?? item.date, item.date).rfc3339, indent: "    ")
         for author in e.authors { out += person("author", author, indent: "    ") }
         for contributor in e.contributors { out += person("contributor", contributor, indent: "    ") }
         for category in e.categories {

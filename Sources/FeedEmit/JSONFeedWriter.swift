@@ -43,7 +43,7 @@ enum JSONFeedWriter {
             json.field("summary", summary.kind == .text ? summary.value : PlainText.from(html: summary.value))
         }
         json.field("image", e.image)
-        json.field("date_published", (e.published ?? item.date).rfc3339)
+        json.field("date_published", item.date.rfc3339)
         json.field("date_modified", e.updated?.rfc3339)
         if !e.authors.isEmpty {
             json.beginArray("authors")

@@ -135,10 +135,16 @@ public final class DOMDocument {
                 return .failure(DOMError(code: .notXML, message: "libxml2 could not allocate a parser context"))
             }
             defer { xmlFreeParserCtxt(context) }
-            let document = base.withMemoryRebound(to: CChar.self, capacity: prepared.count) {
-                xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, nil, options)
+            let log = ErrorLog()
+            context.pointee._private = Unmanaged.passUnretained(log).toOpaque()
+            context.pointee.sax.pointee.serror = ErrorLog.record
+            let document = withExtendedLifetime(log) {
+                base.withMemoryRebound(to: CChar.self, capacity: prepared.count) {
+                    xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, nil, options)
+                }
             }
-            let error = lastError(of: context)
+            // The first error says where the document went wrong; later ones follow from it.
+            let error = log.first ?? lastError(of: context)
             guard let document else {
                 return .failure(error ?? DOMError(code: .notXML, message: "not XML"))
             }
@@ -159,10 +165,28 @@ public final class DOMDocument {
     }
 
     private static func lastError(of context: xmlParserCtxtPtr) -> DOMError? {
-        let error = context.pointee.lastError
-        guard error.code != 0 else { return nil }
-        let message = error.message.map { String(cString: $0) }?.trimmingSpaces ?? "libxml2 error \(error.code)"
-        return DOMError(code: .notXML, message: message, line: error.line > 0 ? Int(error.line) : nil)
+        withUnsafePointer(to: context.pointee.lastError) { domError(from: $0) }
+    }
+
+    static func domError(from error: UnsafePointer<xmlError>) -> DOMError? {
+        guard error.pointee.code != 0 else { return nil }
+        let message =
+            error.pointee.message.map { String(cString: $0) }?.trimmingSpaces ?? "libxml2 error \(error.pointee.code)"
+        return DOMError(code: .notXML, message: message, line: error.pointee.line > 0 ? Int(error.pointee.line) : nil)
+    }
+
+    /// Keeps the first error of one parse. libxml2 only remembers the last;
+    /// its structured-error hook on the context's SAX handler sees them all.
+    private final class ErrorLog {
+        var first: DOMError?
+
+        static let record: xmlStructuredErrorFunc = { userData, error in
+            guard let userData, let error else { return }
+            let context = userData.assumingMemoryBound(to: xmlParserCtxt.self)
+            guard let owner = context.pointee._private else { return }
+            let log = Unmanaged<ErrorLog>.fromOpaque(owner).takeUnretainedValue()
+            if log.first == nil { log.first = DOMDocument.domError(from: error) }
+        }
     }
 }
 
