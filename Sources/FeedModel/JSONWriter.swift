@@ -69,10 +69,9 @@ public struct JSONWriter {
             case "\u{2028}": text += "\\u2028"
             case "\u{2029}": text += "\\u2029"
             default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
+                // Control characters and the noncharacters U+FFFE/U+FFFF are
+                // dropped: they are noise in text and XML cannot carry them.
+                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
                     text.unicodeScalars.append(scalar)
                 }
             }

@@ -1,0 +1,142 @@
+import FeedModel
+import Testing
+
+@testable import Aggregator
+
+@Suite struct TimelineTests {
+    static let now = Timestamp(secondsSince1970: 1_700_000_000)
+
+    static func entry(_ id: String?, link: String? = nil, at seconds: Int64?) -> Entry {
+        var entry = Entry()
+        entry.id = id
+        entry.link = link
+        entry.title = Text(id ?? link ?? "untitled")
+        entry.published = seconds.map { Timestamp(secondsSince1970: $0) }
+        return entry
+    }
+
+    static func feed(_ entries: [Entry], updated: Int64? = nil) -> ParsedFeed {
+        var metadata = FeedMetadata()
+        metadata.updated = updated.map { Timestamp(secondsSince1970: $0) }
+        return ParsedFeed(format: .rss20, metadata: metadata, entries: entries)
+    }
+
+    static func source(_ n: Int) -> FeedSource { FeedSource(feedURL: "http://feed\(n).example/") }
+
+    func timeline(_ adjust: (inout TimelineRules) -> Void = { _ in }) -> Timeline {
+        var rules = TimelineRules(now: Self.now)
+        rules.limit = nil
+        adjust(&rules)
+        return Timeline(rules: rules)
+    }
+
+    func ids(_ timeline: Timeline) -> [String] { timeline.entries.map { $0.entry.id ?? "-" } }
+
+    @Test func newestFirstWithTiesBySubscriptionThenFeedOrder() {
+        var t = timeline()
+        // feed 1 arrives first, but feed 0 is listed first: ties follow the list, not arrival
+        t.insert(feed: Self.feed([Self.entry("b1", at: 500), Self.entry("b2", at: 500)]), source: Self.source(1), subscription: 1)
+        t.insert(feed: Self.feed([Self.entry("a1", at: 500), Self.entry("a2", at: 900)]), source: Self.source(0), subscription: 0)
+        #expect(ids(t) == ["a2", "a1", "b1", "b2"])
+    }
+
+    @Test func arrivalOrderDoesNotChangeTheResult() {
+        let feeds = (0..<20).map { n in
+            Self.feed((0..<10).map { k in Self.entry("f\(n)e\(k)", link: "http://x/\(k % 7)/\(n % 3)", at: Int64((n * 37 + k * 11) % 50)) })
+        }
+        var forward = timeline()
+        var backward = timeline()
+        for n in feeds.indices { forward.insert(feed: feeds[n], source: Self.source(n), subscription: n) }
+        for n in feeds.indices.reversed() { backward.insert(feed: feeds[n], source: Self.source(n), subscription: n) }
+        #expect(forward.entries == backward.entries)
+    }
+
+    @Test func duplicateByIdKeepsTheEarliestCopyAndRecordsTheOthers() {
+        var t = timeline()
+        t.insert(feed: Self.feed([Self.entry("same", at: 300)]), source: Self.source(0), subscription: 0)
+        t.insert(feed: Self.feed([Self.entry("same", at: 100)]), source: Self.source(1), subscription: 1)
+        t.insert(feed: Self.feed([Self.entry("same", at: 200)]), source: Self.source(2), subscription: 2)
+        let entries = t.entries
+        #expect(entries.count == 1)
+        #expect(entries[0].source.feedURL == "http://feed1.example/")
+        #expect(entries[0].date.secondsSince1970 == 100)
+        #expect(entries[0].alsoIn == ["http://feed0.example/", "http://feed2.example/"])
+    }
+
+    @Test func duplicateByNormalizedLink() {
+        var t = timeline()
+        t.insert(feed: Self.feed([Self.entry(nil, link: "https://Example.org:443/post/?utm_source=x#top", at: 100)]),
+                 source: Self.source(0), subscription: 0)
+        t.insert(feed: Self.feed([Self.entry(nil, link: "http://example.org/post", at: 200)]), source: Self.source(1), subscription: 1)
+        #expect(t.count == 1)
+    }
+
+    @Test(arguments: [
+        ("https://Example.ORG:443/a/b/?utm_medium=rss&x=1&utm_campaign=c#frag", "http://example.org/a/b?x=1"),
+        ("http://example.org:80/", "http://example.org"),
+        ("http://example.org:8080/a", "http://example.org:8080/a"),
+    ])
+    func linkNormalization(_ link: String, _ normalized: String) {
+        #expect(LinkNormalizer.normalize(link) == normalized)
+    }
+
+    @Test func limitKeepsTheNewestAndRejectsOlderEntriesWhenFull() {
+        var t = timeline { $0.limit = 3 }
+        t.insert(feed: Self.feed((1...5).map { Self.entry("e\($0)", at: Int64($0) * 10) }), source: Self.source(0), subscription: 0)
+        #expect(ids(t) == ["e5", "e4", "e3"])
+        let kept = t.insert(feed: Self.feed([Self.entry("old", at: 1)]), source: Self.source(1), subscription: 1)
+        #expect(kept == 0)
+        t.insert(feed: Self.feed([Self.entry("new", at: 45)]), source: Self.source(1), subscription: 1)
+        #expect(ids(t) == ["e5", "new", "e4"])
+    }
+
+    @Test func perFeedSinceAndFuturePolicies() {
+        var t = timeline {
+            $0.perFeed = 2
+            $0.since = Timestamp(secondsSince1970: 50)
+        }
+        t.insert(feed: Self.feed([Self.entry("a", at: 10), Self.entry("b", at: 60), Self.entry("c", at: 70), Self.entry("d", at: 80)]),
+                 source: Self.source(0), subscription: 0)
+        #expect(ids(t) == ["d", "c"])
+
+        let future = Self.now.secondsSince1970 + 86_400
+        var clamp = timeline()
+        clamp.insert(feed: Self.feed([Self.entry("f", at: future)]), source: Self.source(0), subscription: 0)
+        #expect(clamp.entries.first?.date == Self.now)
+        #expect(clamp.entries.first?.entry.published == Self.now)
+        var drop = timeline { $0.future = .drop }
+        drop.insert(feed: Self.feed([Self.entry("f", at: future)]), source: Self.source(0), subscription: 0)
+        #expect(drop.count == 0)
+        var keep = timeline { $0.future = .keep }
+        keep.insert(feed: Self.feed([Self.entry("f", at: future)]), source: Self.source(0), subscription: 0)
+        #expect(keep.entries.first?.date.secondsSince1970 == future)
+    }
+
+    @Test func undatedEntriesTakeTheFeedDateElseTheRunTime() {
+        var t = timeline()
+        t.insert(feed: Self.feed([Self.entry("u1", at: nil)], updated: 1234), source: Self.source(0), subscription: 0)
+        t.insert(feed: Self.feed([Self.entry("u2", at: nil)]), source: Self.source(1), subscription: 1)
+        let dates = Dictionary(uniqueKeysWithValues: t.entries.map { ($0.entry.id!, $0.date.secondsSince1970) })
+        #expect(dates["u1"] == 1234)
+        #expect(dates["u2"] == Self.now.secondsSince1970)
+    }
+
+    @Test func sortedKeysStayInOrderThroughInsertsAndRemovals() {
+        var keys = SortedKeys<Int>(chunkCapacity: 4)
+        var reference: [Int] = []
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2000 {
+            let value = Int.random(in: 0..<500, using: &generator)
+            if Bool.random(using: &generator), let index = reference.firstIndex(of: value) {
+                reference.remove(at: index)
+                let removed = keys.remove(value)
+                #expect(removed)
+            } else {
+                reference.append(value)
+                keys.insert(value)
+            }
+        }
+        #expect(keys.all == reference.sorted())
+        #expect(keys.count == reference.count)
+    }
+}
