@@ -38,7 +38,7 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: ["Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "feedmerge"],
-            exclude: ["Server"]
+            exclude: ["Server", "Schemas"]
         ),
         .testTarget(
             name: "FeedEmitTests",

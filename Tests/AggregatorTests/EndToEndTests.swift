@@ -108,6 +108,51 @@ import Testing
         }
     }
 
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+
+    /// Runs a tool; returns its exit status and what it printed.
+    static func tool(_ arguments: [String]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, output)
+    }
+
+    /// The RELAX NG schema of RFC 4287, written from the RFC (Schemas/atom.rng).
+    @Test func atomOutputValidatesAgainstRFC4287() throws {
+        let outputs = try merge(into: Self.temporaryFolder("relaxng"))
+        defer { try? FileManager.default.removeItem(at: outputs.folder) }
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schemas/atom.rng")
+        let (status, output) = try Self.tool(["xmllint", "--noout", "--relaxng", schema.path, outputs.path("planet.atom")])
+        #expect(status == 0, "\(output)")
+    }
+
+    static let jsonFeedSchema = repository.deletingLastPathComponent()
+        .appendingPathComponent("shared/corpora/jsonfeed/schema-v1.1.json")
+
+    /// The JSON Feed 1.1 schema is third-party data that only the team's
+    /// machines and CI have (../shared); a user's clone skips this test.
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: jsonFeedSchema.path), "needs ../shared/corpora"))
+    func jsonOutputValidatesAgainstTheJSONFeedSchema() throws {
+        let outputs = try merge(into: Self.temporaryFolder("jsonschema"))
+        defer { try? FileManager.default.removeItem(at: outputs.folder) }
+        let script = """
+            import json, sys, jsonschema
+            schema = json.load(open(sys.argv[1]))
+            jsonschema.Draft7Validator(schema).validate(json.load(open(sys.argv[2])))
+            print("valid")
+            """
+        let (status, output) = try Self.tool(["python3", "-c", script, Self.jsonFeedSchema.path, outputs.path("planet.json")])
+        #expect(status == 0 && output.contains("valid"), "\(output)")
+    }
+
     @Test func rssOutputFollowsTheRSS2Rules() throws {
         let outputs = try merge(into: Self.temporaryFolder("rss"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
