@@ -25,6 +25,8 @@ let package = Package(
         .target(name: "Aggregator", dependencies: ["FeedModel", "FeedFetch", "FeedParse", "XMLTree"]),
         .executableTarget(
             name: "feedmerge", dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "Aggregator"]),
+        .executableTarget(
+            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],

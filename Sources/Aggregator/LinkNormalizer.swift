@@ -3,6 +3,36 @@
 /// dropped, a trailing slash removed.
 enum LinkNormalizer {
     static func normalize(_ link: String) -> String {
+        if let simple = alreadyNormal(link) { return simple }
+        return normalizeFully(link)
+    }
+
+    /// Most links need nothing but the scheme folded: lower-case host, no
+    /// port, query, fragment or trailing slash. One pass over the bytes.
+    private static func alreadyNormal(_ link: String) -> String? {
+        let utf8 = link.utf8
+        var slashes = 0
+        var inHost = false
+        var last: UInt8 = 0
+        for byte in utf8 {
+            switch byte {
+            case UInt8(ascii: "?"), UInt8(ascii: "#"), 0x20, 0x09, 0x0A, 0x0D: return nil
+            case UInt8(ascii: "/"):
+                slashes += 1
+                inHost = slashes == 2
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: ":"):
+                if inHost || slashes == 0 && byte != UInt8(ascii: ":") { return nil }
+            default:
+                break
+            }
+            last = byte
+        }
+        guard slashes >= 2, last != UInt8(ascii: "/") else { return nil }
+        if link.hasPrefix("https://") { return "http://" + link.dropFirst(8) }
+        return link.hasPrefix("http://") ? link : nil
+    }
+
+    private static func normalizeFully(_ link: String) -> String {
         var text = Substring(link.trimmingCharacters(in: " \t\r\n"))
         if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
         var query: Substring? = nil

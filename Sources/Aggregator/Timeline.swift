@@ -28,9 +28,12 @@ public struct TimelineRules: Sendable {
 public struct Timeline {
     public let rules: TimelineRules
     private var keys = SortedKeys<TimelineKey>()
-    private var items: [TimelineKey: MergedEntry] = [:]
-    /// Identity ("id:..." or "link:...") to the key of the entry that has it.
-    private var identities: [String: TimelineKey] = [:]
+    /// The entries by slot (`TimelineKey.slot`); freed slots are reused.
+    private var storage: [MergedEntry?] = []
+    private var freeSlots: [Int32] = []
+    /// Entry ids and normalized links to the key of the entry that has them.
+    private var byID: [String: TimelineKey] = [:]
+    private var byLink: [String: TimelineKey] = [:]
 
     public init(rules: TimelineRules) { self.rules = rules }
 
@@ -39,7 +42,7 @@ public struct Timeline {
     /// The entries, newest first.
     public var entries: [MergedEntry] {
         keys.all.map { key in
-            var item = items[key]!
+            var item = storage[Int(key.slot)]!
             item.alsoIn.sort()
             return item
         }
@@ -63,25 +66,28 @@ public struct Timeline {
     @discardableResult
     public mutating func insert(feed parsed: ParsedFeed, source: FeedSource, subscription: Int) -> Int {
         let feedDate = parsed.metadata.updated ?? parsed.metadata.published
-        var dated: [(Int, Entry, Timestamp)] = []
-        for (index, original) in parsed.entries.enumerated() {
-            guard let date = date(of: original, feedDate: feedDate) else { continue }
-            var entry = original
+        var chosen: [(index: Int, date: Timestamp)] = []
+        chosen.reserveCapacity(parsed.entries.count)
+        for (index, entry) in parsed.entries.enumerated() {
+            guard let date = date(of: entry, feedDate: feedDate) else { continue }
+            if let since = rules.since, date < since { continue }
+            chosen.append((index, date))
+        }
+        if let perFeed = rules.perFeed, chosen.count > perFeed {
+            chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
+            chosen.removeSubrange(perFeed...)
+        }
+        var kept = 0
+        for (index, date) in chosen {
+            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
+            // A full timeline rejects an entry older than its last in O(1), before copying anything.
+            if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { continue }
+            var entry = parsed.entries[index]
             if rules.future == .clamp {
                 // The entry's own dates are clamped too, so every output agrees.
                 entry.published = entry.published.map { min($0, rules.now) }
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
-            if let since = rules.since, date < since { continue }
-            dated.append((index, entry, date))
-        }
-        if let perFeed = rules.perFeed, dated.count > perFeed {
-            dated.sort { $0.2 != $1.2 ? $0.2 > $1.2 : $0.0 < $1.0 }
-            dated.removeSubrange(perFeed...)
-        }
-        var kept = 0
-        for (index, entry, date) in dated {
-            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key) { kept += 1 }
         }
         return kept
@@ -89,60 +95,69 @@ public struct Timeline {
 
     /// - Returns: whether the entry is in the timeline afterwards.
     mutating func insert(_ item: MergedEntry, key: TimelineKey) -> Bool {
-        // A full timeline rejects an entry older than its last in O(1).
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let names = Self.identities(of: item.entry)
-        var found: TimelineKey? = nil
-        for name in names where found == nil { found = identities[name] }
-        if let existingKey = found, var existing = items[existingKey] {
+        let (id, link) = Self.identities(of: item.entry)
+        if let existingKey = id.flatMap({ byID[$0] }) ?? link.flatMap({ byLink[$0] }),
+            var existing = storage[Int(existingKey.slot)]
+        {
             // The earlier-dated copy stays; on equal dates, the one listed first.
             let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
-            if newIsEarlier { return replace(existingKey, existing, with: item, key: key, names: names) }
+            if newIsEarlier {
+                remove(existingKey)
+                var item = item
+                item.alsoIn = existing.alsoIn
+                if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
+                item.alsoIn.removeAll { $0 == item.source.feedURL }
+                let stored = add(item, key: key)
+                // The replaced copy's names now lead here too.
+                let (oldID, oldLink) = Self.identities(of: existing.entry)
+                if let oldID { byID[oldID] = stored }
+                if let oldLink { byLink[oldLink] = stored }
+                return true
+            }
             if existing.source.feedURL != item.source.feedURL, !existing.alsoIn.contains(item.source.feedURL) {
                 existing.alsoIn.append(item.source.feedURL)
-                items[existingKey] = existing
+                storage[Int(existingKey.slot)] = existing
             }
             return false
         }
-        add(item, key: key, names: names)
+        add(item, key: key)
         return true
     }
 
-    /// The later copy `existing` gives way to the earlier `item`.
-    private mutating func replace(
-        _ existingKey: TimelineKey, _ existing: MergedEntry, with item: MergedEntry, key: TimelineKey, names: [String]
-    ) -> Bool {
-        remove(existingKey)
-        var item = item
-        item.alsoIn = existing.alsoIn
-        if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
-        item.alsoIn.removeAll { $0 == item.source.feedURL }
-        add(item, key: key, names: names + Self.identities(of: existing.entry))
-        return true
-    }
-
-    private mutating func add(_ item: MergedEntry, key: TimelineKey, names: [String]) {
-        keys.insert(key)
-        items[key] = item
-        for name in names { identities[name] = key }
-        if let limit = rules.limit, keys.count > limit, let evicted = keys.last {
-            remove(evicted)
+    /// - Returns: the key as stored (with its slot).
+    @discardableResult
+    private mutating func add(_ item: MergedEntry, key: TimelineKey) -> TimelineKey {
+        var key = key
+        if let slot = freeSlots.popLast() {
+            key.slot = slot
+            storage[Int(slot)] = item
+        } else {
+            key.slot = Int32(storage.count)
+            storage.append(item)
         }
+        keys.insert(key)
+        let (id, link) = Self.identities(of: item.entry)
+        if let id { byID[id] = key }
+        if let link { byLink[link] = key }
+        if let limit = rules.limit, keys.count > limit, let evicted = keys.last { remove(evicted) }
+        return key
     }
 
     private mutating func remove(_ key: TimelineKey) {
-        guard let item = items.removeValue(forKey: key) else { return }
+        guard let item = storage[Int(key.slot)] else { return }
+        storage[Int(key.slot)] = nil
+        freeSlots.append(key.slot)
         keys.remove(key)
-        for name in Self.identities(of: item.entry) where identities[name] == key {
-            identities[name] = nil
-        }
+        let (id, link) = Self.identities(of: item.entry)
+        if let id, byID[id]?.slot == key.slot { byID[id] = nil }
+        if let link, byLink[link]?.slot == key.slot { byLink[link] = nil }
     }
 
     /// The names an entry is known by: its id, and its normalized link.
-    static func identities(of entry: Entry) -> [String] {
-        var names: [String] = []
-        if let id = entry.id?.trimmingCharacters(in: " \t\r\n"), !id.isEmpty { names.append("id:" + id) }
-        if let link = entry.link, !link.isEmpty { names.append("link:" + LinkNormalizer.normalize(link)) }
-        return names
+    static func identities(of entry: Entry) -> (id: String?, link: String?) {
+        let id = entry.id.flatMap { $0.isEmpty ? nil : $0 }
+        let link = entry.link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) }
+        return (id, link)
     }
 }
