@@ -29,10 +29,12 @@ public struct SubscriptionList: Sendable {
 
     public init() {}
 
+    /// Normalized URLs of the subscriptions, to spot a feed listed twice.
+    private var listed: Set<String> = []
+
     /// Adds a subscription unless the same feed is already listed.
     mutating func add(_ subscription: Subscription) {
-        let key = LinkNormalizer.normalize(subscription.url)
-        if subscriptions.contains(where: { LinkNormalizer.normalize($0.url) == key }) {
+        guard listed.insert(LinkNormalizer.normalize(subscription.url)).inserted else {
             warnings.append("\(subscription.url) is listed more than once; fetched once")
             return
         }

@@ -3,77 +3,79 @@ import FeedModel
 /// Atom 1.0 (RFC 4287). XHTML values are written as escaped HTML
 /// (`type="html"`), which every reader handles and no input can break.
 enum AtomWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> String {
-        var out = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
-        out += XMLText.element("title", metadata.title, indent: "  ")
-        out += XMLText.element("id", metadata.id, indent: "  ")
-        out += XMLText.element("updated", metadata.updated.rfc3339, indent: "  ")
-        if let link = metadata.link { out += "  <link rel=\"alternate\" href=\"\(XMLText.escape(link, attribute: true))\"/>\n" }
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
+        var out = TextBuffer(capacity: OutputFormat.estimatedSize(of: entries))
+        out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n")
+        out.element("title", metadata.title, indent: "  ")
+        out.element("id", metadata.id, indent: "  ")
+        out.element("updated", metadata.updated.rfc3339, indent: "  ")
+        if let link = metadata.link { out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "  ") }
         if let selfURL = metadata.selfURL {
-            out += "  <link rel=\"self\" href=\"\(XMLText.escape(selfURL, attribute: true))\"/>\n"
+            out.emptyElement("link", attributes: [("rel", "self"), ("href", selfURL)], indent: "  ")
         }
         // Atom needs an author for every entry: the feed's covers those without.
-        out += person("author", metadata.author ?? Person(name: metadata.title), indent: "  ")
-        out += XMLText.element(
+        person("author", metadata.author ?? Person(name: metadata.title), indent: "  ", into: &out)
+        out.element(
             "generator", metadata.generator,
             attributes: [("uri", metadata.generatorURI), ("version", metadata.generatorVersion)], indent: "  ")
-        for item in entries { out += entry(item) }
-        out += "</feed>\n"
-        return out
+        for item in entries { entry(item, into: &out) }
+        out.append("</feed>\n")
+        return out.bytes
     }
 
-    private static func entry(_ item: MergedEntry) -> String {
+    private static func entry(_ item: MergedEntry, into out: inout TextBuffer) {
         let e = item.entry
-        var out = "  <entry>\n"
-        out += text("title", e.title ?? Text(""), indent: "    ")
-        if let link = e.link { out += "    <link rel=\"alternate\" href=\"\(XMLText.escape(link, attribute: true))\"/>\n" }
-        out += XMLText.element("id", item.stableID, indent: "    ")
+        out.append("  <entry>\n")
+        text("title", e.title ?? Text(""), indent: "    ", into: &out)
+        if let link = e.link { out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "    ") }
+        out.element("id", item.stableID, indent: "    ")
         // `published` is the date the timeline sorted by; `updated` never before it.
-        out += XMLText.element("published", item.date.rfc3339, indent: "    ")
-        out += XMLText.element("updated", max(e.updated ?? item.date, item.date).rfc3339, indent: "    ")
-        for author in e.authors { out += person("author", author, indent: "    ") }
-        for contributor in e.contributors { out += person("contributor", contributor, indent: "    ") }
+        out.element("published", item.date.rfc3339, indent: "    ")
+        out.element("updated", max(e.updated ?? item.date, item.date).rfc3339, indent: "    ")
+        for author in e.authors { person("author", author, indent: "    ", into: &out) }
+        for contributor in e.contributors { person("contributor", contributor, indent: "    ", into: &out) }
         for category in e.categories {
-            out += "    <category\(XMLText.attributeList([("term", category.term), ("scheme", category.scheme), ("label", category.label)]))/>\n"
+            out.emptyElement(
+                "category", attributes: [("term", category.term), ("scheme", category.scheme), ("label", category.label)],
+                indent: "    ")
         }
-        if let summary = e.summary { out += text("summary", summary, indent: "    ") }
-        if let content = e.content.first { out += text("content", content, indent: "    ") }
+        if let summary = e.summary { text("summary", summary, indent: "    ", into: &out) }
+        if let content = e.content.first { text("content", content, indent: "    ", into: &out) }
         for enclosure in e.enclosures {
-            let attributes: [(String, String?)] = [
-                ("rel", "enclosure"), ("href", enclosure.url), ("type", enclosure.type),
-                ("length", enclosure.length.map(String.init)),
-            ]
-            out += "    <link\(XMLText.attributeList(attributes))/>\n"
+            out.emptyElement(
+                "link",
+                attributes: [
+                    ("rel", "enclosure"), ("href", enclosure.url), ("type", enclosure.type),
+                    ("length", enclosure.length.map(String.init)),
+                ], indent: "    ")
         }
-        if let rights = e.rights { out += text("rights", rights, indent: "    ") }
-        out += source(item.source)
-        out += "  </entry>\n"
-        return out
+        if let rights = e.rights { text("rights", rights, indent: "    ", into: &out) }
+        source(item.source, into: &out)
+        out.append("  </entry>\n")
     }
 
-    private static func text(_ name: String, _ value: Text, indent: String) -> String {
-        let type = value.kind == .text ? "text" : "html"
-        return "\(indent)<\(name) type=\"\(type)\">\(XMLText.escape(value.value))</\(name)>\n"
+    private static func text(_ name: String, _ value: Text, indent: String, into out: inout TextBuffer) {
+        out.element(name, value.value, attributes: [("type", value.kind == .text ? "text" : "html")], indent: indent)
     }
 
-    private static func person(_ name: String, _ person: Person, indent: String) -> String {
-        var out = "\(indent)<\(name)>\n"
-        out += XMLText.element("name", person.name ?? person.email ?? "unknown", indent: indent + "  ")
-        out += XMLText.element("email", person.email, indent: indent + "  ")
-        out += XMLText.element("uri", person.uri, indent: indent + "  ")
-        return out + "\(indent)</\(name)>\n"
+    private static func person(_ name: String, _ person: Person, indent: String, into out: inout TextBuffer) {
+        out.append("\(indent)<\(name)>\n")
+        out.element("name", person.name ?? person.email ?? "unknown", indent: indent + "  ")
+        out.element("email", person.email, indent: indent + "  ")
+        out.element("uri", person.uri, indent: indent + "  ")
+        out.append("\(indent)</\(name)>\n")
     }
 
     /// Provenance: the feed the entry was copied from (RFC 4287, 4.2.11).
-    private static func source(_ source: FeedSource) -> String {
-        var out = "    <source>\n"
-        out += XMLText.element("id", source.id ?? source.feedURL, indent: "      ")
-        out += XMLText.element("title", source.title, indent: "      ")
+    private static func source(_ source: FeedSource, into out: inout TextBuffer) {
+        out.append("    <source>\n")
+        out.element("id", source.id ?? source.feedURL, indent: "      ")
+        out.element("title", source.title, indent: "      ")
         if let link = source.link {
-            out += "      <link rel=\"alternate\" href=\"\(XMLText.escape(link, attribute: true))\"/>\n"
+            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "      ")
         }
-        out += "      <link rel=\"self\" href=\"\(XMLText.escape(source.feedURL, attribute: true))\"/>\n"
-        if let updated = source.updated { out += XMLText.element("updated", updated.rfc3339, indent: "      ") }
-        return out + "    </source>\n"
+        out.emptyElement("link", attributes: [("rel", "self"), ("href", source.feedURL)], indent: "      ")
+        if let updated = source.updated { out.element("updated", updated.rfc3339, indent: "      ") }
+        out.append("    </source>\n")
     }
 }

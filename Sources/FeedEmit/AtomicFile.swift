@@ -11,14 +11,17 @@ public enum AtomicFile {
     }
 
     public static func write(_ text: String, to path: String) throws(WriteError) {
+        try write(bytes: Array(text.utf8), to: path)
+    }
+
+    public static func write(bytes: [UInt8], to path: String) throws(WriteError) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         guard descriptor >= 0 else { throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())") }
         var failure: String? = nil
-        var bytes = Array(text.utf8)
-        bytes.withUnsafeMutableBytes { buffer in
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)

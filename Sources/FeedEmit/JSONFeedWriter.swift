@@ -2,8 +2,8 @@ import FeedModel
 
 /// JSON Feed 1.1, with provenance in the `_feedmerge` extension object.
 enum JSONFeedWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> String {
-        var json = JSONWriter()
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
+        var json = JSONWriter(capacity: OutputFormat.estimatedSize(of: entries))
         json.beginObject()
         json.field("version", "https://jsonfeed.org/version/1.1")
         json.field("title", metadata.title)
@@ -24,7 +24,7 @@ enum JSONFeedWriter {
         for item in entries { self.item(item, into: &json) }
         json.endArray()
         json.endObject()
-        return json.text + "\n"
+        return json.bytes + [0x0A]
     }
 
     private static func item(_ item: MergedEntry, into json: inout JSONWriter) {

@@ -19,13 +19,27 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         }
     }
 
-    /// The whole document for a timeline.
+    /// The whole document for a timeline, as text.
     public func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> String {
+        String(decoding: renderBytes(entries, metadata: metadata), as: UTF8.self)
+    }
+
+    /// The whole document for a timeline, as the UTF-8 bytes to write.
+    public func renderBytes(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
         switch self {
         case .atom: AtomWriter.render(entries, metadata: metadata)
         case .rss: RSSWriter.render(entries, metadata: metadata)
         case .json: JSONFeedWriter.render(entries, metadata: metadata)
         }
+    }
+}
+
+extension OutputFormat {
+    /// Room for the whole output at once, so the buffer does not grow by doubling.
+    static func estimatedSize(of entries: [MergedEntry]) -> Int {
+        entries.reduce(4096) { size, item in
+            size + 1024 + (item.entry.summary?.value.utf8.count ?? 0) + (item.entry.content.first?.value.utf8.count ?? 0)
+        } * 11 / 10
     }
 }
 

@@ -3,64 +3,71 @@ import FeedModel
 /// RSS 2.0, with `content:encoded` for full content, `dc:creator` for
 /// authors without an address, and `atom:link rel="self"`.
 enum RSSWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> String {
-        var out = """
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
+        var out = TextBuffer(capacity: OutputFormat.estimatedSize(of: entries))
+        out.append(
+            """
             <?xml version="1.0" encoding="utf-8"?>
             <rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" \
             xmlns:content="http://purl.org/rss/1.0/modules/content/" xmlns:dc="http://purl.org/dc/elements/1.1/">
             <channel>
 
-            """
-        out += XMLText.element("title", metadata.title, indent: "  ")
-        out += XMLText.element("link", metadata.link ?? metadata.selfURL ?? metadata.id, indent: "  ")
-        out += XMLText.element("description", metadata.title, indent: "  ")
+            """)
+        out.element("title", metadata.title, indent: "  ")
+        out.element("link", metadata.link ?? metadata.selfURL ?? metadata.id, indent: "  ")
+        out.element("description", metadata.title, indent: "  ")
         if let selfURL = metadata.selfURL {
-            out += "  <atom:link rel=\"self\" type=\"application/rss+xml\" href=\"\(XMLText.escape(selfURL, attribute: true))\"/>\n"
+            out.emptyElement(
+                "atom:link", attributes: [("rel", "self"), ("type", "application/rss+xml"), ("href", selfURL)],
+                indent: "  ")
         }
-        out += XMLText.element("lastBuildDate", metadata.updated.rfc822, indent: "  ")
-        out += XMLText.element("generator", "\(metadata.generator) \(metadata.generatorVersion)", indent: "  ")
+        out.element("lastBuildDate", metadata.updated.rfc822, indent: "  ")
+        out.element("generator", "\(metadata.generator) \(metadata.generatorVersion)", indent: "  ")
         if let author = metadata.author, let email = author.email {
-            out += XMLText.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: "  ")
+            out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: "  ")
         }
-        for item in entries { out += self.item(item) }
-        out += "</channel>\n</rss>\n"
-        return out
+        for item in entries { self.item(item, into: &out) }
+        out.append("</channel>\n</rss>\n")
+        return out.bytes
     }
 
-    private static func item(_ item: MergedEntry) -> String {
+    private static func item(_ item: MergedEntry, into out: inout TextBuffer) {
         let e = item.entry
-        var out = "  <item>\n"
-        out += XMLText.element("title", item.plainTitle, indent: "    ")
-        out += XMLText.element("link", e.link, indent: "    ")
+        out.append("  <item>\n")
+        out.element("title", item.plainTitle, indent: "    ")
+        out.element("link", e.link, indent: "    ")
         let id = item.stableID
         let isPermaLink = id == e.link && id.hasPrefix("http")
-        out += XMLText.element("guid", id, attributes: [("isPermaLink", isPermaLink ? "true" : "false")], indent: "    ")
-        out += XMLText.element("pubDate", item.date.rfc822, indent: "    ")
+        out.element("guid", id, attributes: [("isPermaLink", isPermaLink ? "true" : "false")], indent: "    ")
+        out.element("pubDate", item.date.rfc822, indent: "    ")
         for author in e.authors {
             if let email = author.email {
-                out += XMLText.element("author", author.name.map { "\(email) (\($0))" } ?? email, indent: "    ")
+                out.element("author", author.name.map { "\(email) (\($0))" } ?? email, indent: "    ")
             } else if let name = author.name {
-                out += XMLText.element("dc:creator", name, indent: "    ")
+                out.element("dc:creator", name, indent: "    ")
             }
         }
         for category in e.categories {
-            out += XMLText.element("category", category.term, attributes: [("domain", category.scheme)], indent: "    ")
+            out.element("category", category.term, attributes: [("domain", category.scheme)], indent: "    ")
         }
         if let description = e.summary ?? e.content.first {
-            out += XMLText.element("description", html(description), indent: "    ")
+            out.element("description", html(description), indent: "    ")
         }
         if let content = e.content.first, e.summary != nil {
-            out += XMLText.element("content:encoded", html(content), indent: "    ")
+            out.element("content:encoded", html(content), indent: "    ")
         }
         // RSS 2.0 allows one enclosure per item.
         if let enclosure = e.enclosures.first {
-            let attributes: [(String, String?)] = [
-                ("url", enclosure.url), ("length", String(enclosure.length ?? 0)), ("type", enclosure.type ?? "application/octet-stream"),
-            ]
-            out += "    <enclosure\(XMLText.attributeList(attributes))/>\n"
+            out.emptyElement(
+                "enclosure",
+                attributes: [
+                    ("url", enclosure.url), ("length", String(enclosure.length ?? 0)),
+                    ("type", enclosure.type ?? "application/octet-stream"),
+                ], indent: "    ")
         }
-        out += XMLText.element("source", item.source.title ?? item.source.feedURL, attributes: [("url", item.source.feedURL)], indent: "    ")
-        return out + "  </item>\n"
+        out.element(
+            "source", item.source.title ?? item.source.feedURL, attributes: [("url", item.source.feedURL)], indent: "    ")
+        out.append("  </item>\n")
     }
 
     /// RSS descriptions are HTML: plain text is escaped once more.

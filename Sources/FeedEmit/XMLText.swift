@@ -1,39 +1,44 @@
-/// Text made safe for XML 1.0 output: characters XML forbids are dropped,
-/// markup characters escaped.
-enum XMLText {
-    static func escape(_ text: String, attribute: Bool = false) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 16)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"" where attribute: out += "&quot;"
-            case "\n" where attribute: out += "&#10;"
-            case "\t" where attribute: out += "&#9;"
-            case "\r": out += "&#13;"
-            default:
-                if isAllowed(scalar.value) { out.unicodeScalars.append(scalar) }
-            }
+import FeedModel
+
+/// Writing XML into a `TextBuffer`: every text and attribute value goes
+/// through `appendXMLEscaped`, which escapes markup and drops what XML 1.0
+/// forbids.
+extension TextBuffer {
+    /// `<name attr="value">text</name>` on its own line; nothing when `text` is nil.
+    mutating func element(_ name: String, _ text: String?, attributes: [(String, String?)] = [], indent: String) {
+        guard let text else { return }
+        append(indent)
+        append("<" + name)
+        attributeList(attributes)
+        append(byte: UInt8(ascii: ">"))
+        appendXMLEscaped(text)
+        append("</" + name + ">\n")
+    }
+
+    /// `<name attr="value"/>` on its own line.
+    mutating func emptyElement(_ name: String, attributes: [(String, String?)], indent: String) {
+        append(indent)
+        append("<" + name)
+        attributeList(attributes)
+        append("/>\n")
+    }
+
+    mutating func attributeList(_ attributes: [(String, String?)]) {
+        for (name, value) in attributes {
+            guard let value else { continue }
+            append(" " + name + "=\"")
+            appendXMLEscaped(value, attribute: true)
+            append(byte: UInt8(ascii: "\""))
         }
-        return out
     }
+}
 
-    /// The `Char` production of XML 1.0.
-    static func isAllowed(_ v: UInt32) -> Bool {
-        v == 0x9 || v == 0xA || v == 0xD || (0x20...0xD7FF).contains(v) || (0xE000...0xFFFD).contains(v)
-            || (0x10000...0x10FFFF).contains(v)
-    }
-
-    /// `<name attr="value">text</name>`, nothing when `text` is nil.
-    static func element(_ name: String, _ text: String?, attributes: [(String, String?)] = [], indent: String) -> String {
-        guard let text else { return "" }
-        return "\(indent)<\(name)\(attributeList(attributes))>\(escape(text))</\(name)>\n"
-    }
-
-    static func attributeList(_ attributes: [(String, String?)]) -> String {
-        attributes.compactMap { name, value in value.map { " \(name)=\"\(escape($0, attribute: true))\"" } }.joined()
+enum XMLText {
+    /// Escaped text as a String (for HTML built from plain text).
+    static func escape(_ text: String) -> String {
+        var buffer = TextBuffer(capacity: text.utf8.count + 16)
+        buffer.appendXMLEscaped(text)
+        return buffer.text
     }
 }
 

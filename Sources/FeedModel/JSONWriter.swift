@@ -1,42 +1,45 @@
 /// Builds compact JSON text with keys in the order they are written, so
 /// output is stable and diffable (Foundation's encoder sorts or shuffles).
 public struct JSONWriter {
-    public init() {}
+    public init(capacity: Int = 4096) { buffer = TextBuffer(capacity: capacity) }
 
-    public private(set) var text = ""
+    private var buffer: TextBuffer
     private var needsComma = [false]
 
+    public var text: String { buffer.text }
+    public var bytes: [UInt8] { buffer.bytes }
+
     private mutating func separate() {
-        if needsComma[needsComma.count - 1] { text += "," }
+        if needsComma[needsComma.count - 1] { buffer.append(byte: UInt8(ascii: ",")) }
         needsComma[needsComma.count - 1] = true
     }
 
     public mutating func beginObject(_ key: String? = nil) {
         if let key { self.key(key) } else { separate() }
-        text += "{"
+        buffer.append(byte: UInt8(ascii: "{"))
         needsComma.append(false)
     }
 
     public mutating func endObject() {
         needsComma.removeLast()
-        text += "}"
+        buffer.append(byte: UInt8(ascii: "}"))
     }
 
     public mutating func beginArray(_ key: String) {
         self.key(key)
-        text += "["
+        buffer.append(byte: UInt8(ascii: "["))
         needsComma.append(false)
     }
 
     public mutating func endArray() {
         needsComma.removeLast()
-        text += "]"
+        buffer.append(byte: UInt8(ascii: "]"))
     }
 
     private mutating func key(_ key: String) {
         separate()
         appendString(key)
-        text += ":"
+        buffer.append(byte: UInt8(ascii: ":"))
     }
 
     /// Writes `"key": "value"`; nothing at all when the value is nil.
@@ -49,7 +52,7 @@ public struct JSONWriter {
     public mutating func field(_ key: String, _ value: Int?) {
         guard let value else { return }
         self.key(key)
-        text += String(value)
+        buffer.append(String(value))
     }
 
     public mutating func element(_ value: String) {
@@ -57,25 +60,5 @@ public struct JSONWriter {
         appendString(value)
     }
 
-    private mutating func appendString(_ value: String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{2028}": text += "\\u2028"
-            case "\u{2029}": text += "\\u2029"
-            default:
-                // Control characters and the noncharacters U+FFFE/U+FFFF are
-                // dropped: they are noise in text and XML cannot carry them.
-                if scalar.value >= 0x20 && scalar.value != 0xFFFE && scalar.value != 0xFFFF {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
-    }
+    private mutating func appendString(_ value: String) { buffer.appendJSONString(value) }
 }

@@ -5,6 +5,10 @@ import Glibc
 enum StandardOutput {
     static func write(_ text: String) { write(text, to: 1) }
 
+    static func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { write($0, to: 1) }
+    }
+
     static func error(_ text: String) { write(text + "\n", to: 2) }
 
     /// Without a newline (progress lines that rewrite themselves).
@@ -12,16 +16,18 @@ enum StandardOutput {
 
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { bytes in
-            var offset = 0
-            while offset < bytes.count {
-                let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-                if written <= 0 {
-                    if written < 0 && errno == EINTR { continue }
-                    return
-                }
-                offset += written
+        text.withUTF8 { write($0, to: descriptor) }
+    }
+
+    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written <= 0 {
+                if written < 0 && errno == EINTR { continue }
+                return
             }
+            offset += written
         }
     }
 }
