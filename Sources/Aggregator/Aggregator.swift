@@ -30,12 +30,22 @@ public enum Aggregator {
     ) async -> (Timeline, [FeedReport]) {
         var timeline = Timeline(rules: rules)
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
+        // A sliding window of children: a new one starts when one finishes,
+        // so fetched bodies never pile up waiting for a core to parse them.
+        let window = max(2, client.configuration.maximumConcurrentTransfers)
         await withTaskGroup(of: (Int, Result<Fetched, FeedFailure>).self) { group in
-            for (index, subscription) in list.subscriptions.enumerated() {
+            var next = 0
+            func startNext() {
+                guard next < list.subscriptions.count else { return }
+                let index = next
+                let subscription = list.subscriptions[index]
                 group.addTask { (index, await fetchAndParse(subscription, client: client)) }
+                next += 1
             }
+            for _ in 0..<window { startNext() }
             var done = 0
-            for await (index, outcome) in group {
+            while let (index, outcome) = await group.next() {
+                startNext()
                 let subscription = list.subscriptions[index]
                 let report: FeedReport
                 switch outcome {

@@ -194,21 +194,15 @@ struct MergeCommand {
         var written = 0
         if failed.count < reports.count {
             let metadata = outputMetadata(list: list, entries: entries)
-            // The outputs are independent: render them on both cores at once.
-            let renderStart = Date()
-            let rendered = await withTaskGroup(of: (Int, [UInt8]).self) { group in
-                for (index, output) in outputs.enumerated() {
-                    group.addTask { (index, output.format.renderBytes(entries, metadata: metadata)) }
+            // One output at a time: each document is freed once written, so
+            // the peak holds the timeline and one output, not all of them.
+            for output in outputs {
+                let renderStart = Date()
+                let bytes = output.format.renderBytes(entries, metadata: metadata)
+                if verbose {
+                    let seconds = String(format: "%.3f", Date().timeIntervalSince(renderStart))
+                    StandardOutput.error("feedmerge: rendered \(output.path) (\(output.format.rawValue)) in \(seconds) s")
                 }
-                var documents = [[UInt8]](repeating: [], count: outputs.count)
-                for await (index, bytes) in group { documents[index] = bytes }
-                return documents
-            }
-            if verbose {
-                let seconds = String(format: "%.3f", Date().timeIntervalSince(renderStart))
-                StandardOutput.error("feedmerge: rendered \(outputs.count) outputs in \(seconds) s")
-            }
-            for (output, bytes) in zip(outputs, rendered) {
                 if output.path == "-" {
                     StandardOutput.write(bytes: bytes)
                     written += 1
