@@ -14,31 +14,39 @@ public struct TextBuffer {
 
     public mutating func append(byte: UInt8) { bytes.append(byte) }
 
+    /// What the word-at-a-time scan stops at, besides control bytes.
+    private enum Specials { case xml, xmlAttribute, json }
+
     /// The first index at or after `start` whose 8-byte word may hold a byte
-    /// that needs escaping: a control byte, or one of `specials` (each a byte
-    /// repeated 8 times). Plain text is skipped a word at a time.
+    /// that needs escaping: a control byte, or one the format escapes.
+    /// Plain text is skipped a word at a time.
     @inline(__always)
-    private static func skipPlain(_ source: UnsafeBufferPointer<UInt8>, from start: Int, specials: [UInt64]) -> Int {
+    private static func skipPlain(_ source: UnsafeBufferPointer<UInt8>, from start: Int, _ specials: Specials) -> Int {
         guard let base = source.baseAddress else { return start }
         let ones: UInt64 = 0x0101_0101_0101_0101
         let highs: UInt64 = 0x8080_8080_8080_8080
+        @inline(__always) func has(_ word: UInt64, _ pattern: UInt64) -> UInt64 {
+            let x = word ^ pattern
+            return (x &- ones) & ~x & highs
+        }
         var i = start
         while i + 8 <= source.count {
             let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-            var flagged = (word &- 0x2020_2020_2020_2020) & ~word & highs
-            for pattern in specials {
-                let x = word ^ pattern
-                flagged |= (x &- ones) & ~x & highs
+            var flagged = (word &- 0x2020_2020_2020_2020) & ~word & highs | has(word, 0xEFEF_EFEF_EFEF_EFEF)
+            switch specials {
+            case .xml:
+                flagged |= has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C) | has(word, 0x3E3E_3E3E_3E3E_3E3E)
+            case .xmlAttribute:
+                flagged |= has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C) | has(word, 0x3E3E_3E3E_3E3E_3E3E)
+                    | has(word, 0x2222_2222_2222_2222)
+            case .json:
+                flagged |= has(word, 0x2222_2222_2222_2222) | has(word, 0x5C5C_5C5C_5C5C_5C5C) | has(word, 0xE2E2_E2E2_E2E2_E2E2)
             }
             if flagged != 0 { return i + flagged.trailingZeroBitCount / 8 }
             i += 8
         }
         return i
     }
-
-    private static let xmlSpecials: [UInt64] = [0x2626_2626_2626_2626, 0x3C3C_3C3C_3C3C_3C3C, 0x3E3E_3E3E_3E3E_3E3E, 0xEFEF_EFEF_EFEF_EFEF]
-    private static let xmlAttributeSpecials: [UInt64] = xmlSpecials + [0x2222_2222_2222_2222]
-    private static let jsonSpecials: [UInt64] = [0x2222_2222_2222_2222, 0x5C5C_5C5C_5C5C_5C5C, 0xE2E2_E2E2_E2E2_E2E2, 0xEFEF_EFEF_EFEF_EFEF]
 
     /// XML character data (or an attribute value, quotes escaped too), with
     /// the characters XML 1.0 forbids dropped: C0 controls but tab, newline
@@ -51,9 +59,9 @@ public struct TextBuffer {
             func flush(_ end: Int) {
                 if end > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<end])) }
             }
-            let specials = attribute ? Self.xmlAttributeSpecials : Self.xmlSpecials
+            let specials: Specials = attribute ? .xmlAttribute : .xml
             while i < source.count {
-                i = Self.skipPlain(source, from: i, specials: specials)
+                i = Self.skipPlain(source, from: i, specials)
                 guard i < source.count else { break }
                 let b = source[i]
                 var replacement: StaticString? = nil
@@ -98,7 +106,7 @@ public struct TextBuffer {
                 if end > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<end])) }
             }
             while i < source.count {
-                i = Self.skipPlain(source, from: i, specials: Self.jsonSpecials)
+                i = Self.skipPlain(source, from: i, .json)
                 guard i < source.count else { break }
                 let b = source[i]
                 var replacement: StaticString? = nil
