@@ -17,14 +17,21 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         .target(name: "FeedModel"),
+        .target(name: "FeedState", dependencies: ["CSQLite", "FeedModel"]),
         .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
         .target(name: "FeedEmit", dependencies: ["FeedModel"]),
-        .target(name: "Aggregator", dependencies: ["FeedModel", "FeedFetch", "FeedParse", "XMLTree"]),
+        .target(name: "Aggregator", dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "XMLTree"]),
         .executableTarget(
-            name: "feedmerge", dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "Aggregator"]),
+            name: "feedmerge",
+            dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
         .testTarget(

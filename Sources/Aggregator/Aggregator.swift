@@ -1,118 +1,174 @@
 import FeedFetch
 import FeedModel
 import FeedParse
+import FeedState
 import Foundation
 
 /// How one subscription fared in a run.
 public struct FeedReport: Sendable {
-    public enum Status: Sendable, Equatable {
+    public enum Status: String, Sendable, Equatable {
         case ok
-        case notModified
-        case failed(String)
+        case notModified = "not-modified"
+        /// Not fetched: its Retry-After or cache lifetime has not passed.
+        case deferred
+        case failed
+        /// 410 Gone, now or before: not fetched again unless forced.
+        case gone
     }
 
     public var subscription: Subscription
     public var status: Status
-    /// Entries the feed had, and how many the timeline kept.
+    /// Why it failed, when it did.
+    public var reason: String?
+    public var httpStatus: Int?
+    /// Entries the feed listed this run, and how many the timeline kept.
     public var entriesParsed: Int
     public var entriesKept: Int
     public var bytes: Int
     public var warnings: [String]
+    /// With a state: the entries stored for the feed and the newest one's date.
+    public var entriesStored: Int?
+    public var newestEntry: Timestamp?
+    public var record: FeedRecord?
+
+    public var failed: Bool { status == .failed || status == .gone }
+}
+
+/// What a run keeps between runs, and how it treats what it kept.
+public struct StateOptions {
+    public var store: any StateStore
+    /// Fetch even feeds that are gone or whose Retry-After has not passed.
+    public var force = false
+    public var keepDays = 90
+    public var keepPerFeed = 200
+
+    public init(store: any StateStore) { self.store = store }
 }
 
 /// The pipeline: one task-group child per subscription fetches and parses;
-/// the parent inserts each finished feed into the timeline as it arrives,
-/// so memory holds what is kept, not every feed at once.
+/// the parent stores what was learned and inserts each finished feed into
+/// the timeline as it arrives. A sliding window of children bounds memory.
 public enum Aggregator {
     public static func run(
-        _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules,
+        _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules, state: StateOptions? = nil,
         progress: @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> (Timeline, [FeedReport]) {
         var timeline = Timeline(rules: rules)
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
-        // A sliding window of children: a new one starts when one finishes,
-        // so fetched bodies never pile up waiting for a core to parse them.
+        let records = (try? state?.store.feeds()) ?? [:]
+        let plans = list.subscriptions.map { Plan(subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false) }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
-        await withTaskGroup(of: (Int, Result<Fetched, FeedFailure>).self) { group in
+        await withTaskGroup(of: (Int, Outcome).self) { group in
             var next = 0
             func startNext() {
-                guard next < list.subscriptions.count else { return }
+                guard next < plans.count else { return }
                 let index = next
-                let subscription = list.subscriptions[index]
-                group.addTask { (index, await fetchAndParse(subscription, client: client)) }
+                let plan = plans[index]
+                group.addTask { (index, await plan.run(client: client)) }
                 next += 1
             }
             for _ in 0..<window { startNext() }
             var done = 0
             while let (index, outcome) = await group.next() {
                 startNext()
-                let subscription = list.subscriptions[index]
-                let report: FeedReport
-                switch outcome {
-                case .success(let fetched):
-                    let kept = timeline.insert(feed: fetched.feed, source: fetched.source, subscription: index)
-                    report = FeedReport(
-                        subscription: subscription, status: .ok, entriesParsed: fetched.feed.entries.count,
-                        entriesKept: kept, bytes: fetched.bytes, warnings: fetched.feed.warnings)
-                case .failure(let failure):
-                    report = FeedReport(
-                        subscription: subscription, status: .failed(failure.message), entriesParsed: 0,
-                        entriesKept: 0, bytes: 0, warnings: [])
-                }
+                let report = settle(outcome, plan: plans[index], index: index, state: state, timeline: &timeline)
                 reports[index] = report
                 done += 1
-                progress(report, done, list.subscriptions.count)
+                progress(report, done, plans.count)
             }
         }
+        if let state { try? state.store.prune(keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now) }
         return (timeline, reports.compactMap { $0 })
     }
 
-    struct Fetched: Sendable {
-        var feed: ParsedFeed
-        var source: FeedSource
-        var bytes: Int
+    /// In the parent: store the outcome, then put the feed's entries (fresh
+    /// or stored) into the timeline.
+    private static func settle(
+        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions?, timeline: inout Timeline
+    ) -> FeedReport {
+        let subscription = plan.subscription
+        var report = FeedReport(
+            subscription: subscription, status: .ok, reason: nil, httpStatus: nil, entriesParsed: 0, entriesKept: 0,
+            bytes: 0, warnings: [])
+        var fresh: ParsedFeed?
+        var source = FeedSource(
+            title: plan.record?.title ?? subscription.title, link: plan.record?.link ?? subscription.htmlURL,
+            feedURL: absoluteURL(plan.record?.movedTo ?? subscription.url), folder: subscription.folder)
+        switch outcome {
+        case .fetched(let fetched):
+            fresh = fetched.feed
+            source = fetched.source
+            report.httpStatus = fetched.status
+            report.bytes = fetched.bytes
+            report.entriesParsed = fetched.feed.entries.count
+            report.warnings = fetched.feed.warnings
+        case .notModified(let status, _):
+            report.status = .notModified
+            report.httpStatus = status
+        case .skipped(let status):
+            report.status = status
+        case .failed(let failure):
+            report.status = failure.gone ? .gone : .failed
+            report.reason = failure.message
+            report.httpStatus = failure.status
+        }
+        guard let state else {
+            if let fresh { report.entriesKept = timeline.insert(feed: withFolder(fresh, subscription), source: source, subscription: index) }
+            return report
+        }
+        do {
+            if let update = outcome.update(url: subscription.url, now: timeline.rules.now) {
+                try state.store.record(update)
+            }
+            let stored = try state.store.entries(of: subscription.url)
+            let record = try state.store.feeds()[subscription.url]
+            report.record = record
+            report.entriesStored = stored.count
+            let restamping = record?.restamping ?? false
+            let entries = stored.map { Self.dated($0, restamping: restamping, now: timeline.rules.now) }
+            report.newestEntry = entries.compactMap { $0.published ?? $0.updated }.max()
+            var metadata = fresh?.metadata ?? FeedMetadata()
+            if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
+            let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)
+            report.entriesKept = timeline.insert(feed: withFolder(feed, subscription), source: source, subscription: index)
+        } catch {
+            report.status = .failed
+            report.reason = "state: \(error)"
+            if let fresh { report.entriesKept = timeline.insert(feed: withFolder(fresh, subscription), source: source, subscription: index) }
+        }
+        return report
     }
 
-    struct FeedFailure: Error, Sendable {
-        var message: String
+    /// A stored entry with the date the timeline should use: undated ones
+    /// by their first-seen time (the same on every run), restamping feeds'
+    /// by the date first seen, future dates by the first-seen time.
+    static func dated(_ stored: StoredEntry, restamping: Bool, now: Timestamp) -> Entry {
+        var entry = stored.entry
+        if restamping {
+            entry.published = stored.firstDate ?? stored.firstSeen
+            entry.updated = nil
+        } else if entry.published == nil && entry.updated == nil {
+            entry.published = stored.firstSeen
+        }
+        if let date = entry.published ?? entry.updated, date > now {
+            entry.published = min(stored.firstSeen, now)
+            entry.updated = nil
+        }
+        return entry
+    }
+
+    static func withFolder(_ feed: ParsedFeed, _ subscription: Subscription) -> ParsedFeed {
+        guard !subscription.folder.isEmpty else { return feed }
+        var result = feed
+        let folder = Category(term: subscription.folder.joined(separator: "/"))
+        for index in result.entries.indices where !result.entries[index].categories.contains(folder) {
+            result.entries[index].categories.append(folder)
+        }
+        return result
     }
 
     /// A local path as a `file://` URL (outputs carry absolute URLs only).
     static func absoluteURL(_ url: String) -> String {
         url.contains("://") ? url : URL(fileURLWithPath: url).absoluteString
-    }
-
-    /// Runs in a child task: both cores fetch and parse.
-    static func fetchAndParse(_ subscription: Subscription, client: HTTPClient) async -> Result<Fetched, FeedFailure> {
-        let response: FetchResponse
-        do {
-            response = try await client.fetch(FetchRequest(url: subscription.url))
-        } catch {
-            return .failure(FeedFailure(message: error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message))
-        }
-        let size = response.body.count
-        let base = response.finalURL.contains("://") ? response.finalURL : nil
-        let feed: ParsedFeed
-        do {
-            feed = try FeedParser.parse(
-                response.body, options: .init(url: base, contentType: response.headers.contentType))
-        } catch {
-            return .failure(FeedFailure(message: error.message))
-        }
-        var source = FeedSource(
-            title: feed.metadata.title?.value ?? subscription.title,
-            link: feed.metadata.link ?? subscription.htmlURL,
-            feedURL: response.permanentlyRedirected ? response.finalURL : absoluteURL(subscription.url),
-            id: feed.metadata.id, updated: feed.metadata.updated ?? feed.metadata.published,
-            folder: subscription.folder)
-        if source.title?.isEmpty != false { source.title = subscription.title }
-        var withFolder = feed
-        if !subscription.folder.isEmpty {
-            let folderCategory = Category(term: subscription.folder.joined(separator: "/"))
-            for index in withFolder.entries.indices where !withFolder.entries[index].categories.contains(folderCategory) {
-                withFolder.entries[index].categories.append(folderCategory)
-            }
-        }
-        return .success(Fetched(feed: withFolder, source: source, bytes: size))
     }
 }

@@ -47,5 +47,15 @@ public enum AtomicFile {
         }
     }
 
+    /// Removes the temporary files a killed run left beside `path`.
+    public static func removeLeftovers(of path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = "." + url.lastPathComponent + ".tmp-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            unlink(folder + "/" + name)
+        }
+    }
+
     private static func errorText() -> String { String(cString: strerror(errno)) }
 }

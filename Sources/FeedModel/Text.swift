@@ -13,7 +13,7 @@ public enum TextKind: String, Sendable, Hashable, Codable {
 /// A text construct: a value plus the type that says how to read it.
 ///
 /// For `.xhtml` the value is the serialized children of the wrapping `div`.
-public struct Text: Sendable, Hashable {
+public struct Text: Sendable, Hashable, Codable {
     public var value: String
     public var kind: TextKind
 

@@ -3,6 +3,7 @@ import FeedEmit
 import FeedFetch
 import FeedModel
 import FeedParse
+import FeedState
 import Foundation
 
 /// `feedmerge [options] SOURCE...`: the main job. Reads the subscriptions,
@@ -36,6 +37,13 @@ struct MergeCommand {
           --timeout S            seconds per feed (default 60)
           --max-bytes N          largest feed accepted, decoded (default 16 MiB)
           --public-only          refuse loopback, private and link-local addresses
+        State (on by default; see the README):
+          --state PATH           the state file (default $XDG_STATE_HOME/feedmerge/state.sqlite)
+          --no-state             a one-off run: nothing remembered, nothing reused
+          --force                fetch feeds that are gone or asked to be left alone for now
+          --keep-days N          keep entries a feed no longer lists for N days (default 90)
+          --keep-per-feed N      and at most the newest N stored per feed (default 200)
+          --health FILE          write the per-feed health report (JSON) here
         Reporting:
           -q, --quiet            no progress and no summary (failures still go to stderr)
           -v, --verbose          also each feed's parse warnings
@@ -45,7 +53,8 @@ struct MergeCommand {
         is kept once, from the feed where it is dated earliest.
 
         Exit codes: 0 every feed fine; 1 some feeds failed, outputs written;
-        2 usage or subscription-list error; 3 no output written.
+        2 usage or subscription-list error; 3 no output written; 75 another run
+        holds the state's lock (nothing was touched).
 
         Examples:
           feedmerge feeds.opml -o merged.atom
@@ -64,6 +73,11 @@ struct MergeCommand {
     var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion) (+https://github.com/feedmerge/feedmerge)")
     var quiet = false
     var verbose = false
+    var statePath: String?
+    var force = false
+    var keepDays = 90
+    var keepPerFeed = 200
+    var healthPath: String?
 
     init(arguments: ArraySlice<String>, environment: [String: String]) throws(UsageError) {
         var rest = arguments
@@ -75,6 +89,8 @@ struct MergeCommand {
         var limit: Int? = 1000
         var perFeed: Int?
         var future = TimelineRules.FuturePolicy.clamp
+        var useState = true
+        var chosenState: String?
         func value(_ option: String) throws(UsageError) -> String {
             guard let value = rest.popFirst() else { throw UsageError("\(option) needs a value") }
             return value
@@ -113,6 +129,12 @@ struct MergeCommand {
             case "--timeout": fetch.totalTimeoutSeconds = max(1, try number(argument))
             case "--max-bytes": fetch.maximumBodyBytes = max(1, try number(argument))
             case "--public-only": fetch.addressPolicy = .publicOnly
+            case "--state": chosenState = try value(argument)
+            case "--no-state": useState = false
+            case "--force": force = true
+            case "--keep-days": keepDays = try number(argument)
+            case "--keep-per-feed": keepPerFeed = try number(argument)
+            case "--health": healthPath = try value(argument)
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             case "-h", "--help": throw UsageError(nil)
@@ -129,6 +151,9 @@ struct MergeCommand {
             }
             outputs.append((path, chosen))
         }
+        if useState {
+            statePath = chosenState ?? Self.defaultStatePath(environment)
+        }
         rules = TimelineRules(now: now)
         rules.limit = limit == 0 ? nil : limit
         rules.perFeed = perFeed == 0 ? nil : perFeed
@@ -137,6 +162,13 @@ struct MergeCommand {
             guard let date = Self.date(since, now: now) else { throw UsageError("--since: unreadable \(since)") }
             rules.since = date
         }
+    }
+
+    /// `$XDG_STATE_HOME/feedmerge/state.sqlite`, else `~/.local/state/feedmerge/state.sqlite`.
+    static func defaultStatePath(_ environment: [String: String]) -> String {
+        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return base + "/feedmerge/state.sqlite"
     }
 
     /// `Name <email>`, or just a name.
@@ -165,6 +197,29 @@ struct MergeCommand {
 
     func run() async -> Int32 {
         let started = Date()
+        var lock: StateLock?
+        var state: StateOptions?
+        if let statePath {
+            let folder = (statePath as NSString).deletingLastPathComponent
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            lock = StateLock(statePath: statePath)
+            guard lock != nil else {
+                StandardOutput.error("feedmerge: another run holds \(statePath).lock; nothing was done")
+                return 75
+            }
+            do {
+                var options = StateOptions(store: try SQLiteStateStore(path: statePath))
+                options.force = force
+                options.keepDays = keepDays
+                options.keepPerFeed = keepPerFeed
+                state = options
+            } catch {
+                StandardOutput.error("feedmerge: state: \(error)")
+                return 2
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
+        for output in outputs where output.path != "-" { AtomicFile.removeLeftovers(of: output.path) }
         let client = HTTPClient(configuration: fetch)
         let list: SubscriptionList
         do {
@@ -179,7 +234,7 @@ struct MergeCommand {
             return 2
         }
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
-        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules) { report, done, total in
+        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) { report, done, total in
             progress.update(report, done: done, total: total)
         }
         progress.finish()
@@ -190,9 +245,10 @@ struct MergeCommand {
             let listing = String(format: "%.3f", Date().timeIntervalSince(mergeStart))
             StandardOutput.error("feedmerge: sources, fetch, parse and merge took \(total) s; listing the timeline \(listing) s")
         }
-        let failed = reports.filter { if case .failed = $0.status { true } else { false } }
+        let failed = reports.filter(\.failed)
         var written = 0
-        if failed.count < reports.count {
+        // With a state, failing feeds still give their stored entries: write if anything is there.
+        if failed.count < reports.count || !entries.isEmpty {
             let metadata = outputMetadata(list: list, entries: entries)
             // One output at a time: each document is freed once written, so
             // the peak holds the timeline and one output, not all of them.
@@ -217,8 +273,13 @@ struct MergeCommand {
             }
         }
         for report in failed {
-            if case .failed(let reason) = report.status {
-                StandardOutput.error("feedmerge: failed: \(report.subscription.url): \(reason)")
+            StandardOutput.error("feedmerge: failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
+        }
+        if let healthPath {
+            do {
+                try AtomicFile.write(bytes: HealthReport.render(reports, now: rules.now), to: healthPath)
+            } catch {
+                StandardOutput.error("feedmerge: \(error)")
             }
         }
         if verbose {
@@ -229,7 +290,7 @@ struct MergeCommand {
         if !quiet {
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
             let ok = reports.filter { $0.status == .ok }.count
-            let notModified = reports.filter { $0.status == .notModified }.count
+            let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
             StandardOutput.error(
                 "feedmerge: \(ok) feeds ok, \(notModified) not modified, \(failed.count) failed; "
                     + "\(entries.count) entries written to \(written) of \(outputs.count) outputs in \(seconds) s")
@@ -268,7 +329,7 @@ final class Progress: @unchecked Sendable {
 
     func update(_ report: FeedReport, done: Int, total: Int) {
         guard enabled else { return }
-        if case .failed = report.status { failures += 1 }
+        if report.failed { failures += 1 }
         bytes += report.bytes
         StandardOutput.errorRaw("\r\u{1B}[K[\(done)/\(total)] \(failures) failed, \(bytes / 1024) KB")
     }

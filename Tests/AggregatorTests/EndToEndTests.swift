@@ -24,7 +24,7 @@ import Testing
             server.url("/planet.opml"), "-o", folder.appendingPathComponent("planet.atom").path,
             "-o", folder.appendingPathComponent("planet.rss").path,
             "-o", folder.appendingPathComponent("planet.json").path,
-            "--now", Self.now, "--timeout", "2", "--self-url", "http://planet.example/planet.atom",
+            "--now", Self.now, "--timeout", "2", "--self-url", "http://planet.example/planet.atom", "--no-state",
         ])
         return Outputs(run: run, folder: folder)
     }
@@ -176,7 +176,7 @@ import Testing
         try Data("<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n<body>\n<outline xmlUrl=\"x\">\n</body></opml>\n".utf8)
             .write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try CommandRun.feedmerge([file.path, "-o", "-", "--format", "atom"])
+        let run = try CommandRun.feedmerge([file.path, "-o", "-", "--format", "atom", "--no-state"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("\(file.path):5:"), "\(run.standardError)")
         #expect(run.standardOutput.isEmpty)
@@ -188,22 +188,22 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.atom")
         try Data("previous".utf8).write(to: output)
-        let run = try CommandRun.feedmerge([server.url("/broken/404"), server.url("/broken/html"), "-o", output.path])
+        let run = try CommandRun.feedmerge([server.url("/broken/404"), server.url("/broken/html"), "-o", output.path, "--no-state"])
         #expect(run.status == 3)
         #expect(try Data(contentsOf: output) == Data("previous".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.atom"])
     }
 
     @Test func usageErrorsExitTwo() throws {
-        #expect(try CommandRun.feedmerge([server.url("/feed/1"), "-o", "out.xml"]).status == 2)  // format unknown
-        #expect(try CommandRun.feedmerge([server.url("/feed/1")]).status == 2)  // no output
-        #expect(try CommandRun.feedmerge(["/no/such.opml", "-o", "x.atom"]).status == 2)
+        #expect(try CommandRun.feedmerge([server.url("/feed/1"), "-o", "out.xml", "--no-state"]).status == 2)  // format unknown
+        #expect(try CommandRun.feedmerge([server.url("/feed/1"), "--no-state"]).status == 2)  // no output
+        #expect(try CommandRun.feedmerge(["/no/such.opml", "-o", "x.atom", "--no-state"]).status == 2)
     }
 
     @Test func sourceDateEpochFixesTheRunTime() throws {
-        let a = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json"],
+        let a = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json", "--no-state"],
                                          environment: ["SOURCE_DATE_EPOCH": "1735689600"])
-        let b = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json", "--now", Self.now])
+        let b = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json", "--now", Self.now, "--no-state"])
         #expect(a.status == 0)
         #expect(a.standardOutput == b.standardOutput)
     }

@@ -1,0 +1,126 @@
+import FeedFetch
+import FeedModel
+import FeedParse
+import FeedState
+import Foundation
+
+/// What a task-group child does for one subscription: decide whether to
+/// fetch (politeness), fetch conditionally, and parse. Plain values only.
+struct Plan: Sendable {
+    var subscription: Subscription
+    var record: FeedRecord?
+    var skip: FeedReport.Status?
+    var request: FetchRequest
+
+    init(subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool) {
+        self.subscription = subscription
+        self.record = record
+        request = FetchRequest(
+            url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified)
+        if !force, let record {
+            if record.gone {
+                skip = .gone
+            } else if let notBefore = record.notBefore, notBefore > rules.now {
+                skip = .deferred
+            }
+        }
+    }
+
+    func run(client: HTTPClient) async -> Outcome {
+        if let skip { return .skipped(skip) }
+        let response: FetchResponse
+        do {
+            response = try await client.fetch(request)
+        } catch {
+            let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
+            return .failed(
+                Failure(
+                    message: message, status: error.status, gone: error.status == 410,
+                    retryAfter: error.retryAfterSeconds))
+        }
+        let notBefore = Self.cacheLifetime(response.headers)
+        if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
+        let base = response.finalURL.contains("://") ? response.finalURL : nil
+        let feed: ParsedFeed
+        do {
+            feed = try FeedParser.parse(response.body, options: .init(url: base, contentType: response.headers.contentType))
+        } catch {
+            return .failed(Failure(message: error.message, status: response.status, gone: false, retryAfter: nil))
+        }
+        var source = FeedSource(
+            title: feed.metadata.title?.value ?? subscription.title,
+            link: feed.metadata.link ?? subscription.htmlURL,
+            feedURL: response.permanentlyRedirected
+                ? response.finalURL : Aggregator.absoluteURL(record?.movedTo ?? subscription.url),
+            id: feed.metadata.id, updated: feed.metadata.updated ?? feed.metadata.published,
+            folder: subscription.folder)
+        if source.title?.isEmpty != false { source.title = subscription.title }
+        return .fetched(
+            Fetched(
+                feed: feed, source: source, bytes: response.body.count, status: response.status,
+                etag: response.headers.etag, lastModified: response.headers.lastModified,
+                movedTo: response.permanentlyRedirected ? response.finalURL : nil, notBefore: notBefore))
+    }
+
+    /// Seconds the response may be reused: `Cache-Control: max-age`, else
+    /// `Expires`; at most a day, so a wrong header cannot silence a feed.
+    static func cacheLifetime(_ headers: ResponseHeaders) -> Int? {
+        if let control = headers.cacheControl?.lowercased() {
+            if control.contains("no-cache") || control.contains("no-store") { return nil }
+            for part in control.split(separator: ",") {
+                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t") }
+                if pair.count == 2, pair[0] == "max-age", let seconds = Int(pair[1]) { return min(max(0, seconds), 86_400) }
+            }
+        }
+        return nil
+    }
+}
+
+struct Fetched: Sendable {
+    var feed: ParsedFeed
+    var source: FeedSource
+    var bytes: Int
+    var status: Int
+    var etag: String?
+    var lastModified: String?
+    var movedTo: String?
+    var notBefore: Int?
+}
+
+struct Failure: Sendable {
+    var message: String
+    var status: Int?
+    var gone: Bool
+    var retryAfter: Int?
+}
+
+enum Outcome: Sendable {
+    case fetched(Fetched)
+    case notModified(Int, notBefore: Int?)
+    case skipped(FeedReport.Status)
+    case failed(Failure)
+
+    /// What to store; nil when nothing happened (a skipped feed).
+    func update(url: String, now: Timestamp) -> FeedUpdate? {
+        func later(_ seconds: Int?) -> Timestamp? {
+            seconds.map { Timestamp(secondsSince1970: now.secondsSince1970 + Int64($0)) }
+        }
+        switch self {
+        case .fetched(let f):
+            return FeedUpdate(
+                url: url,
+                outcome: .fetched(
+                    entries: f.feed.entries, etag: f.etag, lastModified: f.lastModified,
+                    title: f.feed.metadata.title?.value, link: f.feed.metadata.link),
+                status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
+        case .notModified(let status, let notBefore):
+            return FeedUpdate(url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
+        case .skipped:
+            return nil
+        case .failed(let failure):
+            return FeedUpdate(
+                url: url, outcome: .failed(message: failure.message, gone: failure.gone), status: failure.status,
+                movedTo: nil, notBefore: later(failure.retryAfter), now: now)
+        }
+    }
+}

@@ -1,0 +1,16 @@
+#ifndef CSQLITE_SHIM_H
+#define CSQLITE_SHIM_H
+
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift
+/// cannot import: it tells SQLite to copy bound text and blobs.
+static inline void CSQLite_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
+    sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+}
+
+static inline void CSQLite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+}
+
+#endif

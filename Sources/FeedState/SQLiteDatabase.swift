@@ -1,0 +1,146 @@
+internal import CSQLite
+
+/// An error from SQLite, with the call and what SQLite said.
+public struct StateError: Error, Sendable, CustomStringConvertible {
+    public var path: String
+    public var message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+/// One SQLite connection: the only owner of its `sqlite3*`. Used from one
+/// task at a time (the parent of the pipeline), never shared.
+final class SQLiteDatabase {
+    private let handle: OpaquePointer
+    let path: String
+
+    /// Opens (creating) a database in WAL mode with a busy timeout.
+    /// The corresponding C function is `sqlite3_open_v2`.
+    init(path: String) throws(StateError) {
+        var pointer: OpaquePointer?
+        let status = sqlite3_open_v2(path, &pointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        guard status == SQLITE_OK, let pointer else {
+            let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            if let pointer { sqlite3_close_v2(pointer) }
+            throw StateError(path: path, message: message)
+        }
+        handle = pointer
+        self.path = path
+        sqlite3_busy_timeout(handle, 5000)
+        try execute("PRAGMA journal_mode=WAL")
+        try execute("PRAGMA synchronous=NORMAL")
+        try execute("PRAGMA foreign_keys=ON")
+    }
+
+    deinit { sqlite3_close_v2(handle) }
+
+    /// Runs SQL that returns no rows. The corresponding C function is `sqlite3_exec`.
+    func execute(_ sql: String) throws(StateError) {
+        var error: UnsafeMutablePointer<CChar>?
+        guard sqlite3_exec(handle, sql, nil, nil, &error) == SQLITE_OK else {
+            let message = error.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(error)
+            throw StateError(path: path, message: "\(message) (in: \(sql.prefix(60)))")
+        }
+    }
+
+    func prepare(_ sql: String) throws(StateError) -> Statement {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
+            throw StateError(path: path, message: "\(lastMessage) (in: \(sql.prefix(60)))")
+        }
+        return Statement(handle: statement, database: self)
+    }
+
+    /// Runs `body` in one transaction: all of it is stored, or none of it.
+    func transaction<T>(_ body: () throws(StateError) -> T) throws(StateError) -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+}
+
+/// A prepared statement; finalized when released.
+final class Statement {
+    private let handle: OpaquePointer
+    private let database: SQLiteDatabase
+
+    init(handle: OpaquePointer, database: SQLiteDatabase) {
+        self.handle = handle
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    enum Value {
+        case text(String?)
+        case integer(Int64?)
+        case blob([UInt8])
+    }
+
+    /// Binds the values (1-based, in order) after resetting the statement.
+    func bind(_ values: [Value]) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            let index = Int32(offset + 1)
+            switch value {
+            case .text(let text?):
+                var text = text
+                text.withUTF8 { bytes in
+                    bytes.withMemoryRebound(to: CChar.self) { CSQLite_bind_text(handle, index, $0.baseAddress, Int32($0.count)) }
+                }
+            case .integer(let number?): sqlite3_bind_int64(handle, index, number)
+            case .blob(let bytes): bytes.withUnsafeBytes { CSQLite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
+            case .text(nil), .integer(nil): sqlite3_bind_null(handle, index)
+            }
+        }
+    }
+
+    /// Runs the statement to completion (no rows wanted).
+    func run(_ values: [Value] = []) throws(StateError) {
+        bind(values)
+        let status = sqlite3_step(handle)
+        guard status == SQLITE_DONE || status == SQLITE_ROW else {
+            throw StateError(path: database.path, message: database.lastMessage)
+        }
+    }
+
+    /// Calls `row` for every result row.
+    func query(_ values: [Value] = [], row: (Statement) -> Void) throws(StateError) {
+        bind(values)
+        while true {
+            let status = sqlite3_step(handle)
+            if status == SQLITE_DONE { return }
+            guard status == SQLITE_ROW else { throw StateError(path: database.path, message: database.lastMessage) }
+            row(self)
+        }
+    }
+
+    func text(_ column: Int32) -> String? {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL, let text = sqlite3_column_text(handle, column) else {
+            return nil
+        }
+        return String(cString: text)
+    }
+
+    func integer(_ column: Int32) -> Int64? {
+        sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    func blob(_ column: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(handle, column))
+        guard count > 0, let bytes = sqlite3_column_blob(handle, column) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}
+
+@available(*, unavailable)
+extension SQLiteDatabase: Sendable {}

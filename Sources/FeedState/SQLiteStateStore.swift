@@ -1,0 +1,204 @@
+import FeedModel
+import Foundation
+
+/// The state in one SQLite file: WAL journal, a busy timeout, one writer
+/// (the lock), versioned schema migrations.
+public final class SQLiteStateStore: StateStore {
+    private let database: SQLiteDatabase
+    private let encoder = JSONEncoder()
+    private let decoder = JSONDecoder()
+
+    /// Schema versions, applied in order; `PRAGMA user_version` says how far a file got.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE feeds(
+            url TEXT PRIMARY KEY,
+            moved_to TEXT, etag TEXT, last_modified TEXT,
+            first_seen INTEGER NOT NULL, last_fetch INTEGER, last_success INTEGER, last_status INTEGER,
+            consecutive_failures INTEGER NOT NULL DEFAULT 0, last_error TEXT, not_before INTEGER,
+            gone INTEGER NOT NULL DEFAULT 0, title TEXT, link TEXT, restamping INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE entries(
+            feed_url TEXT NOT NULL REFERENCES feeds(url) ON DELETE CASCADE,
+            key TEXT NOT NULL, entry BLOB NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
+            first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER,
+            PRIMARY KEY(feed_url, key)) WITHOUT ROWID;
+        """
+    ]
+
+    public init(path: String) throws(StateError) {
+        database = try SQLiteDatabase(path: path)
+        encoder.outputFormatting = [.sortedKeys]
+        try migrate()
+    }
+
+    private func migrate() throws(StateError) {
+        var version = 0
+        try database.prepare("PRAGMA user_version").query { version = Int($0.integer(0) ?? 0) }
+        guard version < Self.migrations.count else { return }
+        for (index, sql) in Self.migrations.enumerated() where index >= version {
+            try database.transaction { () throws(StateError) in
+                try database.execute(sql)
+                try database.execute("PRAGMA user_version = \(index + 1)")
+            }
+        }
+    }
+
+    public func feeds() throws(StateError) -> [String: FeedRecord] {
+        var result: [String: FeedRecord] = [:]
+        let statement = try database.prepare(
+            """
+            SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+                   consecutive_failures, last_error, not_before, gone, title, link, restamping FROM feeds
+            """)
+        try statement.query { row in
+            let record = FeedRecord(
+                url: row.text(0) ?? "", movedTo: row.text(1), etag: row.text(2), lastModified: row.text(3),
+                firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
+                lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
+                lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
+                lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
+                title: row.text(12), link: row.text(13), restamping: row.integer(14) == 1)
+            result[record.url] = record
+        }
+        return result
+    }
+
+    public func record(_ update: FeedUpdate) throws(StateError) {
+        let now = update.now.secondsSince1970
+        try database.transaction { () throws(StateError) in
+            try database.prepare(
+                "INSERT INTO feeds(url, first_seen) VALUES (?, ?) ON CONFLICT(url) DO NOTHING"
+            ).run([.text(update.url), .integer(now)])
+            try database.prepare(
+                "UPDATE feeds SET last_fetch = ?, last_status = ?, not_before = ?, moved_to = COALESCE(?, moved_to) WHERE url = ?"
+            ).run([.integer(now), .integer(update.status.map(Int64.init)), .integer(update.notBefore?.secondsSince1970),
+                   .text(update.movedTo), .text(update.url)])
+            switch update.outcome {
+            case .fetched(let entries, let etag, let lastModified, let title, let link):
+                let restamping = try storeEntries(entries, feed: update.url, now: now)
+                try database.prepare(
+                    """
+                    UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
+                        last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
+                        restamping = MAX(restamping, ?) WHERE url = ?
+                    """
+                ).run([.text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
+                       .integer(restamping ? 1 : 0), .text(update.url)])
+            case .notModified:
+                try database.prepare(
+                    "UPDATE feeds SET last_success = ?, consecutive_failures = 0, last_error = NULL WHERE url = ?"
+                ).run([.integer(now), .text(update.url)])
+            case .skipped:
+                break
+            case .failed(let message, let gone):
+                try database.prepare(
+                    """
+                    UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
+                        gone = MAX(gone, ?) WHERE url = ?
+                    """
+                ).run([.text(message), .integer(gone ? 1 : 0), .text(update.url)])
+            }
+        }
+    }
+
+    /// Upserts the entries a feed lists now; an edited entry (same key, new
+    /// content) is updated in place and keeps its first-seen time.
+    /// - Returns: whether the feed looks like it restamps its entries.
+    private func storeEntries(_ entries: [Entry], feed: String, now: Int64) throws(StateError) -> Bool {
+        var known: [String: (firstDate: Int64?, hash: Int64)] = [:]
+        try database.prepare("SELECT key, first_date, content_hash FROM entries WHERE feed_url = ?").query([.text(feed)]) {
+            known[$0.text(0) ?? ""] = ($0.integer(1), $0.integer(2) ?? 0)
+        }
+        let insert = try database.prepare(
+            """
+            INSERT INTO entries(feed_url, key, entry, content_hash, position, first_seen, last_seen, first_date)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
+                position = excluded.position, last_seen = excluded.last_seen
+            """)
+        var seenAgain = 0
+        var moved = 0
+        var nearNow = 0
+        var dated = 0
+        for (position, entry) in entries.enumerated() {
+            let key = Self.key(of: entry)
+            let date = (entry.published ?? entry.updated)?.secondsSince1970
+            if let date {
+                dated += 1
+                if abs(date - now) <= 120 { nearNow += 1 }
+            }
+            if let previous = known[key] {
+                seenAgain += 1
+                if let date, let first = previous.firstDate, date != first { moved += 1 }
+            }
+            let blob: [UInt8]
+            do {
+                blob = Array(try encoder.encode(entry))
+            } catch {
+                throw StateError(path: database.path, message: "cannot encode an entry: \(error)")
+            }
+            try insert.run([.text(feed), .text(key), .blob(blob), .integer(Self.hash(blob)), .integer(Int64(position)),
+                            .integer(now), .integer(now), .integer(date)])
+        }
+        // Dates that moved for most entries seen before, or every date equal
+        // to the fetch time: the feed stamps its entries when it is fetched.
+        return (seenAgain >= 2 && moved * 2 > seenAgain) || (dated >= 2 && nearNow == dated && !known.isEmpty)
+    }
+
+    public func entries(of url: String) throws(StateError) -> [StoredEntry] {
+        var result: [StoredEntry] = []
+        var failure: StateError?
+        let statement = try database.prepare(
+            """
+            SELECT key, entry, first_seen, last_seen, first_date, position FROM entries
+            WHERE feed_url = ? ORDER BY last_seen DESC, position ASC
+            """)
+        try statement.query([.text(url)]) { row in
+            do {
+                let entry = try decoder.decode(Entry.self, from: Data(row.blob(1)))
+                result.append(
+                    StoredEntry(
+                        key: row.text(0) ?? "", entry: entry, firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
+                        lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
+                        firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0)))
+            } catch {
+                failure = StateError(path: database.path, message: "a stored entry of \(url) cannot be read: \(error)")
+            }
+        }
+        if let failure { throw failure }
+        return result
+    }
+
+    public func prune(keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
+        try database.transaction { () throws(StateError) in
+            // Entries still listed (seen in the feed's last successful fetch) are never pruned.
+            try database.prepare(
+                """
+                DELETE FROM entries WHERE last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = feed_url)
+                AND (last_seen < ? OR key IN (
+                    SELECT e.key FROM entries e WHERE e.feed_url = entries.feed_url
+                    ORDER BY e.last_seen DESC, e.position ASC LIMIT -1 OFFSET ?))
+                """
+            ).run([.integer(cutoff), .integer(Int64(keepPerFeed))])
+        }
+    }
+
+    /// An entry's identity within its feed: its id, else its link, else a
+    /// hash of its title and text.
+    static func key(of entry: Entry) -> String {
+        if let id = entry.id, !id.isEmpty { return "id:" + id }
+        if let link = entry.link, !link.isEmpty { return "link:" + link }
+        let text = (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
+        return "hash:" + String(UInt64(bitPattern: hash(Array(text.utf8))), radix: 16)
+    }
+
+    /// FNV-1a: stable across runs and machines.
+    static func hash(_ bytes: [UInt8]) -> Int64 {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return Int64(bitPattern: value)
+    }
+}
+
+private func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }

@@ -1,0 +1,46 @@
+import Aggregator
+import FeedModel
+
+/// The machine-readable health report (`--health FILE`), one object per feed.
+enum HealthReport {
+    /// A feed that answers but has published nothing for this long is "stale".
+    static let staleDays: Int64 = 180
+
+    static func render(_ reports: [FeedReport], now: Timestamp) -> [UInt8] {
+        var json = JSONWriter()
+        json.beginObject()
+        json.field("generated", now.rfc3339)
+        json.beginArray("feeds")
+        for report in reports {
+            json.beginObject()
+            json.field("url", report.subscription.url)
+            json.field("title", report.record?.title ?? report.subscription.title)
+            json.field("status", status(of: report, now: now))
+            json.field("http_status", report.httpStatus ?? report.record?.lastStatus)
+            json.field("error", report.reason)
+            json.field("moved_to", report.record?.movedTo)
+            json.field("last_success", report.record?.lastSuccess?.rfc3339)
+            json.field("consecutive_failures", report.record?.consecutiveFailures)
+            json.field("last_error", report.record?.lastError)
+            json.field("entries_stored", report.entriesStored)
+            json.field("entries_in_feed", report.entriesParsed)
+            json.field("newest_entry", report.newestEntry?.rfc3339)
+            json.field("days_since_last_entry", report.newestEntry.map { Int((now.secondsSince1970 - $0.secondsSince1970) / 86_400) })
+            json.endObject()
+        }
+        json.endArray()
+        json.endObject()
+        return json.bytes + [0x0A]
+    }
+
+    /// ok, not-modified, deferred, failed, gone, or stale (answers, but
+    /// nothing new for `staleDays`).
+    static func status(of report: FeedReport, now: Timestamp) -> String {
+        if (report.status == .ok || report.status == .notModified), let newest = report.newestEntry,
+            now.secondsSince1970 - newest.secondsSince1970 > staleDays * 86_400
+        {
+            return "stale"
+        }
+        return report.status.rawValue
+    }
+}
