@@ -46,7 +46,7 @@ let package = Package(
         ),
         .testTarget(
             name: "AggregatorTests",
-            dependencies: ["Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "feedmerge"],
+            dependencies: ["Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState", "feedmerge"],
             exclude: ["Server", "Schemas"]
         ),
         .testTarget(

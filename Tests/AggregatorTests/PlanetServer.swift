@@ -5,9 +5,18 @@ import Foundation
 final class PlanetServer: @unchecked Sendable {
     static let shared: PlanetServer = {
         do {
-            return try PlanetServer()
+            return try PlanetServer(script: "planet_server.py")
         } catch {
             fatalError("cannot start the planet server: \(error)")
+        }
+    }()
+
+    /// Feeds that change between runs (Server/state_server.py).
+    static let state: PlanetServer = {
+        do {
+            return try PlanetServer(script: "state_server.py")
+        } catch {
+            fatalError("cannot start the state server: \(error)")
         }
     }()
 
@@ -15,9 +24,9 @@ final class PlanetServer: @unchecked Sendable {
     let input = Pipe()
     let port: Int
 
-    init() throws {
+    init(script name: String) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Server/planet_server.py")
+            .appendingPathComponent("Server/\(name)")
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path]

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Feeds that change between runs, for the state tests, on 127.0.0.1.
+
+/feed/NAME serves an RSS feed with ETag and Last-Modified (304 to a matching
+conditional request). POST-free control: GET /set/NAME/MODE switches a
+feed's behaviour for the following requests:
+  ok        three dated entries and one undated
+  drop      the oldest entry no longer listed
+  fail      500
+  gone      410
+  retry     429 with Retry-After: 3600
+  moved     301 to /feed/NAME-new (which serves the feed)
+  temp      302 to /feed/NAME-new
+  restamp   every entry dated at the time of the request
+  edit      entry 1 gets a new title (same guid)
+/stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
+modes and counters. Prints the port; exits when stdin closes.
+"""
+import email.utils
+import http.server
+import json
+import os
+import socketserver
+import sys
+import threading
+import time
+
+MODES = {}
+STATS = {}
+LOCK = threading.Lock()
+
+
+def body(name, mode):
+    base = name.replace("-new", "")
+    items = []
+    for k in range(3):
+        if mode == "drop" and k == 2:
+            continue
+        title = "%s entry %d" % (base, k)
+        if mode == "edit" and k == 1:
+            title += " (edited)"
+        date = "Mon, %02d Jan 2024 10:00:00 GMT" % (10 - k)
+        if mode == "restamp":
+            date = email.utils.formatdate(time.time(), usegmt=True)
+        items.append("<item><title>%s</title><link>http://state.example/%s/%d</link><guid>urn:%s:%d</guid>"
+                     "<pubDate>%s</pubDate></item>" % (title, base, k, base, k, date))
+    items.append("<item><title>%s undated</title><link>http://state.example/%s/undated</link>"
+                 "<guid>urn:%s:undated</guid></item>" % (base, base, base))
+    return ('<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title><link>http://state.example/%s/</link>'
+            "<description>d</description>%s</channel></rss>" % (base, base, "".join(items))).encode()
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def count(self, status, size):
+        with LOCK:
+            s = STATS.setdefault(self.path, [0, 0, 0, 0])
+            s[0] += 1
+            if status == 200:
+                s[1] += 1
+            if status == 304:
+                s[2] += 1
+            s[3] += size
+
+    def reply(self, status, payload=b"", headers=(), count=True):
+        self.send_response(status)
+        for k, v in headers:
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+        if count:
+            self.count(status, len(payload))
+
+    def do_GET(self):
+        parts = self.path.strip("/").split("/")
+        if parts[0] == "set":
+            with LOCK:
+                MODES[parts[1]] = parts[2]
+            return self.reply(200, b"ok", count=False)
+        if parts[0] == "reset":
+            with LOCK:
+                MODES.clear()
+                STATS.clear()
+            return self.reply(200, b"ok", count=False)
+        if parts[0] == "stats":
+            with LOCK:
+                payload = json.dumps(STATS).encode()
+            return self.reply(200, payload, count=False)
+        if parts[0] != "feed":
+            return self.reply(404)
+        name = parts[1]
+        mode = MODES.get(name.replace("-new", ""), "ok")
+        if not name.endswith("-new"):
+            if mode == "fail":
+                return self.reply(500, b"broken")
+            if mode == "gone":
+                return self.reply(410, b"gone")
+            if mode == "retry":
+                return self.reply(429, b"slow down", [("Retry-After", "3600")])
+            if mode == "moved":
+                return self.reply(301, b"", [("Location", "/feed/%s-new" % name)])
+            if mode == "temp":
+                return self.reply(302, b"", [("Location", "/feed/%s-new" % name)])
+        payload = body(name, mode)
+        etag = '"%x"' % (hash(payload) & 0xFFFFFFFF)
+        last_modified = "Tue, 02 Jan 2024 00:00:00 GMT"
+        if mode == "restamp":
+            last_modified = email.utils.formatdate(time.time(), usegmt=True)
+        if self.headers.get("If-None-Match") == etag:
+            return self.reply(304, b"", [("ETag", etag)])
+        self.reply(200, payload, [("Content-Type", "application/rss+xml"), ("ETag", etag),
+                                  ("Last-Modified", last_modified)])
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        pass
+
+
+server = Server(("127.0.0.1", 0), Handler)
+threading.Thread(target=server.serve_forever, daemon=True).start()
+print(server.server_address[1], flush=True)
+sys.stdin.read()
+os._exit(0)
