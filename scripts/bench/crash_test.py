@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Crash safety: runs of feedmerge over local feeds killed with SIGKILL at a
+random moment. After every kill:
+  - PRAGMA integrity_check of the state says ok;
+  - every output is the previous complete version or the new complete one
+    (well-formed, and byte-identical to one of the two);
+  - the next run, left to finish, succeeds and loses no entry that a
+    finished run had stored.
+
+    crash_test.py FEEDMERGE_BINARY [ITERATIONS]
+"""
+import json
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import xml.dom.minidom
+
+
+def write_feeds(folder, generation, count=60):
+    for n in range(count):
+        items = []
+        for k in range(generation % 7 + 20):
+            items.append("<item><title>feed %d entry %d gen %d</title><guid>urn:c:%d:%d</guid>"
+                         "<link>http://crash.example/%d/%d</link><pubDate>Mon, %02d Jan 2024 %02d:00:00 GMT</pubDate>"
+                         "<description>%s</description></item>"
+                         % (n, k, generation, n, k + generation, n, k + generation, 1 + (k + generation) % 28,
+                            k % 24, "text " * 200))
+        path = os.path.join(folder, "feed%02d.xml" % n)
+        with open(path + ".new", "w") as f:
+            f.write('<?xml version="1.0"?><rss version="2.0"><channel><title>feed %d</title>'
+                    "<link>http://crash.example/%d/</link><description>d</description>%s</channel></rss>"
+                    % (n, n, "".join(items)))
+        os.replace(path + ".new", path)
+
+
+def stored_keys(state):
+    if not os.path.exists(state):
+        return set()
+    with sqlite3.connect(state) as db:
+        return set(db.execute("SELECT feed_url || ' ' || key FROM entries"))
+
+
+def integrity(state):
+    if not os.path.exists(state):
+        return "ok"
+    with sqlite3.connect(state) as db:
+        return db.execute("PRAGMA integrity_check").fetchone()[0]
+
+
+def complete(path):
+    data = open(path, "rb").read()
+    if path.endswith(".json"):
+        json.loads(data)
+    else:
+        xml.dom.minidom.parseString(data)
+    return data
+
+
+def main():
+    binary = os.path.abspath(sys.argv[1])
+    iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    work = tempfile.mkdtemp(prefix="feedmerge-crash-")
+    feeds = os.path.join(work, "feeds")
+    os.makedirs(feeds)
+    state = os.path.join(work, "state.sqlite")
+    outputs = [os.path.join(work, "out." + ext) for ext in ("atom", "rss", "json")]
+    args = [binary] + sorted(os.path.join(feeds, f) for f in ["feed%02d.xml" % n for n in range(60)])
+    for out in outputs:
+        args += ["-o", out]
+    args += ["--state", state, "--limit", "0", "-q", "--now", "2024-06-01T00:00:00Z"]
+    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    failures = 0
+    try:
+        write_feeds(feeds, 0)
+        started = time.monotonic()
+        subprocess.run(args, check=True)
+        duration = time.monotonic() - started  # kills land anywhere in a run this long
+        finished_keys = stored_keys(state)
+        previous = {out: complete(out) for out in outputs}
+        kills = 0
+        for i in range(1, iterations + 1):
+            write_feeds(feeds, i)
+            proc = subprocess.Popen(args)
+            time.sleep(rng.uniform(0.0, duration * 0.9))
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGKILL)
+                kills += 1
+            proc.wait()
+            check = integrity(state)
+            if check != "ok":
+                print("iteration %d: integrity_check: %s" % (i, check))
+                failures += 1
+            current = {}
+            for out in outputs:
+                try:
+                    data = complete(out)
+                except Exception as error:
+                    print("iteration %d: %s is not complete: %s" % (i, out, error))
+                    failures += 1
+                    continue
+                current[out] = data
+            # Finish a run: it must succeed and keep every entry finished runs stored.
+            done = subprocess.run(args)
+            if done.returncode not in (0, 1):
+                print("iteration %d: the run after the kill exited %d" % (i, done.returncode))
+                failures += 1
+            keys = stored_keys(state)
+            lost = finished_keys - keys
+            if lost:
+                print("iteration %d: %d stored entries lost, e.g. %s" % (i, len(lost), sorted(lost)[:2]))
+                failures += 1
+            finished_keys = keys
+            for out in outputs:
+                new = complete(out)
+                if out in current and current[out] not in (previous[out], new):
+                    print("iteration %d: %s after the kill was neither the old nor the new version" % (i, out))
+                    failures += 1
+                previous[out] = new
+            leftovers = [f for f in os.listdir(work) if ".tmp-" in f]
+            if leftovers:
+                print("iteration %d: temporary files left after a finished run: %s" % (i, leftovers))
+                failures += 1
+        print("crash test: %d iterations, %d killed mid-run, %d problems" % (iterations, kills, failures))
+    finally:
+        shutil.rmtree(work, True)
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
