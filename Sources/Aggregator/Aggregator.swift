@@ -41,6 +41,8 @@ public struct StateOptions {
     public var force = false
     public var keepDays = 90
     public var keepPerFeed = 200
+    /// Collect what the health report needs (each feed's record and stored count).
+    public var health = false
 
     public init(store: any StateStore) { self.store = store }
 }
@@ -120,13 +122,18 @@ public enum Aggregator {
             if let update = outcome.update(url: subscription.url, now: timeline.rules.now) {
                 try state.store.record(update)
             }
-            let stored = try state.store.entries(of: subscription.url)
-            let record = try state.store.feeds()[subscription.url]
-            report.record = record
-            report.entriesStored = stored.count
+            let stored = try state.store.entries(of: subscription.url, notOlderThan: timeline.cutoff)
+            // The restamping flag can only change when entries were stored.
+            let record: FeedRecord?
+            if case .fetched = outcome { record = try state.store.feed(subscription.url) } else { record = plan.record }
+            if state.health {
+                let summary = try state.store.summary(of: subscription.url)
+                report.record = try state.store.feed(subscription.url)
+                report.entriesStored = summary.count
+                report.newestEntry = summary.newest.map { min($0, timeline.rules.now) }
+            }
             let restamping = record?.restamping ?? false
             let entries = stored.map { Self.dated($0, restamping: restamping, now: timeline.rules.now) }
-            report.newestEntry = entries.compactMap { $0.published ?? $0.updated }.max()
             var metadata = fresh?.metadata ?? FeedMetadata()
             if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
             let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)

@@ -39,6 +39,13 @@ public struct Timeline {
 
     public var count: Int { keys.count }
 
+    /// When the timeline is full, the date of its last entry: nothing older
+    /// can get in. nil while there is room.
+    public var cutoff: Timestamp? {
+        guard let limit = rules.limit, keys.count >= limit, let last = keys.last else { return nil }
+        return Timestamp(secondsSince1970: last.date)
+    }
+
     /// The entries, newest first.
     public var entries: [MergedEntry] {
         keys.all.map { key in

@@ -31,7 +31,10 @@ final class SQLiteDatabase {
         try execute("PRAGMA foreign_keys=ON")
     }
 
-    deinit { sqlite3_close_v2(handle) }
+    deinit {
+        statements.removeAll()  // finalize every statement before closing
+        sqlite3_close_v2(handle)
+    }
 
     /// Runs SQL that returns no rows. The corresponding C function is `sqlite3_exec`.
     func execute(_ sql: String) throws(StateError) {
@@ -43,7 +46,17 @@ final class SQLiteDatabase {
         }
     }
 
+    /// Statements by their SQL: prepared once, reused for every feed.
+    private var statements: [String: Statement] = [:]
+
     func prepare(_ sql: String) throws(StateError) -> Statement {
+        if let cached = statements[sql] { return cached }
+        let statement = try compile(sql)
+        statements[sql] = statement
+        return statement
+    }
+
+    private func compile(_ sql: String) throws(StateError) -> Statement {
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK, let statement else {
             throw StateError(path: path, message: "\(lastMessage) (in: \(sql.prefix(60)))")
@@ -70,7 +83,8 @@ final class SQLiteDatabase {
 /// A prepared statement; finalized when released.
 final class Statement {
     private let handle: OpaquePointer
-    private let database: SQLiteDatabase
+    /// Unowned: the database owns its cached statements and finalizes them first.
+    private unowned let database: SQLiteDatabase
 
     init(handle: OpaquePointer, database: SQLiteDatabase) {
         self.handle = handle

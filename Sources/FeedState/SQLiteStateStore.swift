@@ -5,8 +5,6 @@ import Foundation
 /// (the lock), versioned schema migrations.
 public final class SQLiteStateStore: StateStore {
     private let database: SQLiteDatabase
-    private let encoder = JSONEncoder()
-    private let decoder = JSONDecoder()
 
     /// Schema versions, applied in order; `PRAGMA user_version` says how far a file got.
     static let migrations: [String] = [
@@ -22,12 +20,16 @@ public final class SQLiteStateStore: StateStore {
             key TEXT NOT NULL, entry BLOB NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
             first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER,
             PRIMARY KEY(feed_url, key)) WITHOUT ROWID;
+        """,
+        // The entry's own date beside the blob, so runs can skip what cannot make the timeline.
         """
+        ALTER TABLE entries ADD COLUMN entry_date INTEGER;
+        UPDATE entries SET entry_date = first_date;
+        """,
     ]
 
     public init(path: String) throws(StateError) {
         database = try SQLiteDatabase(path: path)
-        encoder.outputFormatting = [.sortedKeys]
         try migrate()
     }
 
@@ -45,22 +47,32 @@ public final class SQLiteStateStore: StateStore {
 
     public func feeds() throws(StateError) -> [String: FeedRecord] {
         var result: [String: FeedRecord] = [:]
-        let statement = try database.prepare(
-            """
-            SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
-                   consecutive_failures, last_error, not_before, gone, title, link, restamping FROM feeds
-            """)
-        try statement.query { row in
-            let record = FeedRecord(
-                url: row.text(0) ?? "", movedTo: row.text(1), etag: row.text(2), lastModified: row.text(3),
-                firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
-                lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
-                lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
-                lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
-                title: row.text(12), link: row.text(13), restamping: row.integer(14) == 1)
+        try database.prepare(Self.selectFeeds).query { row in
+            let record = Self.feedRecord(row)
             result[record.url] = record
         }
         return result
+    }
+
+    public func feed(_ url: String) throws(StateError) -> FeedRecord? {
+        var result: FeedRecord?
+        try database.prepare(Self.selectFeeds + " WHERE url = ?").query([.text(url)]) { result = Self.feedRecord($0) }
+        return result
+    }
+
+    private static let selectFeeds = """
+        SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+               consecutive_failures, last_error, not_before, gone, title, link, restamping FROM feeds
+        """
+
+    private static func feedRecord(_ row: Statement) -> FeedRecord {
+        FeedRecord(
+            url: row.text(0) ?? "", movedTo: row.text(1), etag: row.text(2), lastModified: row.text(3),
+            firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
+            lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
+            lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
+            lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
+            title: row.text(12), link: row.text(13), restamping: row.integer(14) == 1)
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
@@ -111,10 +123,10 @@ public final class SQLiteStateStore: StateStore {
         }
         let insert = try database.prepare(
             """
-            INSERT INTO entries(feed_url, key, entry, content_hash, position, first_seen, last_seen, first_date)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entries(feed_url, key, entry, content_hash, position, first_seen, last_seen, first_date, entry_date)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
-                position = excluded.position, last_seen = excluded.last_seen
+                position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date
             """)
         var seenAgain = 0
         var moved = 0
@@ -131,41 +143,47 @@ public final class SQLiteStateStore: StateStore {
                 seenAgain += 1
                 if let date, let first = previous.firstDate, date != first { moved += 1 }
             }
-            let blob: [UInt8]
-            do {
-                blob = Array(try encoder.encode(entry))
-            } catch {
-                throw StateError(path: database.path, message: "cannot encode an entry: \(error)")
-            }
+            let blob = EntryCodec.encode(entry)
             try insert.run([.text(feed), .text(key), .blob(blob), .integer(Self.hash(blob)), .integer(Int64(position)),
-                            .integer(now), .integer(now), .integer(date)])
+                            .integer(now), .integer(now), .integer(date), .integer(date)])
         }
         // Dates that moved for most entries seen before, or every date equal
         // to the fetch time: the feed stamps its entries when it is fetched.
         return (seenAgain >= 2 && moved * 2 > seenAgain) || (dated >= 2 && nearNow == dated && !known.isEmpty)
     }
 
-    public func entries(of url: String) throws(StateError) -> [StoredEntry] {
+    /// The latest date an entry can be given (its own, or pinned to the
+    /// first one, or its first-seen time); dates are only ever lowered after.
+    private static let latestDate = "MAX(COALESCE(entry_date, first_seen), COALESCE(first_date, first_seen), first_seen)"
+
+    public func entries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [StoredEntry] {
         var result: [StoredEntry] = []
         var failure: StateError?
         let statement = try database.prepare(
             """
             SELECT key, entry, first_seen, last_seen, first_date, position FROM entries
-            WHERE feed_url = ? ORDER BY last_seen DESC, position ASC
+            WHERE feed_url = ? AND \(Self.latestDate) >= ? ORDER BY last_seen DESC, position ASC
             """)
-        try statement.query([.text(url)]) { row in
-            do {
-                let entry = try decoder.decode(Entry.self, from: Data(row.blob(1)))
+        try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
+            if let entry = EntryCodec.decode(row.blob(1)) {
                 result.append(
                     StoredEntry(
                         key: row.text(0) ?? "", entry: entry, firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
                         lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
                         firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0)))
-            } catch {
-                failure = StateError(path: database.path, message: "a stored entry of \(url) cannot be read: \(error)")
+            } else {
+                failure = StateError(path: database.path, message: "a stored entry of \(url) cannot be read")
             }
         }
         if let failure { throw failure }
+        return result
+    }
+
+    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
+        var result: (Int, Timestamp?) = (0, nil)
+        try database.prepare(
+            "SELECT COUNT(*), MAX(COALESCE(entry_date, first_seen)) FROM entries WHERE feed_url = ?"
+        ).query([.text(url)]) { row in result = (Int(row.integer(0) ?? 0), row.integer(1).map(stamp)) }
         return result
     }
 
@@ -175,12 +193,21 @@ public final class SQLiteStateStore: StateStore {
             // Entries still listed (seen in the feed's last successful fetch) are never pruned.
             try database.prepare(
                 """
-                DELETE FROM entries WHERE last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = feed_url)
-                AND (last_seen < ? OR key IN (
-                    SELECT e.key FROM entries e WHERE e.feed_url = entries.feed_url
-                    ORDER BY e.last_seen DESC, e.position ASC LIMIT -1 OFFSET ?))
+                DELETE FROM entries WHERE last_seen < ?
+                AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = entries.feed_url)
                 """
-            ).run([.integer(cutoff), .integer(Int64(keepPerFeed))])
+            ).run([.integer(cutoff)])
+            try database.prepare(
+                """
+                DELETE FROM entries WHERE (feed_url, key) IN (
+                    SELECT e.feed_url, e.key FROM (
+                        SELECT feed_url, key, last_seen,
+                            ROW_NUMBER() OVER (PARTITION BY feed_url ORDER BY last_seen DESC, position ASC) AS rank
+                        FROM entries) e
+                    JOIN feeds f ON f.url = e.feed_url
+                    WHERE e.rank > ? AND e.last_seen < COALESCE(f.last_success, 0))
+                """
+            ).run([.integer(Int64(keepPerFeed))])
         }
     }
 

@@ -71,10 +71,16 @@ public struct FeedUpdate: Sendable {
 public protocol StateStore: AnyObject {
     /// Every feed the state knows, by subscription URL.
     func feeds() throws(StateError) -> [String: FeedRecord]
+    /// One feed's record.
+    func feed(_ url: String) throws(StateError) -> FeedRecord?
     /// Stores one feed's outcome (entries, validators, health) atomically.
     func record(_ update: FeedUpdate) throws(StateError)
-    /// The entries stored for a feed, in feed order, then the ones it no longer lists.
-    func entries(of url: String) throws(StateError) -> [StoredEntry]
+    /// The entries stored for a feed, in feed order, then the ones it no
+    /// longer lists; with `notOlderThan`, only those that may date on or
+    /// after it (the others are not even decoded).
+    func entries(of url: String, notOlderThan: Timestamp?) throws(StateError) -> [StoredEntry]
+    /// How many entries are stored for a feed, and the newest one's date.
+    func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or
     /// beyond the newest `keepPerFeed` stored for that feed.
     func prune(keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)

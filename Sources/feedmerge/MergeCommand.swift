@@ -212,6 +212,7 @@ struct MergeCommand {
                 options.force = force
                 options.keepDays = keepDays
                 options.keepPerFeed = keepPerFeed
+                options.health = healthPath != nil
                 state = options
             } catch {
                 StandardOutput.error("feedmerge: state: \(error)")

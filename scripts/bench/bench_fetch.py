@@ -25,15 +25,19 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def start_nginx(folder, work):
+def start_nginx(folder, work, access_log=None):
+    """nginx serving `folder` on a free 127.0.0.1 port (with ETag and
+    Last-Modified, as nginx serves static files); `access_log` logs the bytes
+    sent per request."""
     conf = os.path.join(work, "nginx.conf")
+    log = "log_format bytes '$status $bytes_sent'; access_log %s bytes;" % access_log if access_log else "access_log off;"
     with open(conf, "w") as f:
         f.write("""daemon off; worker_processes 2; pid %(w)s/nginx.pid; error_log %(w)s/error.log;
 events { worker_connections 1024; }
-http { access_log off; client_body_temp_path %(w)s; proxy_temp_path %(w)s; fastcgi_temp_path %(w)s;
+http { %(log)s client_body_temp_path %(w)s; proxy_temp_path %(w)s; fastcgi_temp_path %(w)s;
        uwsgi_temp_path %(w)s; scgi_temp_path %(w)s; keepalive_requests 100000;
        server { listen 127.0.0.1:0; root %(root)s; } }
-""" % {"w": work, "root": folder})
+""" % {"w": work, "root": folder, "log": log})
     # nginx cannot listen on port 0: pick a free port first.
     import socket
     s = socket.socket()

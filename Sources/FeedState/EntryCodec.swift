@@ -1,0 +1,184 @@
+import FeedModel
+
+/// A compact binary form of `Entry` for the state: a version byte, then the
+/// fields in a fixed order, each string as a varint length and its UTF-8
+/// bytes, each optional behind a presence byte. Several times faster than
+/// JSON both ways, and smaller. A new field means a new version byte.
+enum EntryCodec {
+    static let version: UInt8 = 1
+
+    static func encode(_ entry: Entry) -> [UInt8] {
+        var out = Writer()
+        out.bytes.reserveCapacity(256 + (entry.content.first?.value.utf8.count ?? 0) + (entry.summary?.value.utf8.count ?? 0))
+        out.byte(version)
+        out.string(entry.id)
+        out.text(entry.title)
+        out.string(entry.link)
+        out.text(entry.summary)
+        out.count(entry.content.count)
+        for content in entry.content { out.text(content) }
+        out.timestamp(entry.published)
+        out.timestamp(entry.updated)
+        out.people(entry.authors)
+        out.people(entry.contributors)
+        out.count(entry.enclosures.count)
+        for enclosure in entry.enclosures {
+            out.string(enclosure.url)
+            out.integer(enclosure.length.map(Int64.init))
+            out.string(enclosure.type)
+        }
+        out.count(entry.categories.count)
+        for category in entry.categories {
+            out.string(category.term)
+            out.string(category.scheme)
+            out.string(category.label)
+        }
+        out.text(entry.rights)
+        out.string(entry.comments)
+        out.string(entry.language)
+        out.string(entry.image)
+        return out.bytes
+    }
+
+    /// - Returns: nil when the bytes are not an entry of this version.
+    static func decode(_ bytes: [UInt8]) -> Entry? {
+        var r = Reader(bytes: bytes)
+        guard r.byte() == version else { return nil }
+        var e = Entry()
+        e.id = r.string()
+        e.title = r.text()
+        e.link = r.string()
+        e.summary = r.text()
+        e.content = (0..<r.count()).compactMap { _ in r.text() }
+        e.published = r.timestamp()
+        e.updated = r.timestamp()
+        e.authors = r.people()
+        e.contributors = r.people()
+        e.enclosures = (0..<r.count()).map { _ in
+            Enclosure(url: r.string() ?? "", length: r.integer().map { Int($0) }, type: r.string())
+        }
+        e.categories = (0..<r.count()).map { _ in Category(term: r.string() ?? "", scheme: r.string(), label: r.string()) }
+        e.rights = r.text()
+        e.comments = r.string()
+        e.language = r.string()
+        e.image = r.string()
+        return r.failed ? nil : e
+    }
+
+    private struct Writer {
+        var bytes: [UInt8] = []
+
+        mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+        mutating func count(_ n: Int) { varint(UInt64(n)) }
+
+        mutating func varint(_ value: UInt64) {
+            var v = value
+            while v >= 0x80 {
+                bytes.append(UInt8(v & 0x7F) | 0x80)
+                v >>= 7
+            }
+            bytes.append(UInt8(v))
+        }
+
+        mutating func string(_ s: String?) {
+            guard var s else { return byte(0) }
+            byte(1)
+            s.withUTF8 { utf8 in
+                varint(UInt64(utf8.count))
+                bytes.append(contentsOf: utf8)
+            }
+        }
+
+        mutating func text(_ t: Text?) {
+            guard let t else { return byte(0) }
+            byte(t.kind == .text ? 1 : t.kind == .html ? 2 : 3)
+            string(t.value)
+        }
+
+        mutating func integer(_ i: Int64?) {
+            guard let i else { return byte(0) }
+            byte(1)
+            varint(UInt64(bitPattern: i))
+        }
+
+        mutating func timestamp(_ t: Timestamp?) { integer(t?.secondsSince1970) }
+
+        mutating func people(_ people: [Person]) {
+            count(people.count)
+            for p in people {
+                string(p.name)
+                string(p.email)
+                string(p.uri)
+            }
+        }
+    }
+
+    private struct Reader {
+        let bytes: [UInt8]
+        var index = 0
+        var failed = false
+
+        init(bytes: [UInt8]) { self.bytes = bytes }
+
+        mutating func byte() -> UInt8 {
+            guard index < bytes.count else {
+                failed = true
+                return 0
+            }
+            defer { index += 1 }
+            return bytes[index]
+        }
+
+        mutating func varint() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while shift < 64 {
+                let b = byte()
+                value |= UInt64(b & 0x7F) << shift
+                if b & 0x80 == 0 || failed { return value }
+                shift += 7
+            }
+            failed = true
+            return 0
+        }
+
+        mutating func count() -> Int {
+            let n = varint()
+            guard n <= UInt64(bytes.count) else {
+                failed = true
+                return 0
+            }
+            return Int(n)
+        }
+
+        mutating func string() -> String? {
+            guard byte() == 1 else { return nil }
+            let n = count()
+            guard !failed, index + n <= bytes.count else {
+                failed = true
+                return nil
+            }
+            defer { index += n }
+            return String(decoding: bytes[index..<index + n], as: UTF8.self)
+        }
+
+        mutating func text() -> Text? {
+            let kind = byte()
+            guard kind != 0 else { return nil }
+            let value = string() ?? ""
+            return Text(value, kind: kind == 1 ? .text : kind == 2 ? .html : .xhtml)
+        }
+
+        mutating func integer() -> Int64? {
+            guard byte() == 1 else { return nil }
+            return Int64(bitPattern: varint())
+        }
+
+        mutating func timestamp() -> Timestamp? { integer().map { Timestamp(secondsSince1970: $0) } }
+
+        mutating func people() -> [Person] {
+            (0..<count()).map { _ in Person(name: string(), email: string(), uri: string()) }
+        }
+    }
+}
