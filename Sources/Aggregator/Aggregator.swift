@@ -30,6 +30,8 @@ public struct FeedReport: Sendable {
     public var entriesStored: Int?
     public var newestEntry: Timestamp?
     public var record: FeedRecord?
+    /// Where a permanent redirect (301/308) moved the feed in this run.
+    public var movedTo: String?
 
     public var failed: Bool { status == .failed || status == .gone }
 }
@@ -104,6 +106,7 @@ public enum Aggregator {
             report.bytes = fetched.bytes
             report.entriesParsed = fetched.feed.entries.count
             report.warnings = fetched.feed.warnings
+            report.movedTo = fetched.movedTo
         case .notModified(let status, _):
             report.status = .notModified
             report.httpStatus = status

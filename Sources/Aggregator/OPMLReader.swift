@@ -44,7 +44,8 @@ enum OPMLReader {
                 }
                 list.add(
                     Subscription(
-                        url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder))
+                        url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
+                        opmlFile: source.contains("://") ? nil : source))
                 readOutlines(of: outline, folder: folder + [title ?? url], source: source, into: &list)
             } else if outline.children.contains(where: { $0.name == "outline" }) {
                 readOutlines(of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list)

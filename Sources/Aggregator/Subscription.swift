@@ -8,12 +8,15 @@ public struct Subscription: Sendable, Hashable {
     public var htmlURL: String?
     /// The OPML folders around the outline, outermost first.
     public var folder: [String]
+    /// The local OPML file that listed it (for `--update-opml`).
+    public var opmlFile: String?
 
-    public init(url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = []) {
+    public init(url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil) {
         self.url = url
         self.title = title
         self.htmlURL = htmlURL
         self.folder = folder
+        self.opmlFile = opmlFile
     }
 }
 

@@ -44,6 +44,7 @@ struct MergeCommand {
           --keep-days N          keep entries a feed no longer lists for N days (default 90)
           --keep-per-feed N      and at most the newest N stored per feed (default 200)
           --health FILE          write the per-feed health report (JSON) here
+          --update-opml          write permanent redirects (301/308) back into local OPML files
         Reporting:
           -q, --quiet            no progress and no summary (failures still go to stderr)
           -v, --verbose          also each feed's parse warnings
@@ -78,6 +79,7 @@ struct MergeCommand {
     var keepDays = 90
     var keepPerFeed = 200
     var healthPath: String?
+    var updateOPML = false
 
     init(arguments: ArraySlice<String>, environment: [String: String]) throws(UsageError) {
         var rest = arguments
@@ -135,6 +137,7 @@ struct MergeCommand {
             case "--keep-days": keepDays = try number(argument)
             case "--keep-per-feed": keepPerFeed = try number(argument)
             case "--health": healthPath = try value(argument)
+            case "--update-opml": updateOPML = true
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             case "-h", "--help": throw UsageError(nil)
@@ -275,6 +278,11 @@ struct MergeCommand {
         }
         for report in failed {
             StandardOutput.error("feedmerge: failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
+        }
+        if updateOPML {
+            for (file, count) in OPMLRewriter.apply(reports).sorted(by: { $0.key < $1.key }) where !quiet {
+                StandardOutput.error("feedmerge: \(file): \(count) moved feeds updated")
+            }
         }
         if let healthPath {
             do {

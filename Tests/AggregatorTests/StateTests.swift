@@ -133,6 +133,29 @@ import Testing
         #expect((moved?["moved_to"] as? String)?.hasSuffix("/feed/m1-new") == true)
     }
 
+    @Test func updateOPMLWritesPermanentMovesBackAndNothingElse() async throws {
+        let w = try Workspace("opml")
+        try await control("/set/o1/moved")
+        try await control("/set/o2/temp")
+        let original = """
+            <?xml version="1.0"?>
+            <!-- hand-written; keep this comment -->
+            <opml version="2.0"><head><title>Mine</title></head><body>
+              <outline text="Folder">
+                <outline text="moved" xmlUrl="\(server.url("/feed/o1"))"/>
+                <outline text="temporary" xmlUrl='\(server.url("/feed/o2"))'/>
+              </outline>
+            </body></opml>
+
+            """
+        let opml = w.path("list.opml")
+        try Data(original.utf8).write(to: URL(fileURLWithPath: opml))
+        let result = try CommandRun.feedmerge([opml, "-o", w.path("out.atom"), "--no-state", "--update-opml"])
+        #expect(result.status == 0, "\(result.standardError)")
+        let updated = try String(contentsOfFile: opml, encoding: .utf8)
+        #expect(updated == original.replacingOccurrences(of: server.url("/feed/o1\""), with: server.url("/feed/o1-new\"")))
+    }
+
     @Test func retryAfterIsHonouredAndGoneIsNotFetchedAgain() async throws {
         let w = try Workspace("polite")
         try await control("/set/p1/retry")
