@@ -7,6 +7,9 @@ public final class SQLiteStateStore: StateStore {
     private let database: SQLiteDatabase
 
     /// Schema versions, applied in order; `PRAGMA user_version` says how far a file got.
+    /// Small columns come before the entry blob: SQLite reads a row's
+    /// columns in order, so a query that filters on dates never touches
+    /// the blob's overflow pages.
     static let migrations: [String] = [
         """
         CREATE TABLE feeds(
@@ -17,15 +20,11 @@ public final class SQLiteStateStore: StateStore {
             gone INTEGER NOT NULL DEFAULT 0, title TEXT, link TEXT, restamping INTEGER NOT NULL DEFAULT 0);
         CREATE TABLE entries(
             feed_url TEXT NOT NULL REFERENCES feeds(url) ON DELETE CASCADE,
-            key TEXT NOT NULL, entry BLOB NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
-            first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER,
+            key TEXT NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
+            first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER, entry_date INTEGER,
+            entry BLOB NOT NULL,
             PRIMARY KEY(feed_url, key)) WITHOUT ROWID;
-        """,
-        // The entry's own date beside the blob, so runs can skip what cannot make the timeline.
         """
-        ALTER TABLE entries ADD COLUMN entry_date INTEGER;
-        UPDATE entries SET entry_date = first_date;
-        """,
     ]
 
     public init(path: String) throws(StateError) {
@@ -123,7 +122,7 @@ public final class SQLiteStateStore: StateStore {
         }
         let insert = try database.prepare(
             """
-            INSERT INTO entries(feed_url, key, entry, content_hash, position, first_seen, last_seen, first_date, entry_date)
+            INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date, entry_date, entry)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
                 position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date
@@ -144,8 +143,8 @@ public final class SQLiteStateStore: StateStore {
                 if let date, let first = previous.firstDate, date != first { moved += 1 }
             }
             let blob = EntryCodec.encode(entry)
-            try insert.run([.text(feed), .text(key), .blob(blob), .integer(Self.hash(blob)), .integer(Int64(position)),
-                            .integer(now), .integer(now), .integer(date), .integer(date)])
+            try insert.run([.text(feed), .text(key), .integer(Self.hash(blob)), .integer(Int64(position)),
+                            .integer(now), .integer(now), .integer(date), .integer(date), .blob(blob)])
         }
         // Dates that moved for most entries seen before, or every date equal
         // to the fetch time: the feed stamps its entries when it is fetched.
