@@ -62,6 +62,7 @@ public enum Aggregator {
         let records = (try? state?.store.feeds()) ?? [:]
         let plans = list.subscriptions.map { Plan(subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false) }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
+        var pending: [FeedUpdate] = []
         await withTaskGroup(of: (Int, Outcome).self) { group in
             var next = 0
             func startNext() {
@@ -75,20 +76,30 @@ public enum Aggregator {
             var done = 0
             while let (index, outcome) = await group.next() {
                 startNext()
-                let report = settle(outcome, plan: plans[index], index: index, state: state, timeline: &timeline)
+                let report = settle(
+                    outcome, plan: plans[index], index: index, state: state, timeline: &timeline, pending: &pending)
                 reports[index] = report
                 done += 1
                 progress(report, done, plans.count)
             }
         }
-        if let state { try? state.store.prune(keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now) }
+        if let state {
+            try? state.store.record(all: pending)
+            if state.health {  // the 304s' records changed in that last transaction
+                for index in reports.indices where reports[index]?.status == .notModified {
+                    reports[index]?.record = try? state.store.feed(list.subscriptions[index].url)
+                }
+            }
+            try? state.store.prune(keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
+        }
         return (timeline, reports.compactMap { $0 })
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh
     /// or stored) into the timeline.
     private static func settle(
-        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions?, timeline: inout Timeline
+        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions?, timeline: inout Timeline,
+        pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(
@@ -123,7 +134,11 @@ public enum Aggregator {
         }
         do {
             if let update = outcome.update(url: subscription.url, now: timeline.rules.now) {
-                try state.store.record(update)
+                if case .notModified = outcome {
+                    pending.append(update)  // nothing but timestamps: stored together at the end
+                } else {
+                    try state.store.record(update)
+                }
             }
             let stored = try state.store.entries(of: subscription.url, notOlderThan: timeline.cutoff)
             // The restamping flag can only change when entries were stored.

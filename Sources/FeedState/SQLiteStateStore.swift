@@ -75,40 +75,50 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
-        let now = update.now.secondsSince1970
+        try database.transaction { () throws(StateError) in try apply(update) }
+    }
+
+    public func record(all updates: [FeedUpdate]) throws(StateError) {
+        guard !updates.isEmpty else { return }
         try database.transaction { () throws(StateError) in
+            for update in updates { try apply(update) }
+        }
+    }
+
+    /// One outcome's statements; the caller holds the transaction.
+    private func apply(_ update: FeedUpdate) throws(StateError) {
+        let now = update.now.secondsSince1970
+        try database.prepare(
+            "INSERT INTO feeds(url, first_seen) VALUES (?, ?) ON CONFLICT(url) DO NOTHING"
+        ).run([.text(update.url), .integer(now)])
+        try database.prepare(
+            "UPDATE feeds SET last_fetch = ?, last_status = ?, not_before = ?, moved_to = COALESCE(?, moved_to) WHERE url = ?"
+        ).run([.integer(now), .integer(update.status.map(Int64.init)), .integer(update.notBefore?.secondsSince1970),
+               .text(update.movedTo), .text(update.url)])
+        switch update.outcome {
+        case .fetched(let entries, let etag, let lastModified, let title, let link):
+            let restamping = try storeEntries(entries, feed: update.url, now: now)
             try database.prepare(
-                "INSERT INTO feeds(url, first_seen) VALUES (?, ?) ON CONFLICT(url) DO NOTHING"
-            ).run([.text(update.url), .integer(now)])
+                """
+                UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
+                    last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
+                    restamping = MAX(restamping, ?) WHERE url = ?
+                """
+            ).run([.text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
+                   .integer(restamping ? 1 : 0), .text(update.url)])
+        case .notModified:
             try database.prepare(
-                "UPDATE feeds SET last_fetch = ?, last_status = ?, not_before = ?, moved_to = COALESCE(?, moved_to) WHERE url = ?"
-            ).run([.integer(now), .integer(update.status.map(Int64.init)), .integer(update.notBefore?.secondsSince1970),
-                   .text(update.movedTo), .text(update.url)])
-            switch update.outcome {
-            case .fetched(let entries, let etag, let lastModified, let title, let link):
-                let restamping = try storeEntries(entries, feed: update.url, now: now)
-                try database.prepare(
-                    """
-                    UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
-                        last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
-                        restamping = MAX(restamping, ?) WHERE url = ?
-                    """
-                ).run([.text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
-                       .integer(restamping ? 1 : 0), .text(update.url)])
-            case .notModified:
-                try database.prepare(
-                    "UPDATE feeds SET last_success = ?, consecutive_failures = 0, last_error = NULL WHERE url = ?"
-                ).run([.integer(now), .text(update.url)])
-            case .skipped:
-                break
-            case .failed(let message, let gone):
-                try database.prepare(
-                    """
-                    UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
-                        gone = MAX(gone, ?) WHERE url = ?
-                    """
-                ).run([.text(message), .integer(gone ? 1 : 0), .text(update.url)])
-            }
+                "UPDATE feeds SET last_success = ?, consecutive_failures = 0, last_error = NULL WHERE url = ?"
+            ).run([.integer(now), .text(update.url)])
+        case .skipped:
+            break
+        case .failed(let message, let gone):
+            try database.prepare(
+                """
+                UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
+                    gone = MAX(gone, ?) WHERE url = ?
+                """
+            ).run([.text(message), .integer(gone ? 1 : 0), .text(update.url)])
         }
     }
 

@@ -75,6 +75,9 @@ public protocol StateStore: AnyObject {
     func feed(_ url: String) throws(StateError) -> FeedRecord?
     /// Stores one feed's outcome (entries, validators, health) atomically.
     func record(_ update: FeedUpdate) throws(StateError)
+    /// Stores several outcomes in one transaction (for the many small ones,
+    /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
+    func record(all updates: [FeedUpdate]) throws(StateError)
     /// The entries stored for a feed, in feed order, then the ones it no
     /// longer lists; with `notOlderThan`, only those that may date on or
     /// after it (the others are not even decoded).
