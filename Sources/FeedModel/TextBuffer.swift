@@ -52,45 +52,20 @@ public struct TextBuffer {
     /// the characters XML 1.0 forbids dropped: C0 controls but tab, newline
     /// and carriage return, and U+FFFE/U+FFFF.
     public mutating func appendXMLEscaped(_ text: String, attribute: Bool = false) {
-        var text = text
-        text.withUTF8 { source in
-            var runStart = 0
-            var i = 0
-            func flush(_ end: Int) {
-                if end > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<end])) }
+        appendEscaped(text, scanning: attribute ? .xmlAttribute : .xml) { source, i in
+            switch source[i] {
+            case UInt8(ascii: "&"): ("&amp;", 1)
+            case UInt8(ascii: "<"): ("&lt;", 1)
+            case UInt8(ascii: ">"): ("&gt;", 1)
+            case UInt8(ascii: "\"") where attribute: ("&quot;", 1)
+            case 0x0A where attribute: ("&#10;", 1)
+            case 0x09 where attribute: ("&#9;", 1)
+            case 0x0D: ("&#13;", 1)
+            case 0x09, 0x0A: nil
+            case 0..<0x20: ("", 1)
+            case 0xEF where Self.isNoncharacter(source, at: i): ("", 3)
+            default: nil
             }
-            let specials: Specials = attribute ? .xmlAttribute : .xml
-            while i < source.count {
-                i = Self.skipPlain(source, from: i, specials)
-                guard i < source.count else { break }
-                let b = source[i]
-                var replacement: StaticString? = nil
-                var skip = 1
-                switch b {
-                case UInt8(ascii: "&"): replacement = "&amp;"
-                case UInt8(ascii: "<"): replacement = "&lt;"
-                case UInt8(ascii: ">"): replacement = "&gt;"
-                case UInt8(ascii: "\"") where attribute: replacement = "&quot;"
-                case 0x0A where attribute: replacement = "&#10;"
-                case 0x09 where attribute: replacement = "&#9;"
-                case 0x0D: replacement = "&#13;"
-                case 0x09, 0x0A: break
-                case 0..<0x20: replacement = ""
-                case 0xEF where i + 2 < source.count && source[i + 1] == 0xBF && (source[i + 2] == 0xBE || source[i + 2] == 0xBF):
-                    replacement = ""
-                    skip = 3
-                default: break
-                }
-                if let replacement {
-                    flush(i)
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
-                    i += skip
-                    runStart = i
-                } else {
-                    i += 1
-                }
-            }
-            flush(source.count)
         }
     }
 
@@ -98,45 +73,52 @@ public struct TextBuffer {
     /// U+FFFE/U+FFFF are dropped; U+2028/U+2029 escaped for JavaScript.
     public mutating func appendJSONString(_ text: String) {
         bytes.append(UInt8(ascii: "\""))
+        appendEscaped(text, scanning: .json) { source, i in
+            switch source[i] {
+            case UInt8(ascii: "\""): ("\\\"", 1)
+            case UInt8(ascii: "\\"): ("\\\\", 1)
+            case 0x0A: ("\\n", 1)
+            case 0x0D: ("\\r", 1)
+            case 0x09: ("\\t", 1)
+            case 0..<0x20: ("", 1)
+            case 0xE2 where i + 2 < source.count && source[i + 1] == 0x80 && (source[i + 2] == 0xA8 || source[i + 2] == 0xA9):
+                (source[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 3)
+            case 0xEF where Self.isNoncharacter(source, at: i): ("", 3)
+            default: nil
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`) starting at `i`.
+    private static func isNoncharacter(_ source: UnsafeBufferPointer<UInt8>, at i: Int) -> Bool {
+        i + 2 < source.count && source[i + 1] == 0xBF && (source[i + 2] == 0xBE || source[i + 2] == 0xBF)
+    }
+
+    /// Copies `text`, replacing what `replacement` names (the text to write
+    /// instead and how many bytes it replaces); unescaped runs are copied whole.
+    @inline(__always)
+    private mutating func appendEscaped(
+        _ text: String, scanning specials: Specials,
+        replacement: (UnsafeBufferPointer<UInt8>, Int) -> (StaticString, Int)?
+    ) {
         var text = text
         text.withUTF8 { source in
             var runStart = 0
             var i = 0
-            func flush(_ end: Int) {
-                if end > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<end])) }
-            }
             while i < source.count {
-                i = Self.skipPlain(source, from: i, .json)
+                i = Self.skipPlain(source, from: i, specials)
                 guard i < source.count else { break }
-                let b = source[i]
-                var replacement: StaticString? = nil
-                var skip = 1
-                switch b {
-                case UInt8(ascii: "\""): replacement = "\\\""
-                case UInt8(ascii: "\\"): replacement = "\\\\"
-                case 0x0A: replacement = "\\n"
-                case 0x0D: replacement = "\\r"
-                case 0x09: replacement = "\\t"
-                case 0..<0x20: replacement = ""
-                case 0xE2 where i + 2 < source.count && source[i + 1] == 0x80 && (source[i + 2] == 0xA8 || source[i + 2] == 0xA9):
-                    replacement = source[i + 2] == 0xA8 ? "\\u2028" : "\\u2029"
-                    skip = 3
-                case 0xEF where i + 2 < source.count && source[i + 1] == 0xBF && (source[i + 2] == 0xBE || source[i + 2] == 0xBF):
-                    replacement = ""
-                    skip = 3
-                default: break
-                }
-                if let replacement {
-                    flush(i)
-                    bytes.append(contentsOf: UnsafeBufferPointer(start: replacement.utf8Start, count: replacement.utf8CodeUnitCount))
-                    i += skip
-                    runStart = i
-                } else {
+                guard let (escaped, length) = replacement(source, i) else {
                     i += 1
+                    continue
                 }
+                if i > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i])) }
+                bytes.append(contentsOf: UnsafeBufferPointer(start: escaped.utf8Start, count: escaped.utf8CodeUnitCount))
+                i += length
+                runStart = i
             }
-            flush(source.count)
+            if source.count > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...])) }
         }
-        bytes.append(UInt8(ascii: "\""))
     }
 }
