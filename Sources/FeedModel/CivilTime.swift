@@ -55,30 +55,29 @@ public enum CivilTime {
 }
 
 extension Timestamp {
+    /// The UTC calendar fields, zero-padded as both date formats want them.
+    private var fields: (day: Int, year: String, month: Int, dayOfMonth: String, time: String) {
+        let s = Int(secondsSince1970)
+        let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
+        let secondOfDay = s - dayNumber * 86_400
+        let (y, m, d) = CivilTime.date(days: dayNumber)
+        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
+        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
+        let time = "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
+        return (dayNumber, year, m, two(d), time)
+    }
+
     /// RFC 3339 in UTC with whole seconds: `2004-01-01T19:48:21Z`.
     public var rfc3339: String {
-        let s = Int(secondsSince1970)
-        let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
-        let secondOfDay = s - dayNumber * 86_400
-        let (y, m, d) = CivilTime.date(days: dayNumber)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
-        return "\(year)-\(two(m))-\(two(d))T\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))Z"
+        let f = fields
+        return "\(f.year)-\(f.month < 10 ? "0" : "")\(f.month)-\(f.dayOfMonth)T\(f.time)Z"
     }
-}
 
-extension Timestamp {
     /// RFC 822 as RSS 2.0 wants it, in GMT: `Thu, 01 Jan 2004 19:48:21 GMT`.
     public var rfc822: String {
-        let s = Int(secondsSince1970)
-        let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
-        let secondOfDay = s - dayNumber * 86_400
-        let (y, m, d) = CivilTime.date(days: dayNumber)
+        let f = fields
         let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
         let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        let weekday = weekdays[((dayNumber % 7) + 7) % 7]
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
-        return "\(weekday), \(two(d)) \(months[m - 1]) \(year) \(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        return "\(weekdays[((f.day % 7) + 7) % 7]), \(f.dayOfMonth) \(months[f.month - 1]) \(f.year) \(f.time) GMT"
     }
 }
