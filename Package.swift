@@ -28,7 +28,9 @@ let package = Package(
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
         .target(name: "FeedEmit", dependencies: ["FeedModel"]),
-        .target(name: "Aggregator", dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "XMLTree"]),
+        .target(
+            name: "Aggregator",
+            dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "XMLTree"]),
         .executableTarget(
             name: "feedmerge",
             dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),

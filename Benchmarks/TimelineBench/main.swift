@@ -63,5 +63,11 @@ let bounded = median(5) { kept = insertAll(limit: 100) }
 
 print("timeline: \(feedCount) feeds x \(perFeed) entries = \(feedCount * perFeed) entries, median of 5 runs")
 print(String(format: "  %-42@ %8.3f s", "one sort of the same array" as NSString, sortTime))
-print(String(format: "  %-42@ %8.3f s  %5.2fx the sort (%d kept)", "insert, unbounded" as NSString, unbounded, unbounded / sortTime, unboundedCount))
-print(String(format: "  %-42@ %8.3f s  %5.2fx the unbounded insert (%d kept)", "insert, --limit 100" as NSString, bounded, bounded / unbounded, kept))
+print(
+    String(
+        format: "  %-42@ %8.3f s  %5.2fx the sort (%d kept)", "insert, unbounded" as NSString, unbounded,
+        unbounded / sortTime, unboundedCount))
+print(
+    String(
+        format: "  %-42@ %8.3f s  %5.2fx the unbounded insert (%d kept)", "insert, --limit 100" as NSString, bounded,
+        bounded / unbounded, kept))

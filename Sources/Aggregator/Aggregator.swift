@@ -60,7 +60,9 @@ public enum Aggregator {
         var timeline = Timeline(rules: rules)
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
         let records = (try? state?.store.feeds()) ?? [:]
-        let plans = list.subscriptions.map { Plan(subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false) }
+        let plans = list.subscriptions.map {
+            Plan(subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false)
+        }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
         var pending: [FeedUpdate] = []
         await withTaskGroup(of: (Int, Outcome).self) { group in
@@ -129,7 +131,10 @@ public enum Aggregator {
             report.httpStatus = failure.status
         }
         guard let state else {
-            if let fresh { report.entriesKept = timeline.insert(feed: withFolder(fresh, subscription), source: source, subscription: index) }
+            if let fresh {
+                report.entriesKept = timeline.insert(
+                    feed: withFolder(fresh, subscription), source: source, subscription: index)
+            }
             return report
         }
         do {
@@ -155,11 +160,15 @@ public enum Aggregator {
             var metadata = fresh?.metadata ?? FeedMetadata()
             if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
             let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)
-            report.entriesKept = timeline.insert(feed: withFolder(feed, subscription), source: source, subscription: index)
+            report.entriesKept = timeline.insert(
+                feed: withFolder(feed, subscription), source: source, subscription: index)
         } catch {
             report.status = .failed
             report.reason = "state: \(error)"
-            if let fresh { report.entriesKept = timeline.insert(feed: withFolder(fresh, subscription), source: source, subscription: index) }
+            if let fresh {
+                report.entriesKept = timeline.insert(
+                    feed: withFolder(fresh, subscription), source: source, subscription: index)
+            }
         }
         return report
     }

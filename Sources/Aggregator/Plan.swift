@@ -43,7 +43,8 @@ struct Plan: Sendable {
         let base = response.finalURL.contains("://") ? response.finalURL : nil
         let feed: ParsedFeed
         do {
-            feed = try FeedParser.parse(response.body, options: .init(url: base, contentType: response.headers.contentType))
+            feed = try FeedParser.parse(
+                response.body, options: .init(url: base, contentType: response.headers.contentType))
         } catch {
             return .failed(Failure(message: error.message, status: response.status, gone: false, retryAfter: nil))
         }
@@ -69,7 +70,9 @@ struct Plan: Sendable {
             if control.contains("no-cache") || control.contains("no-store") { return nil }
             for part in control.split(separator: ",") {
                 let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t") }
-                if pair.count == 2, pair[0] == "max-age", let seconds = Int(pair[1]) { return min(max(0, seconds), 86_400) }
+                if pair.count == 2, pair[0] == "max-age", let seconds = Int(pair[1]) {
+                    return min(max(0, seconds), 86_400)
+                }
             }
         }
         return nil
@@ -114,7 +117,8 @@ enum Outcome: Sendable {
                     title: f.feed.metadata.title?.value, link: f.feed.metadata.link),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore):
-            return FeedUpdate(url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
+            return FeedUpdate(
+                url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
         case .skipped:
             return nil
         case .failed(let failure):

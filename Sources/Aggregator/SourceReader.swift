@@ -5,7 +5,8 @@ import Foundation
 /// and URLs are expanded, feed URLs and local feed files are taken as
 /// they are. A URL counts as OPML when its path ends in `.opml`.
 public enum SourceReader {
-    public static func read(_ sources: [String], client: HTTPClient) async throws(SubscriptionError) -> SubscriptionList {
+    public static func read(_ sources: [String], client: HTTPClient) async throws(SubscriptionError) -> SubscriptionList
+    {
         var list = SubscriptionList()
         for source in sources {
             let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")

@@ -11,7 +11,9 @@ public struct Subscription: Sendable, Hashable {
     /// The local OPML file that listed it (for `--update-opml`).
     public var opmlFile: String?
 
-    public init(url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil) {
+    public init(
+        url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil
+    ) {
         self.url = url
         self.title = title
         self.htmlURL = htmlURL

@@ -9,7 +9,9 @@ enum AtomWriter {
         out.element("title", metadata.title, indent: "  ")
         out.element("id", metadata.id, indent: "  ")
         out.element("updated", metadata.updated.rfc3339, indent: "  ")
-        if let link = metadata.link { out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "  ") }
+        if let link = metadata.link {
+            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "  ")
+        }
         if let selfURL = metadata.selfURL {
             out.emptyElement("link", attributes: [("rel", "self"), ("href", selfURL)], indent: "  ")
         }
@@ -27,7 +29,9 @@ enum AtomWriter {
         let e = item.entry
         out.append("  <entry>\n")
         text("title", e.title ?? Text(""), indent: "    ", into: &out)
-        if let link = e.link { out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "    ") }
+        if let link = e.link {
+            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "    ")
+        }
         out.element("id", item.stableID, indent: "    ")
         // `published` is the date the timeline sorted by; `updated` never before it.
         out.element("published", item.date.rfc3339, indent: "    ")
@@ -36,7 +40,8 @@ enum AtomWriter {
         for contributor in e.contributors { person("contributor", contributor, indent: "    ", into: &out) }
         for category in e.categories {
             out.emptyElement(
-                "category", attributes: [("term", category.term), ("scheme", category.scheme), ("label", category.label)],
+                "category",
+                attributes: [("term", category.term), ("scheme", category.scheme), ("label", category.label)],
                 indent: "    ")
         }
         if let summary = e.summary { text("summary", summary, indent: "    ", into: &out) }

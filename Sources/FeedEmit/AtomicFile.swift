@@ -19,7 +19,9 @@ public enum AtomicFile {
         let folder = url.deletingLastPathComponent().path
         let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        guard descriptor >= 0 else { throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())") }
+        guard descriptor >= 0 else {
+            throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())")
+        }
         var failure: String? = nil
         bytes.withUnsafeBytes { buffer in
             var offset = 0

@@ -38,7 +38,8 @@ extension OutputFormat {
     /// Room for the whole output at once, so the buffer does not grow by doubling.
     static func estimatedSize(of entries: [MergedEntry]) -> Int {
         entries.reduce(4096) { size, item in
-            size + 1024 + (item.entry.summary?.value.utf8.count ?? 0) + (item.entry.content.first?.value.utf8.count ?? 0)
+            size + 1024 + (item.entry.summary?.value.utf8.count ?? 0)
+                + (item.entry.content.first?.value.utf8.count ?? 0)
         } * 11 / 10
     }
 }

@@ -66,7 +66,8 @@ enum RSSWriter {
                 ], indent: "    ")
         }
         out.element(
-            "source", item.source.title ?? item.source.feedURL, attributes: [("url", item.source.feedURL)], indent: "    ")
+            "source", item.source.title ?? item.source.feedURL, attributes: [("url", item.source.feedURL)],
+            indent: "    ")
         out.append("  </item>\n")
     }
 

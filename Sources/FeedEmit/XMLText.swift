@@ -49,7 +49,11 @@ enum PlainText {
         var out = ""
         var inTag = false
         for character in html {
-            if character == "<" { inTag = true } else if character == ">" && inTag { inTag = false } else if !inTag {
+            if character == "<" {
+                inTag = true
+            } else if character == ">" && inTag {
+                inTag = false
+            } else if !inTag {
                 out.append(character)
             }
         }

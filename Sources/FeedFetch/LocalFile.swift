@@ -7,10 +7,11 @@ enum LocalFile {
         if url.hasPrefix("file://") {
             return URL(string: url)?.path ?? String(url.dropFirst(7))
         }
-        let hasScheme = url.firstIndex(of: ":").map { colon in
-            url[..<colon].allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
-                && !url[..<colon].isEmpty
-        } ?? false
+        let hasScheme =
+            url.firstIndex(of: ":").map { colon in
+                url[..<colon].allSatisfy { $0.isLetter || $0.isNumber || $0 == "+" || $0 == "-" || $0 == "." }
+                    && !url[..<colon].isEmpty
+            } ?? false
         return hasScheme ? nil : url
     }
 

@@ -64,9 +64,14 @@ final class Transfer {
         CCurl_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
         CCurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         var list: UnsafeMutablePointer<curl_slist>? = nil
-        list = curl_slist_append(list, "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8")
+        list = curl_slist_append(
+            list,
+            "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
+        )
         if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
-        if let lastModified = request.lastModified { list = curl_slist_append(list, "If-Modified-Since: \(lastModified)") }
+        if let lastModified = request.lastModified {
+            list = curl_slist_append(list, "If-Modified-Since: \(lastModified)")
+        }
         headerList = list
         CCurl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
         let me = Unmanaged.passUnretained(self).toOpaque()

@@ -131,8 +131,12 @@ final class TransferEngine: @unchecked Sendable {
 
     private func start(_ transfer: Transfer) {
         guard transfer.prepare() else {
-            finish(transfer, .failure(FetchError(code: .transport, url: transfer.request.url, stage: .request,
-                                                 message: "libcurl could not create a transfer")))
+            finish(
+                transfer,
+                .failure(
+                    FetchError(
+                        code: .transport, url: transfer.request.url, stage: .request,
+                        message: "libcurl could not create a transfer")))
             return
         }
         transfer.started = .now()

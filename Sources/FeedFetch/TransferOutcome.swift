@@ -13,10 +13,12 @@ enum TransferOutcome {
             .failure(FetchError(code: kind, url: url, stage: stage, message: message, status: status))
         }
         if transfer.exceededSizeLimit {
-            return error(.tooLarge, .transfer, "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)")
+            return error(
+                .tooLarge, .transfer, "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)")
         }
         if let refused = transfer.refusedAddress { return error(.refusedAddress, .connect, refused) }
-        let curlMessage = transfer.curlMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.curlMessage
+        let curlMessage =
+            transfer.curlMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.curlMessage
         switch code {
         case CURLE_OK:
             break
@@ -42,7 +44,9 @@ enum TransferOutcome {
         CCurl_getinfo_off_t(easy, CURLINFO_TOTAL_TIME_T, &total)
         CCurl_getinfo_off_t(easy, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
         let hops = transfer.statuses.filter { $0 >= 200 || $0 < 100 }.dropLast()
-        let queued = Double((transfer.started ?? transfer.enqueued).uptimeNanoseconds - transfer.enqueued.uptimeNanoseconds) / 1e9
+        let queued =
+            Double((transfer.started ?? transfer.enqueued).uptimeNanoseconds - transfer.enqueued.uptimeNanoseconds)
+            / 1e9
         let response = FetchResponse(
             status: status, finalURL: effective.map { String(cString: $0) } ?? url, redirected: !hops.isEmpty,
             permanentlyRedirected: !hops.isEmpty && hops.allSatisfy { $0 == 301 || $0 == 308 },

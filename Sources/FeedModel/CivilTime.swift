@@ -1,4 +1,3 @@
-
 /// Calendar arithmetic on the proleptic Gregorian calendar, in UTC, without
 /// Foundation (no `Calendar`, no `DateFormatter`: this runs for every date
 /// of every entry).
@@ -46,7 +45,8 @@ public enum CivilTime {
             (0...23).contains(hour) || (hour == 24 && minute == 0 && second == 0), (0...59).contains(minute),
             (0...60).contains(second), abs(offsetSeconds) < 24 * 3600
         else { return nil }
-        let seconds = days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
+        let seconds =
+            days(year: year, month: month, day: day) * 86_400 + hour * 3600 + minute * 60
             + min(second, 59) - offsetSeconds
         let utcYear = date(days: seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400).year
         guard (1...9999).contains(utcYear) else { return nil }

@@ -35,12 +35,18 @@ public struct TextBuffer {
             var flagged = (word &- 0x2020_2020_2020_2020) & ~word & highs | has(word, 0xEFEF_EFEF_EFEF_EFEF)
             switch specials {
             case .xml:
-                flagged |= has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C) | has(word, 0x3E3E_3E3E_3E3E_3E3E)
+                flagged |=
+                    has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C)
+                    | has(word, 0x3E3E_3E3E_3E3E_3E3E)
             case .xmlAttribute:
-                flagged |= has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C) | has(word, 0x3E3E_3E3E_3E3E_3E3E)
+                flagged |=
+                    has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C)
+                    | has(word, 0x3E3E_3E3E_3E3E_3E3E)
                     | has(word, 0x2222_2222_2222_2222)
             case .json:
-                flagged |= has(word, 0x2222_2222_2222_2222) | has(word, 0x5C5C_5C5C_5C5C_5C5C) | has(word, 0xE2E2_E2E2_E2E2_E2E2)
+                flagged |=
+                    has(word, 0x2222_2222_2222_2222) | has(word, 0x5C5C_5C5C_5C5C_5C5C)
+                    | has(word, 0xE2E2_E2E2_E2E2_E2E2)
             }
             if flagged != 0 { return i + flagged.trailingZeroBitCount / 8 }
             i += 8
@@ -81,7 +87,8 @@ public struct TextBuffer {
             case 0x0D: ("\\r", 1)
             case 0x09: ("\\t", 1)
             case 0..<0x20: ("", 1)
-            case 0xE2 where i + 2 < source.count && source[i + 1] == 0x80 && (source[i + 2] == 0xA8 || source[i + 2] == 0xA9):
+            case 0xE2
+            where i + 2 < source.count && source[i + 1] == 0x80 && (source[i + 2] == 0xA8 || source[i + 2] == 0xA9):
                 (source[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 3)
             case 0xEF where Self.isNoncharacter(source, at: i): ("", 3)
             default: nil
@@ -114,7 +121,8 @@ public struct TextBuffer {
                     continue
                 }
                 if i > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i])) }
-                bytes.append(contentsOf: UnsafeBufferPointer(start: escaped.utf8Start, count: escaped.utf8CodeUnitCount))
+                bytes.append(
+                    contentsOf: UnsafeBufferPointer(start: escaped.utf8Start, count: escaped.utf8CodeUnitCount))
                 i += length
                 runStart = i
             }

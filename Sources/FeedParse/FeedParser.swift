@@ -23,9 +23,11 @@ public enum FeedParser {
     }
 
     /// - Throws: `ParseError` when the bytes hold no feed at all.
-    public static func parse(_ bytes: consuming [UInt8], options: Options = Options()) throws(ParseError) -> ParsedFeed {
+    public static func parse(_ bytes: consuming [UInt8], options: Options = Options()) throws(ParseError) -> ParsedFeed
+    {
         guard bytes.count <= options.maximumBytes else {
-            throw ParseError(stage: .read, message: "document of \(bytes.count) bytes exceeds the limit of \(options.maximumBytes)")
+            throw ParseError(
+                stage: .read, message: "document of \(bytes.count) bytes exceeds the limit of \(options.maximumBytes)")
         }
         let context = MappingContext(documentURL: options.url)
         if looksLikeJSON(bytes) {
@@ -86,7 +88,9 @@ public enum FeedParser {
     private static func looksLikeJSON(_ bytes: [UInt8]) -> Bool {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
-        while start < bytes.count, bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x0D || bytes[start] == 0x09 {
+        while start < bytes.count,
+            bytes[start] == 0x20 || bytes[start] == 0x0A || bytes[start] == 0x0D || bytes[start] == 0x09
+        {
             start += 1
         }
         return start < bytes.count && bytes[start] == UInt8(ascii: "{")

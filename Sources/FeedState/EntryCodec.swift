@@ -9,7 +9,8 @@ enum EntryCodec {
 
     static func encode(_ entry: Entry) -> [UInt8] {
         var out = Writer()
-        out.bytes.reserveCapacity(256 + (entry.content.first?.value.utf8.count ?? 0) + (entry.summary?.value.utf8.count ?? 0))
+        out.bytes.reserveCapacity(
+            256 + (entry.content.first?.value.utf8.count ?? 0) + (entry.summary?.value.utf8.count ?? 0))
         out.byte(version)
         out.string(entry.id)
         out.text(entry.title)
@@ -57,7 +58,9 @@ enum EntryCodec {
         e.enclosures = (0..<r.count()).map { _ in
             Enclosure(url: r.string() ?? "", length: r.integer().map { Int($0) }, type: r.string())
         }
-        e.categories = (0..<r.count()).map { _ in Category(term: r.string() ?? "", scheme: r.string(), label: r.string()) }
+        e.categories = (0..<r.count()).map { _ in
+            Category(term: r.string() ?? "", scheme: r.string(), label: r.string())
+        }
         e.rights = r.text()
         e.comments = r.string()
         e.language = r.string()

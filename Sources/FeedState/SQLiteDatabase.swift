@@ -17,7 +17,8 @@ final class SQLiteDatabase {
     /// The corresponding C function is `sqlite3_open_v2`.
     init(path: String) throws(StateError) {
         var pointer: OpaquePointer?
-        let status = sqlite3_open_v2(path, &pointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
+        let status = sqlite3_open_v2(
+            path, &pointer, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nil)
         guard status == SQLITE_OK, let pointer else {
             let message = pointer.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             if let pointer { sqlite3_close_v2(pointer) }
@@ -109,10 +110,13 @@ final class Statement {
             case .text(let text?):
                 var text = text
                 text.withUTF8 { bytes in
-                    bytes.withMemoryRebound(to: CChar.self) { CSQLite_bind_text(handle, index, $0.baseAddress, Int32($0.count)) }
+                    bytes.withMemoryRebound(to: CChar.self) {
+                        CSQLite_bind_text(handle, index, $0.baseAddress, Int32($0.count))
+                    }
                 }
             case .integer(let number?): sqlite3_bind_int64(handle, index, number)
-            case .blob(let bytes): bytes.withUnsafeBytes { CSQLite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
+            case .blob(let bytes):
+                bytes.withUnsafeBytes { CSQLite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
             case .text(nil), .integer(nil): sqlite3_bind_null(handle, index)
             }
         }

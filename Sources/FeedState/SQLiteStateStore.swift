@@ -93,8 +93,10 @@ public final class SQLiteStateStore: StateStore {
         ).run([.text(update.url), .integer(now)])
         try database.prepare(
             "UPDATE feeds SET last_fetch = ?, last_status = ?, not_before = ?, moved_to = COALESCE(?, moved_to) WHERE url = ?"
-        ).run([.integer(now), .integer(update.status.map(Int64.init)), .integer(update.notBefore?.secondsSince1970),
-               .text(update.movedTo), .text(update.url)])
+        ).run([
+            .integer(now), .integer(update.status.map(Int64.init)), .integer(update.notBefore?.secondsSince1970),
+            .text(update.movedTo), .text(update.url),
+        ])
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let title, let link):
             let restamping = try storeEntries(entries, feed: update.url, now: now)
@@ -104,8 +106,10 @@ public final class SQLiteStateStore: StateStore {
                     last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
                     restamping = MAX(restamping, ?) WHERE url = ?
                 """
-            ).run([.text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
-                   .integer(restamping ? 1 : 0), .text(update.url)])
+            ).run([
+                .text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
+                .integer(restamping ? 1 : 0), .text(update.url),
+            ])
         case .notModified:
             try database.prepare(
                 "UPDATE feeds SET last_success = ?, consecutive_failures = 0, last_error = NULL WHERE url = ?"
@@ -127,7 +131,8 @@ public final class SQLiteStateStore: StateStore {
     /// - Returns: whether the feed looks like it restamps its entries.
     private func storeEntries(_ entries: [Entry], feed: String, now: Int64) throws(StateError) -> Bool {
         var known: [String: (firstDate: Int64?, hash: Int64)] = [:]
-        try database.prepare("SELECT key, first_date, content_hash FROM entries WHERE feed_url = ?").query([.text(feed)]) {
+        try database.prepare("SELECT key, first_date, content_hash FROM entries WHERE feed_url = ?").query([.text(feed)]
+        ) {
             known[$0.text(0) ?? ""] = ($0.integer(1), $0.integer(2) ?? 0)
         }
         let insert = try database.prepare(
@@ -153,8 +158,10 @@ public final class SQLiteStateStore: StateStore {
                 if let date, let first = previous.firstDate, date != first { moved += 1 }
             }
             let blob = EntryCodec.encode(entry)
-            try insert.run([.text(feed), .text(key), .integer(Self.hash(blob)), .integer(Int64(position)),
-                            .integer(now), .integer(now), .integer(date), .integer(date), .blob(blob)])
+            try insert.run([
+                .text(feed), .text(key), .integer(Self.hash(blob)), .integer(Int64(position)),
+                .integer(now), .integer(now), .integer(date), .integer(date), .blob(blob),
+            ])
         }
         // Dates that moved for most entries seen before, or every date equal
         // to the fetch time: the feed stamps its entries when it is fetched.
@@ -163,7 +170,8 @@ public final class SQLiteStateStore: StateStore {
 
     /// The latest date an entry can be given (its own, or pinned to the
     /// first one, or its first-seen time); dates are only ever lowered after.
-    private static let latestDate = "MAX(COALESCE(entry_date, first_seen), COALESCE(first_date, first_seen), first_seen)"
+    private static let latestDate =
+        "MAX(COALESCE(entry_date, first_seen), COALESCE(first_date, first_seen), first_seen)"
 
     public func entries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [StoredEntry] {
         var result: [StoredEntry] = []
@@ -177,7 +185,8 @@ public final class SQLiteStateStore: StateStore {
             if let entry = EntryCodec.decode(row.blob(1)) {
                 result.append(
                     StoredEntry(
-                        key: row.text(0) ?? "", entry: entry, firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
+                        key: row.text(0) ?? "", entry: entry,
+                        firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
                         lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
                         firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0)))
             } else {

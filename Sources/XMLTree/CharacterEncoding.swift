@@ -7,7 +7,9 @@ enum CharacterEncoding {
     /// What the sniffing found: the encoding's canonical name, where it came
     /// from, and how many leading bytes are a byte order mark.
     struct Decision: Equatable {
-        enum Source: String { case byteOrderMark = "byte order mark", http = "HTTP charset", declaration = "XML declaration", assumed }
+        enum Source: String {
+            case byteOrderMark = "byte order mark", http = "HTTP charset", declaration = "XML declaration", assumed
+        }
         var name: String
         var source: Source
         var bomLength: Int
@@ -57,9 +59,11 @@ enum CharacterEncoding {
         else { return nil }
         let declaration = Array(b[start..<close])
         let key = Array("encoding".utf8)
-        guard let at = (0...max(0, declaration.count - key.count)).first(where: {
-            declaration[$0...].starts(with: key)
-        }), declaration.count >= key.count else { return nil }
+        guard
+            let at = (0...max(0, declaration.count - key.count)).first(where: {
+                declaration[$0...].starts(with: key)
+            }), declaration.count >= key.count
+        else { return nil }
         var i = at + key.count
         while i < declaration.count, declaration[i] == 0x20 || declaration[i] == 0x3D || declaration[i] == 0x09 {
             i += 1

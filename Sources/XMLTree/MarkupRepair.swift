@@ -96,10 +96,13 @@ struct MarkupRepair {
                     if b == UInt8(ascii: "<") {
                         // Start and end tags, by far the most common, need nothing.
                         let next = i + 1 < n ? input[i + 1] : 0
-                        i = next == UInt8(ascii: "!") || next == UInt8(ascii: "?") ? markupOpening(at: i, mode: &mode) : i + 1
+                        i =
+                            next == UInt8(ascii: "!") || next == UInt8(ascii: "?")
+                            ? markupOpening(at: i, mode: &mode) : i + 1
                     } else if b == UInt8(ascii: "&") {
-                        i = i + 4 <= n && (input[i + 1] == UInt8(ascii: "l") || input[i + 1] == UInt8(ascii: "g"))
-                            && input[i + 2] == UInt8(ascii: "t") && input[i + 3] == UInt8(ascii: ";")
+                        i =
+                            i + 4 <= n && (input[i + 1] == UInt8(ascii: "l") || input[i + 1] == UInt8(ascii: "g"))
+                                && input[i + 2] == UInt8(ascii: "t") && input[i + 3] == UInt8(ascii: ";")
                             ? i + 4 : reference(at: i)
                     } else {
                         i += 1
@@ -262,7 +265,9 @@ struct MarkupRepair {
             while valueEnd < range.upperBound, input[valueEnd] != quote { valueEnd += 1 }
             i = valueEnd + 1
             let value = Array(input[valueStart..<min(valueEnd, range.upperBound)])
-            let plain = !value.contains { $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "%") }
+            let plain = !value.contains {
+                $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "%")
+            }
             if plain && value.count <= 1024 && declaredEntities[name] == nil { declaredEntities[name] = value }
         }
     }

@@ -22,7 +22,8 @@ struct XMLInput {
             } else if UTF8Validation.isValid(body) {
                 // Multi-byte UTF-8 sequences are all but impossible in real
                 // windows-1252 text; this is a mislabelled UTF-8 feed.
-                warnings.append("declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
+                warnings.append(
+                    "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
                 decoded = nil
             } else {
                 decoded = Windows1252.decode(body)
@@ -46,7 +47,8 @@ struct XMLInput {
                 "document type declaration removed; only its plain-text internal entities were expanded")
         }
         if repair.entitiesLeftUnexpanded > 0 {
-            warnings.append("\(repair.entitiesLeftUnexpanded) entity references left unexpanded: expansion limit reached")
+            warnings.append(
+                "\(repair.entitiesLeftUnexpanded) entity references left unexpanded: expansion limit reached")
         }
         if repair.droppedCharacters > 0 {
             warnings.append("\(repair.droppedCharacters) characters that XML forbids were dropped")

@@ -20,7 +20,8 @@ struct FetchCommand {
         """
 
     var urls: [String] = []
-    var configuration = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion) (+https://github.com/feedmerge/feedmerge)")
+    var configuration = FetchConfiguration(
+        userAgent: "feedmerge/\(feedmergeVersion) (+https://github.com/feedmerge/feedmerge)")
 
     init(arguments: ArraySlice<String>) throws(UsageError) {
         var rest = arguments
@@ -61,7 +62,10 @@ struct FetchCommand {
                     do {
                         let response = try await client.fetch(FetchRequest(url: url))
                         let seconds = String(format: "%.3f", response.timings.total)
-                        return (index, "\(url)\t\(response.status)\t\(response.body.count)\t\(seconds)\t\(response.finalURL)", true)
+                        return (
+                            index,
+                            "\(url)\t\(response.status)\t\(response.body.count)\t\(seconds)\t\(response.finalURL)", true
+                        )
                     } catch {
                         return (index, "\(url)\terror\t\((error as? FetchError)?.message ?? "\(error)")", false)
                     }

@@ -25,7 +25,9 @@ enum HealthReport {
             json.field("entries_stored", report.entriesStored)
             json.field("entries_in_feed", report.entriesParsed)
             json.field("newest_entry", report.newestEntry?.rfc3339)
-            json.field("days_since_last_entry", report.newestEntry.map { Int((now.secondsSince1970 - $0.secondsSince1970) / 86_400) })
+            json.field(
+                "days_since_last_entry",
+                report.newestEntry.map { Int((now.secondsSince1970 - $0.secondsSince1970) / 86_400) })
             json.endObject()
         }
         json.endArray()

@@ -169,7 +169,8 @@ struct MergeCommand {
 
     /// `$XDG_STATE_HOME/feedmerge/state.sqlite`, else `~/.local/state/feedmerge/state.sqlite`.
     static func defaultStatePath(_ environment: [String: String]) -> String {
-        let base = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
         return base + "/feedmerge/state.sqlite"
     }
@@ -186,13 +187,14 @@ struct MergeCommand {
     /// A date, or an age before `now`: `30d`, `12h`, `2w`, `90m`.
     static func date(_ text: String, now: Timestamp) -> Timestamp? {
         if let unit = text.last, let amount = Int64(text.dropLast()) {
-            let seconds: Int64? = switch unit {
-            case "m": 60
-            case "h": 3600
-            case "d": 86_400
-            case "w": 604_800
-            default: nil
-            }
+            let seconds: Int64? =
+                switch unit {
+                case "m": 60
+                case "h": 3600
+                case "d": 86_400
+                case "w": 604_800
+                default: nil
+                }
             if let seconds { return Timestamp(secondsSince1970: now.secondsSince1970 - amount * seconds) }
         }
         return DateParser.parse(text)
@@ -238,7 +240,8 @@ struct MergeCommand {
             return 2
         }
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
-        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) { report, done, total in
+        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) {
+            report, done, total in
             progress.update(report, done: done, total: total)
         }
         progress.finish()
@@ -247,7 +250,8 @@ struct MergeCommand {
         if verbose {
             let total = String(format: "%.3f", mergeStart.timeIntervalSince(started))
             let listing = String(format: "%.3f", Date().timeIntervalSince(mergeStart))
-            StandardOutput.error("feedmerge: sources, fetch, parse and merge took \(total) s; listing the timeline \(listing) s")
+            StandardOutput.error(
+                "feedmerge: sources, fetch, parse and merge took \(total) s; listing the timeline \(listing) s")
         }
         let failed = reports.filter(\.failed)
         var written = 0
@@ -261,7 +265,8 @@ struct MergeCommand {
                 let bytes = output.format.renderBytes(entries, metadata: metadata)
                 if verbose {
                     let seconds = String(format: "%.3f", Date().timeIntervalSince(renderStart))
-                    StandardOutput.error("feedmerge: rendered \(output.path) (\(output.format.rawValue)) in \(seconds) s")
+                    StandardOutput.error(
+                        "feedmerge: rendered \(output.path) (\(output.format.rawValue)) in \(seconds) s")
                 }
                 if output.path == "-" {
                     StandardOutput.write(bytes: bytes)
@@ -277,7 +282,8 @@ struct MergeCommand {
             }
         }
         for report in failed {
-            StandardOutput.error("feedmerge: failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
+            StandardOutput.error(
+                "feedmerge: failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
         }
         if updateOPML {
             for (file, count) in OPMLRewriter.apply(reports).sorted(by: { $0.key < $1.key }) where !quiet {
@@ -293,7 +299,9 @@ struct MergeCommand {
         }
         if verbose {
             for report in reports {
-                for warning in report.warnings { StandardOutput.error("feedmerge: \(report.subscription.url): \(warning)") }
+                for warning in report.warnings {
+                    StandardOutput.error("feedmerge: \(report.subscription.url): \(warning)")
+                }
             }
         }
         if !quiet {
@@ -305,7 +313,9 @@ struct MergeCommand {
                     + "\(entries.count) entries written to \(written) of \(outputs.count) outputs in \(seconds) s")
         }
         if written < outputs.count {
-            if failed.count == reports.count { StandardOutput.error("feedmerge: every feed failed; outputs left as they were") }
+            if failed.count == reports.count {
+                StandardOutput.error("feedmerge: every feed failed; outputs left as they were")
+            }
             return 3
         }
         return failed.isEmpty ? 0 : 1
@@ -319,7 +329,8 @@ struct MergeCommand {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         fallbackID += String(hash, radix: 16)
-        let owner = list.ownerName != nil || list.ownerEmail != nil
+        let owner =
+            list.ownerName != nil || list.ownerEmail != nil
             ? Person(name: list.ownerName, email: list.ownerEmail) : nil
         return OutputMetadata(
             title: outputTitle, link: link, selfURL: selfURL, id: id ?? selfURL ?? link ?? fallbackID,

@@ -78,7 +78,9 @@ struct ParseCommand {
     private func read(_ file: String) throws(ReadFailure) -> [UInt8] {
         if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
         let descriptor = open(file, O_RDONLY)
-        guard descriptor >= 0 else { throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))")
+        }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { throw ReadFailure(description: "cannot stat \(file)") }
@@ -87,9 +89,13 @@ struct ParseCommand {
         var filled = 0
         while true {
             if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
-            let count = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let count = bytes.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
             if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else { throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))") }
+            guard count >= 0 else {
+                throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))")
+            }
             if count == 0 { break }
             filled += count
         }

@@ -15,7 +15,9 @@ import Testing
         var run: CommandRun
         var folder: URL
         func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
-        func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: folder.appendingPathComponent(name))) }
+        func bytes(_ name: String) throws -> [UInt8] {
+            [UInt8](try Data(contentsOf: folder.appendingPathComponent(name)))
+        }
     }
 
     func merge(into folder: URL) throws -> Outputs {
@@ -85,8 +87,11 @@ import Testing
         func summary(_ name: String) throws -> [String] {
             let feed = try FeedParser.parse(try outputs.bytes(name))
             return feed.entries.map { entry in
-                [entry.title?.value ?? "", entry.link ?? "", entry.id ?? "", (entry.published ?? entry.updated)?.rfc3339 ?? ""]
-                    .joined(separator: "|")
+                [
+                    entry.title?.value ?? "", entry.link ?? "", entry.id ?? "",
+                    (entry.published ?? entry.updated)?.rfc3339 ?? "",
+                ]
+                .joined(separator: "|")
             }
         }
         let atom = try summary("planet.atom")
@@ -129,8 +134,11 @@ import Testing
     @Test func atomOutputValidatesAgainstRFC4287() throws {
         let outputs = try merge(into: Self.temporaryFolder("relaxng"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
-        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Schemas/atom.rng")
-        let (status, output) = try Self.tool(["xmllint", "--noout", "--relaxng", schema.path, outputs.path("planet.atom")])
+        let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "Schemas/atom.rng")
+        let (status, output) = try Self.tool([
+            "xmllint", "--noout", "--relaxng", schema.path, outputs.path("planet.atom"),
+        ])
         #expect(status == 0, "\(output)")
     }
 
@@ -149,7 +157,9 @@ import Testing
             jsonschema.Draft7Validator(schema).validate(json.load(open(sys.argv[2])))
             print("valid")
             """
-        let (status, output) = try Self.tool(["python3", "-c", script, Self.jsonFeedSchema.path, outputs.path("planet.json")])
+        let (status, output) = try Self.tool([
+            "python3", "-c", script, Self.jsonFeedSchema.path, outputs.path("planet.json"),
+        ])
         #expect(status == 0 && output.contains("valid"), "\(output)")
     }
 
@@ -164,17 +174,24 @@ import Testing
         for item in items {
             #expect(item.components(separatedBy: "<enclosure").count <= 2, "more than one enclosure")
             #expect(item.contains("<guid isPermaLink="))
-            let pubDate = try #require(item.components(separatedBy: "<pubDate>").dropFirst().first?.components(separatedBy: "</pubDate>").first)
+            let pubDate = try #require(
+                item.components(separatedBy: "<pubDate>").dropFirst().first?.components(separatedBy: "</pubDate>").first
+            )
             // RFC 822 as RSS wants it: "Wed, 01 Jan 2025 00:00:00 GMT"
-            #expect(pubDate.range(of: #"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$"#, options: .regularExpression) != nil, "\(pubDate)")
+            #expect(
+                pubDate.range(
+                    of: #"^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$"#,
+                    options: .regularExpression) != nil, "\(pubDate)")
             #expect(DateParser.parse(pubDate) != nil)
         }
     }
 
     @Test func brokenOPMLExitsTwoWithFileAndLine() throws {
         let file = Self.temporaryFolder("broken").appendingPathExtension("opml")
-        try Data("<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n<body>\n<outline xmlUrl=\"x\">\n</body></opml>\n".utf8)
-            .write(to: file)
+        try Data(
+            "<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n<body>\n<outline xmlUrl=\"x\">\n</body></opml>\n".utf8
+        )
+        .write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
         let run = try CommandRun.feedmerge([file.path, "-o", "-", "--format", "atom", "--no-state"])
         #expect(run.status == 2)
@@ -188,7 +205,9 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.atom")
         try Data("previous".utf8).write(to: output)
-        let run = try CommandRun.feedmerge([server.url("/broken/404"), server.url("/broken/html"), "-o", output.path, "--no-state"])
+        let run = try CommandRun.feedmerge([
+            server.url("/broken/404"), server.url("/broken/html"), "-o", output.path, "--no-state",
+        ])
         #expect(run.status == 3)
         #expect(try Data(contentsOf: output) == Data("previous".utf8))
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.atom"])
@@ -201,9 +220,12 @@ import Testing
     }
 
     @Test func sourceDateEpochFixesTheRunTime() throws {
-        let a = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json", "--no-state"],
-                                         environment: ["SOURCE_DATE_EPOCH": "1735689600"])
-        let b = try CommandRun.feedmerge([server.url("/feed/0"), "-o", "-", "--format", "json", "--now", Self.now, "--no-state"])
+        let a = try CommandRun.feedmerge(
+            [server.url("/feed/0"), "-o", "-", "--format", "json", "--no-state"],
+            environment: ["SOURCE_DATE_EPOCH": "1735689600"])
+        let b = try CommandRun.feedmerge([
+            server.url("/feed/0"), "-o", "-", "--format", "json", "--now", Self.now, "--no-state",
+        ])
         #expect(a.status == 0)
         #expect(a.standardOutput == b.standardOutput)
     }

@@ -13,7 +13,8 @@ import Testing
     final class Workspace {
         let folder: URL
         init(_ name: String) throws {
-            folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-state-\(getpid())-\(name)")
+            folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "feedmerge-state-\(getpid())-\(name)")
             try? FileManager.default.removeItem(at: folder)
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         }
@@ -34,7 +35,8 @@ import Testing
     }
 
     @discardableResult
-    func run(_ feeds: [String], _ workspace: Workspace, now: String = "2024-02-01T00:00:00Z", extra: [String] = []) throws
+    func run(_ feeds: [String], _ workspace: Workspace, now: String = "2024-02-01T00:00:00Z", extra: [String] = [])
+        throws
         -> CommandRun
     {
         try CommandRun.feedmerge(
@@ -114,7 +116,9 @@ import Testing
         // still, so the dates are not future dates (which would be clamped anyway).
         for second in 0..<3 {
             try run(["r1"], w, now: "2035-03-01T12:00:0\(second)Z", extra: ["--force"])
-            dates.append(Dictionary(uniqueKeysWithValues: try entries(w).compactMap { e in e.published.map { (e.id ?? "", $0) } }))
+            dates.append(
+                Dictionary(
+                    uniqueKeysWithValues: try entries(w).compactMap { e in e.published.map { (e.id ?? "", $0) } }))
             try await Task.sleep(for: .milliseconds(1100))
         }
         #expect(dates[0].count == 4)
@@ -153,7 +157,8 @@ import Testing
         let result = try CommandRun.feedmerge([opml, "-o", w.path("out.atom"), "--no-state", "--update-opml"])
         #expect(result.status == 0, "\(result.standardError)")
         let updated = try String(contentsOfFile: opml, encoding: .utf8)
-        #expect(updated == original.replacingOccurrences(of: server.url("/feed/o1\""), with: server.url("/feed/o1-new\"")))
+        #expect(
+            updated == original.replacingOccurrences(of: server.url("/feed/o1\""), with: server.url("/feed/o1-new\"")))
     }
 
     @Test func retryAfterIsHonouredAndGoneIsNotFetchedAgain() async throws {

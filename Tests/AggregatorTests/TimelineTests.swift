@@ -35,14 +35,21 @@ import Testing
     @Test func newestFirstWithTiesBySubscriptionThenFeedOrder() {
         var t = timeline()
         // feed 1 arrives first, but feed 0 is listed first: ties follow the list, not arrival
-        t.insert(feed: Self.feed([Self.entry("b1", at: 500), Self.entry("b2", at: 500)]), source: Self.source(1), subscription: 1)
-        t.insert(feed: Self.feed([Self.entry("a1", at: 500), Self.entry("a2", at: 900)]), source: Self.source(0), subscription: 0)
+        t.insert(
+            feed: Self.feed([Self.entry("b1", at: 500), Self.entry("b2", at: 500)]), source: Self.source(1),
+            subscription: 1)
+        t.insert(
+            feed: Self.feed([Self.entry("a1", at: 500), Self.entry("a2", at: 900)]), source: Self.source(0),
+            subscription: 0)
         #expect(ids(t) == ["a2", "a1", "b1", "b2"])
     }
 
     @Test func arrivalOrderDoesNotChangeTheResult() {
         let feeds = (0..<20).map { n in
-            Self.feed((0..<10).map { k in Self.entry("f\(n)e\(k)", link: "http://x/\(k % 7)/\(n % 3)", at: Int64((n * 37 + k * 11) % 50)) })
+            Self.feed(
+                (0..<10).map { k in
+                    Self.entry("f\(n)e\(k)", link: "http://x/\(k % 7)/\(n % 3)", at: Int64((n * 37 + k * 11) % 50))
+                })
         }
         var forward = timeline()
         var backward = timeline()
@@ -65,9 +72,12 @@ import Testing
 
     @Test func duplicateByNormalizedLink() {
         var t = timeline()
-        t.insert(feed: Self.feed([Self.entry(nil, link: "https://Example.org:443/post/?utm_source=x#top", at: 100)]),
-                 source: Self.source(0), subscription: 0)
-        t.insert(feed: Self.feed([Self.entry(nil, link: "http://example.org/post", at: 200)]), source: Self.source(1), subscription: 1)
+        t.insert(
+            feed: Self.feed([Self.entry(nil, link: "https://Example.org:443/post/?utm_source=x#top", at: 100)]),
+            source: Self.source(0), subscription: 0)
+        t.insert(
+            feed: Self.feed([Self.entry(nil, link: "http://example.org/post", at: 200)]), source: Self.source(1),
+            subscription: 1)
         #expect(t.count == 1)
     }
 
@@ -82,7 +92,9 @@ import Testing
 
     @Test func limitKeepsTheNewestAndRejectsOlderEntriesWhenFull() {
         var t = timeline { $0.limit = 3 }
-        t.insert(feed: Self.feed((1...5).map { Self.entry("e\($0)", at: Int64($0) * 10) }), source: Self.source(0), subscription: 0)
+        t.insert(
+            feed: Self.feed((1...5).map { Self.entry("e\($0)", at: Int64($0) * 10) }), source: Self.source(0),
+            subscription: 0)
         #expect(ids(t) == ["e5", "e4", "e3"])
         let kept = t.insert(feed: Self.feed([Self.entry("old", at: 1)]), source: Self.source(1), subscription: 1)
         #expect(kept == 0)
@@ -95,8 +107,11 @@ import Testing
             $0.perFeed = 2
             $0.since = Timestamp(secondsSince1970: 50)
         }
-        t.insert(feed: Self.feed([Self.entry("a", at: 10), Self.entry("b", at: 60), Self.entry("c", at: 70), Self.entry("d", at: 80)]),
-                 source: Self.source(0), subscription: 0)
+        t.insert(
+            feed: Self.feed([
+                Self.entry("a", at: 10), Self.entry("b", at: 60), Self.entry("c", at: 70), Self.entry("d", at: 80),
+            ]),
+            source: Self.source(0), subscription: 0)
         #expect(ids(t) == ["d", "c"])
 
         let future = Self.now.secondsSince1970 + 86_400

@@ -27,7 +27,9 @@ import Testing
         first.published = at(1_704_000_000)
         first.updated = at(1_704_050_000)
         first.authors = [Person(name: "Ann", email: "ann@blog.example"), Person(name: "Bob")]
-        first.categories = [Category(term: "swift", scheme: "https://blog.example/tags"), Category(term: "Blogs/Swift")]
+        first.categories = [
+            Category(term: "swift", scheme: "https://blog.example/tags"), Category(term: "Blogs/Swift"),
+        ]
         first.enclosures = [
             Enclosure(url: "https://cdn.example/1.mp3", length: 1234, type: "audio/mpeg"),
             Enclosure(url: "https://cdn.example/1.ogg", length: nil, type: "audio/ogg"),
@@ -65,7 +67,8 @@ import Testing
     @Test(arguments: OutputFormat.allCases)
     func readsBackWithTheSameEntries(_ format: OutputFormat) throws {
         let text = format.render(Self.entries, metadata: Self.metadata)
-        #expect(!text.unicodeScalars.contains { $0 == "\u{1}" || $0 == "\u{FFFE}" }, "a forbidden character was written")
+        #expect(
+            !text.unicodeScalars.contains { $0 == "\u{1}" || $0 == "\u{FFFE}" }, "a forbidden character was written")
         let parsed = try FeedParser.parse(Array(text.utf8))
         #expect(parsed.warnings.filter { $0.contains("not well-formed") }.isEmpty)
         #expect(parsed.entries.count == 2)

@@ -132,7 +132,8 @@ import Testing
         let first = try await client.fetch(FetchRequest(url: server.url("/conditional")))
         #expect(first.status == 200)
         let second = try await client.fetch(
-            FetchRequest(url: server.url("/conditional"), etag: first.headers.etag, lastModified: first.headers.lastModified))
+            FetchRequest(
+                url: server.url("/conditional"), etag: first.headers.etag, lastModified: first.headers.lastModified))
         #expect(second.isNotModified)
         #expect(second.body.isEmpty)
     }

@@ -30,7 +30,9 @@ import Testing
     }
 
     func rss(_ itemTitle: String, prolog: String = "") -> [UInt8] {
-        Array("\(prolog)<rss version=\"2.0\"><channel><title>t</title><item><title>\(itemTitle)</title></item></channel></rss>".utf8)
+        Array(
+            "\(prolog)<rss version=\"2.0\"><channel><title>t</title><item><title>\(itemTitle)</title></item></channel></rss>"
+                .utf8)
     }
 
     @Test func billionLaughsIsNotExpanded() throws {
@@ -54,7 +56,8 @@ import Testing
     }
 
     @Test func externalEntityToAFileIsNotLoaded() throws {
-        let feed = try parse(rss("&xxe;", prolog: "<!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file:///etc/hostname\">]>")).get()
+        let feed = try parse(rss("&xxe;", prolog: "<!DOCTYPE rss [<!ENTITY xxe SYSTEM \"file:///etc/hostname\">]>"))
+            .get()
         let hostname = (try? String(contentsOfFile: "/etc/hostname", encoding: .utf8))?.trimmingCharacters(
             in: .whitespacesAndNewlines)
         let title = feed.entries.first?.title?.value ?? ""
@@ -142,7 +145,8 @@ import Testing
     }
 
     @Test func truncatedFeedKeepsEveryCompleteItem() throws {
-        let text = "<rss version=\"2.0\"><channel><title>t</title><item><title>one</title></item>"
+        let text =
+            "<rss version=\"2.0\"><channel><title>t</title><item><title>one</title></item>"
             + "<item><title>two</title></item><item><title>thr"
         let feed = try parse(Array(text.utf8)).get()
         #expect(feed.entries.prefix(2).map { $0.title?.value } == ["one", "two"])

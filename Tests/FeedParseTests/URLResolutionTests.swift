@@ -28,7 +28,8 @@ import Testing
     }
 
     @Test func rewritesOnlyRelativeURLAttributesInHTML() {
-        let html = #"<p class=x><a href="/a?b=1&amp;c">A</a> <img SRC='i.png' alt="/no"> <a href="https://k/">k</a></p>"#
+        let html =
+            #"<p class=x><a href="/a?b=1&amp;c">A</a> <img SRC='i.png' alt="/no"> <a href="https://k/">k</a></p>"#
         let result = HTMLLinks.absolutize(html, base: "http://example.org/dir/page")
         #expect(
             result

@@ -34,7 +34,8 @@ struct ISODateScanner {
     mutating func scan() -> Timestamp? {
         guard var date = scanDate() else { return nil }
         if atEnd { return date.instant(offset: 0) }
-        guard let separator = peek(), separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == 0x20
+        guard let separator = peek(),
+            separator == UInt8(ascii: "T") || separator == UInt8(ascii: "t") || separator == 0x20
         else { return nil }
         i += 1
         while peek() == 0x20 { i += 1 }

@@ -66,8 +66,10 @@ struct WordDateScanner {
     private func meaning(of range: Range<Int>) -> DateWord? {
         let slice = UnsafeBufferPointer(rebasing: b[range])
         if !slice.contains(where: { $0 >= 0x80 }) {
-            return slice.count <= 8 ? DateWord.lookup(packed: DateWord.pack(slice)) : DateWord.table[
-                String(decoding: slice, as: UTF8.self).lowercased()]
+            return slice.count <= 8
+                ? DateWord.lookup(packed: DateWord.pack(slice))
+                : DateWord.table[
+                    String(decoding: slice, as: UTF8.self).lowercased()]
         }
         return DateWord.table[String(decoding: slice, as: UTF8.self).lowercased()]
     }
@@ -90,7 +92,8 @@ struct WordDateScanner {
         switch peek() {
         case .mark(UInt8(ascii: ":")):
             return readTime(hour: value, digits: digits)
-        case .mark(let separator) where separator == UInt8(ascii: "/") || separator == UInt8(ascii: "-")
+        case .mark(let separator)
+        where separator == UInt8(ascii: "/") || separator == UInt8(ascii: "-")
             || separator == UInt8(ascii: "."):
             if year == nil && month == nil, let afterSeparator = token(at: i)?.1,
                 case .number? = token(at: afterSeparator)?.0

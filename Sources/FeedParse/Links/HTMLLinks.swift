@@ -56,7 +56,9 @@ enum HTMLLinks {
                     i = min(n, valueEnd + 1)
                 } else {
                     valueEnd = k
-                    while valueEnd < n, !isSpace(bytes[valueEnd]), bytes[valueEnd] != UInt8(ascii: ">") { valueEnd += 1 }
+                    while valueEnd < n, !isSpace(bytes[valueEnd]), bytes[valueEnd] != UInt8(ascii: ">") {
+                        valueEnd += 1
+                    }
                     i = valueEnd
                 }
                 let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self).lowercased()
@@ -79,7 +81,9 @@ enum HTMLLinks {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func isLetter(_ b: UInt8) -> Bool { (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z") }
+    private static func isLetter(_ b: UInt8) -> Bool {
+        (b | 0x20) >= UInt8(ascii: "a") && (b | 0x20) <= UInt8(ascii: "z")
+    }
     private static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || (b >= 0x09 && b <= 0x0D) }
 }
 

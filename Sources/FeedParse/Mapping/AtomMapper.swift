@@ -32,8 +32,10 @@ struct AtomMapper {
             switch child.name {
             case "entry": entries.append(mapEntry(child, label: "entry \(entries.count)"))
             case "title": metadata.title = metadata.title ?? context.textConstruct(child, legacyAtom: legacy)
-            case "subtitle", "tagline": metadata.subtitle = metadata.subtitle ?? context.textConstruct(child, legacyAtom: legacy)
-            case "rights", "copyright": metadata.rights = metadata.rights ?? context.textConstruct(child, legacyAtom: legacy)
+            case "subtitle", "tagline":
+                metadata.subtitle = metadata.subtitle ?? context.textConstruct(child, legacyAtom: legacy)
+            case "rights", "copyright":
+                metadata.rights = metadata.rights ?? context.textConstruct(child, legacyAtom: legacy)
             case "id": metadata.id = metadata.id ?? context.text(child)
             case "updated", "modified": metadata.updated = metadata.updated ?? context.date(child, label: "feed")
             case "published", "issued": metadata.published = metadata.published ?? context.date(child, label: "feed")
@@ -58,7 +60,9 @@ struct AtomMapper {
         return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
     }
 
-    private mutating func mapFeedExtension(_ child: DOMElement, namespace: Namespace?, into metadata: inout FeedMetadata) {
+    private mutating func mapFeedExtension(
+        _ child: DOMElement, namespace: Namespace?, into metadata: inout FeedMetadata
+    ) {
         switch (namespace, child.name) {
         case (.dc, "language"): metadata.language = metadata.language ?? context.text(child)
         case (.dc, "rights"): metadata.rights = metadata.rights ?? context.rssText(child, kind: .text)
@@ -98,7 +102,8 @@ struct AtomMapper {
             case "published", "issued": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "created": builder.offerPublished(context.date(child, label: label), rank: 2)
             case "updated", "modified": builder.offerUpdated(context.date(child, label: label), rank: 1)
-            case "rights", "copyright": builder.entry.rights = builder.entry.rights ?? context.textConstruct(child, legacyAtom: legacy)
+            case "rights", "copyright":
+                builder.entry.rights = builder.entry.rights ?? context.textConstruct(child, legacyAtom: legacy)
             case "author":
                 if let person = context.atomPerson(child) { builder.entry.authors.append(person) }
             case "contributor":
@@ -135,7 +140,8 @@ struct LinkChoice {
         let rank = type.hasSuffix("html") || type.hasPrefix("text/html") || type.hasPrefix("application/xhtml") ? 0 : 1
         // An empty href is a reference to the base itself (RFC 3986, 5.2).
         let reference = element.attribute("href") ?? context.text(element)
-        guard let href = reference?.isEmpty == true ? context.base(at: element) : context.absolute(reference, at: element)
+        guard
+            let href = reference?.isEmpty == true ? context.base(at: element) : context.absolute(reference, at: element)
         else { return }
         candidates.append((rank, href))
     }

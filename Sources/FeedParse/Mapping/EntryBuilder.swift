@@ -65,8 +65,10 @@ extension MappingContext {
     /// Elements of the extension namespaces that RSS items and Atom entries
     /// share: Dublin Core, content, Media RSS, iTunes. Returns false for an
     /// element it does not know.
-    mutating func mapExtension(_ child: DOMElement, namespace: Namespace?, name: String,
-                               into builder: inout EntryBuilder, label: String) -> Bool {
+    mutating func mapExtension(
+        _ child: DOMElement, namespace: Namespace?, name: String,
+        into builder: inout EntryBuilder, label: String
+    ) -> Bool {
         switch (namespace, name) {
         case (.dc, "creator"), (.dc, "author"), (.itunes, "author"):
             if let value = text(child) {
@@ -119,7 +121,8 @@ extension MappingContext {
         case (.media, "thumbnail"):
             builder.offerImage(absolute(child.attribute("url"), at: child), rank: 2)
         case (.itunes, "image"):
-            builder.offerImage(absolute(child.attribute("href") ?? child.attribute("url") ?? text(child), at: child), rank: 1)
+            builder.offerImage(
+                absolute(child.attribute("href") ?? child.attribute("url") ?? text(child), at: child), rank: 1)
         case (.media, "title"):
             builder.offerTitle(rssText(child, kind: .text), rank: 2)
         case (.media, "description"):
@@ -132,7 +135,8 @@ extension MappingContext {
             }
         case (.media, "category"):
             if let value = text(child) {
-                builder.addCategory(Category(term: value, scheme: child.attribute("scheme"), label: child.attribute("label")))
+                builder.addCategory(
+                    Category(term: value, scheme: child.attribute("scheme"), label: child.attribute("label")))
             }
         case (.feedburner, "origLink"):
             // The feed's own `link` (often a FeedBurner redirect) wins, as feedparser has it.

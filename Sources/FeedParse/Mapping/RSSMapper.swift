@@ -22,7 +22,8 @@ struct RSSMapper {
     mutating func map(_ document: DOMDocument, format: FeedFormat) throws(DOMError) -> ParsedFeed {
         let root = document.root
         let rootIsChannel = Self.rssName(root) == "channel"
-        let channel = rootIsChannel
+        let channel =
+            rootIsChannel
             ? root : root.children.first { Self.rssName($0) == "channel" && Self.isRSSElement($0.namespace) }
         var metadata = FeedMetadata()
         if let channel { metadata = mapChannel(channel) }
@@ -70,7 +71,8 @@ struct RSSMapper {
                     }
                 case "generator": feed.generator = feed.generator ?? context.text(child)
                 case "image":
-                    if let url = child.children.first(where: { Self.rssName($0) == "url" }).flatMap({ context.text($0) }) {
+                    if let url = child.children.first(where: { Self.rssName($0) == "url" }).flatMap({ context.text($0) }
+                    ) {
                         feed.image = feed.image ?? context.absolute(url, at: child)
                     }
                 default: break
@@ -165,7 +167,9 @@ struct RSSMapper {
             case "pubdate": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "modified", "updated": builder.offerUpdated(context.date(child, label: label), rank: 2)
             case "author":
-                if let value = context.text(child) { builder.entry.authors.append(MappingContext.person(fromRSS: value)) }
+                if let value = context.text(child) {
+                    builder.entry.authors.append(MappingContext.person(fromRSS: value))
+                }
             case "category":
                 if let term = context.text(child) {
                     builder.addCategory(Category(term: term, scheme: child.attribute("domain")))
@@ -189,7 +193,9 @@ struct RSSMapper {
             builder.offerLink(about, rank: 9)
         }
         if let href = item.attribute("HREF") { builder.offerLink(context.absolute(href, at: item), rank: 8) }
-        if let lastModified = item.attribute("LASTMOD") { builder.offerUpdated(DateParser.parse(lastModified), rank: 8) }
+        if let lastModified = item.attribute("LASTMOD") {
+            builder.offerUpdated(DateParser.parse(lastModified), rank: 8)
+        }
         builder.entry.language = builder.entry.language ?? item.language
         return builder.build()
     }

@@ -29,7 +29,8 @@ extension MappingContext {
         let trimmed: String?
         switch mode {
         case "base64":
-            trimmed = Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace }
+            trimmed =
+                Base64.decode(element.text).map { String(decoding: $0, as: UTF8.self).trimmingWhitespace }
                 ?? element.trimmedText
         case "xml" where legacyAtom || kind != .xhtml:
             trimmed = element.innerMarkup.trimmingWhitespace
