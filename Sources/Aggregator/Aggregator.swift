@@ -92,7 +92,8 @@ public enum Aggregator {
                     reports[index]?.record = try? state.store.feed(list.subscriptions[index].url)
                 }
             }
-            try? state.store.prune(keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
+            let changed = reports.compactMap { $0?.status == .ok ? $0?.subscription.url : nil }
+            try? state.store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
         }
         return (timeline, reports.compactMap { $0 })
     }

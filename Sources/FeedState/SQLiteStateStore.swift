@@ -22,8 +22,12 @@ public final class SQLiteStateStore: StateStore {
             feed_url TEXT NOT NULL REFERENCES feeds(url) ON DELETE CASCADE,
             key TEXT NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
             first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER, entry_date INTEGER,
+            latest_date INTEGER NOT NULL,
             entry BLOB NOT NULL,
             PRIMARY KEY(feed_url, key)) WITHOUT ROWID;
+        CREATE INDEX entries_by_date ON entries(feed_url, latest_date);
+        CREATE INDEX entries_by_sight ON entries(feed_url, last_seen);
+        CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER);
         """
     ]
 
@@ -137,10 +141,13 @@ public final class SQLiteStateStore: StateStore {
         }
         let insert = try database.prepare(
             """
-            INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date, entry_date, entry)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date, entry_date,
+                latest_date, entry)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, ?), ?)
             ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
-                position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date
+                position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date,
+                latest_date = MAX(COALESCE(excluded.entry_date, entries.first_seen),
+                                  COALESCE(entries.first_date, entries.first_seen))
             """)
         var seenAgain = 0
         var moved = 0
@@ -160,7 +167,8 @@ public final class SQLiteStateStore: StateStore {
             let blob = EntryCodec.encode(entry)
             try insert.run([
                 .text(feed), .text(key), .integer(Self.hash(blob)), .integer(Int64(position)),
-                .integer(now), .integer(now), .integer(date), .integer(date), .blob(blob),
+                .integer(now), .integer(now), .integer(date), .integer(date), .integer(date), .integer(now),
+                .blob(blob),
             ])
         }
         // Dates that moved for most entries seen before, or every date equal
@@ -168,10 +176,9 @@ public final class SQLiteStateStore: StateStore {
         return (seenAgain >= 2 && moved * 2 > seenAgain) || (dated >= 2 && nearNow == dated && !known.isEmpty)
     }
 
-    /// The latest date an entry can be given (its own, or pinned to the
-    /// first one, or its first-seen time); dates are only ever lowered after.
-    private static let latestDate =
-        "MAX(COALESCE(entry_date, first_seen), COALESCE(first_date, first_seen), first_seen)"
+    // `latest_date` is the latest date the timeline can give an entry: its
+    // own date (else its first-seen time) or, for a restamping feed, the
+    // date first seen. A future date is only ever lowered, to first seen.
 
     public func entries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [StoredEntry] {
         var result: [StoredEntry] = []
@@ -179,7 +186,7 @@ public final class SQLiteStateStore: StateStore {
         let statement = try database.prepare(
             """
             SELECT key, entry, first_seen, last_seen, first_date, position FROM entries
-            WHERE feed_url = ? AND \(Self.latestDate) >= ? ORDER BY last_seen DESC, position ASC
+            WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC
             """)
         try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
             if let entry = EntryCodec.decode(row.blob(1)) {
@@ -205,28 +212,43 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
-    public func prune(keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+    public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        var lastFull: Int64 = 0
+        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query { lastFull = $0.integer(0) ?? 0 }
+        // The whole state once a day (age-based retention); otherwise only the
+        // feeds whose listing changed in this run.
+        // A new state has nothing old to drop: its first full pass is a day away.
+        let full = feeds == nil || (lastFull > 0 && now.secondsSince1970 - lastFull >= 86_400)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         try database.transaction { () throws(StateError) in
-            // Entries still listed (seen in the feed's last successful fetch) are never pruned.
-            try database.prepare(
-                """
-                DELETE FROM entries WHERE last_seen < ?
-                AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = entries.feed_url)
-                """
-            ).run([.integer(cutoff)])
-            try database.prepare(
-                """
-                DELETE FROM entries WHERE (feed_url, key) IN (
-                    SELECT e.feed_url, e.key FROM (
-                        SELECT feed_url, key, last_seen,
-                            ROW_NUMBER() OVER (PARTITION BY feed_url ORDER BY last_seen DESC, position ASC) AS rank
-                        FROM entries) e
-                    JOIN feeds f ON f.url = e.feed_url
-                    WHERE e.rank > ? AND e.last_seen < COALESCE(f.last_success, 0))
-                """
-            ).run([.integer(Int64(keepPerFeed))])
+            for feed in full ? try allFeedURLs() : feeds ?? [] {
+                try pruneFeed(feed, cutoff: cutoff, keepPerFeed: keepPerFeed)
+            }
+            if full || lastFull == 0 {
+                try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
+                    .run([.integer(now.secondsSince1970)])
+            }
         }
+    }
+
+    private func allFeedURLs() throws(StateError) -> [String] {
+        var urls: [String] = []
+        try database.prepare("SELECT url FROM feeds").query { urls.append($0.text(0) ?? "") }
+        return urls
+    }
+
+    /// Entries still listed (seen in the feed's last successful fetch) are
+    /// never pruned; the others go when older than the cutoff or beyond the
+    /// newest `keepPerFeed`.
+    private func pruneFeed(_ feed: String, cutoff: Int64, keepPerFeed: Int) throws(StateError) {
+        try database.prepare(
+            """
+            DELETE FROM entries WHERE feed_url = ?1
+            AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = ?1)
+            AND (last_seen < ?2 OR key NOT IN (
+                SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC LIMIT ?3))
+            """
+        ).run([.text(feed), .integer(cutoff), .integer(Int64(keepPerFeed))])
     }
 
     /// An entry's identity within its feed: its id, else its link, else a

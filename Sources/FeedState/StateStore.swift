@@ -85,6 +85,7 @@ public protocol StateStore: AnyObject {
     /// How many entries are stored for a feed, and the newest one's date.
     func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or
-    /// beyond the newest `keepPerFeed` stored for that feed.
-    func prune(keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
+    /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
+    /// (those whose listing changed), and for all once a day (nil: all now).
+    func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
 }
