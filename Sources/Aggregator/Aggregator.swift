@@ -45,6 +45,9 @@ public struct StateOptions {
     public var keepPerFeed = 200
     /// Collect what the health report needs (each feed's record and stored count).
     public var health = false
+    /// A new feed's undated entries beyond its first N are its backlog: they
+    /// are dated as history, not as news (see `Aggregator.dated`).
+    public var newFeedItems = 10
 
     public init(store: any StateStore) { self.store = store }
 }
@@ -157,7 +160,11 @@ public enum Aggregator {
                 report.newestEntry = summary.newest.map { min($0, timeline.rules.now) }
             }
             let restamping = record?.restamping ?? false
-            let entries = stored.map { Self.dated($0, restamping: restamping, now: timeline.rules.now) }
+            let feedFirstSeen = record?.firstSeen
+            let entries = stored.map { entry in
+                let backlog = entry.firstSeen == feedFirstSeen && entry.firstPosition >= state.newFeedItems
+                return Self.dated(entry, restamping: restamping, backlog: backlog, keepDays: state.keepDays, now: timeline.rules.now)
+            }
             var metadata = fresh?.metadata ?? FeedMetadata()
             if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
             let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)
@@ -176,14 +183,21 @@ public enum Aggregator {
 
     /// A stored entry with the date the timeline should use: undated ones
     /// by their first-seen time (the same on every run), restamping feeds'
-    /// by the date first seen, future dates by the first-seen time.
-    static func dated(_ stored: StoredEntry, restamping: Bool, now: Timestamp) -> Entry {
+    /// by the date first seen, future dates by the first-seen time. An
+    /// undated entry of a new feed's backlog (it came with the feed's first
+    /// fetch, beyond its first `newFeedItems`) is dated as history: its
+    /// first-seen time minus the retention period, minus its position in seconds.
+    static func dated(_ stored: StoredEntry, restamping: Bool, backlog: Bool = false, keepDays: Int = 90, now: Timestamp)
+        -> Entry
+    {
         var entry = stored.entry
         if restamping {
             entry.published = stored.firstDate ?? stored.firstSeen
             entry.updated = nil
         } else if entry.published == nil && entry.updated == nil {
-            entry.published = stored.firstSeen
+            let history = Int64(keepDays) * 86_400 + Int64(stored.firstPosition)
+            entry.published =
+                backlog ? Timestamp(secondsSince1970: stored.firstSeen.secondsSince1970 - history) : stored.firstSeen
         }
         if let date = entry.published ?? entry.updated, date > now {
             entry.published = min(stored.firstSeen, now)

@@ -22,7 +22,7 @@ public final class SQLiteStateStore: StateStore {
             feed_url TEXT NOT NULL REFERENCES feeds(url) ON DELETE CASCADE,
             key TEXT NOT NULL, content_hash INTEGER NOT NULL, position INTEGER NOT NULL,
             first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER, entry_date INTEGER,
-            latest_date INTEGER NOT NULL,
+            latest_date INTEGER NOT NULL, first_position INTEGER NOT NULL,
             entry BLOB NOT NULL,
             PRIMARY KEY(feed_url, key)) WITHOUT ROWID;
         CREATE INDEX entries_by_date ON entries(feed_url, latest_date);
@@ -142,8 +142,8 @@ public final class SQLiteStateStore: StateStore {
         let insert = try database.prepare(
             """
             INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date, entry_date,
-                latest_date, entry)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, ?), ?)
+                latest_date, first_position, entry)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, ?), ?4, ?)
             ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
                 position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date,
                 latest_date = MAX(COALESCE(excluded.entry_date, entries.first_seen),
@@ -185,7 +185,7 @@ public final class SQLiteStateStore: StateStore {
         var failure: StateError?
         let statement = try database.prepare(
             """
-            SELECT key, entry, first_seen, last_seen, first_date, position FROM entries
+            SELECT key, entry, first_seen, last_seen, first_date, position, first_position FROM entries
             WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC
             """)
         try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
@@ -195,7 +195,8 @@ public final class SQLiteStateStore: StateStore {
                         key: row.text(0) ?? "", entry: entry,
                         firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
                         lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
-                        firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0)))
+                        firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0),
+                        firstPosition: Int(row.integer(6) ?? 0)))
             } else {
                 failure = StateError(path: database.path, message: "a stored entry of \(url) cannot be read")
             }

@@ -32,8 +32,9 @@ public struct StoredEntry: Sendable {
     public var lastSeen: Timestamp
     /// The entry's own date the first time it was seen.
     public var firstDate: Timestamp?
-    /// Its place in the feed when last seen.
+    /// Its place in the feed when last seen, and when first seen.
     public var position: Int
+    public var firstPosition: Int
 }
 
 /// What one run learned about one feed, stored in one transaction: new

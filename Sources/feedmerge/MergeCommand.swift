@@ -43,6 +43,8 @@ struct MergeCommand {
           --force                fetch feeds that are gone or asked to be left alone for now
           --keep-days N          keep entries a feed no longer lists for N days (default 90)
           --keep-per-feed N      and at most the newest N stored per feed (default 200)
+          --new-feed-items N     a new feed's undated entries beyond its first N are dated as
+                                 history, not news (default 10)
           --health FILE          write the per-feed health report (JSON) here
           --update-opml          write permanent redirects (301/308) back into local OPML files
         Reporting:
@@ -80,6 +82,7 @@ struct MergeCommand {
     var keepPerFeed = 200
     var healthPath: String?
     var updateOPML = false
+    var newFeedItems = 10
 
     init(arguments: ArraySlice<String>, environment: [String: String]) throws(UsageError) {
         var rest = arguments
@@ -138,6 +141,7 @@ struct MergeCommand {
             case "--keep-per-feed": keepPerFeed = try number(argument)
             case "--health": healthPath = try value(argument)
             case "--update-opml": updateOPML = true
+            case "--new-feed-items": newFeedItems = try number(argument)
             case "-q", "--quiet": quiet = true
             case "-v", "--verbose": verbose = true
             case "-h", "--help": throw UsageError(nil)
@@ -218,6 +222,7 @@ struct MergeCommand {
                 options.keepDays = keepDays
                 options.keepPerFeed = keepPerFeed
                 options.health = healthPath != nil
+                options.newFeedItems = newFeedItems
                 state = options
             } catch {
                 StandardOutput.error("feedmerge: state: \(error)")

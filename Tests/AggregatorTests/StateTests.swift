@@ -175,6 +175,19 @@ import Testing
         #expect(try await stats("/feed/p2")[0] == 2, "--force did not retry")
     }
 
+    @Test func newFeedBacklogDoesNotFloodTheTop() async throws {
+        let w = try Workspace("backlog")
+        try await control("/set/b1/backlog")
+        let now = "2024-04-01T00:00:00Z"
+        try run(["b1"], w, now: now, extra: ["--new-feed-items", "3"])
+        let first = try entries(w)
+        #expect(first.count == 12)
+        #expect(first.prefix(3).allSatisfy { $0.published?.rfc3339 == now })
+        #expect(first.dropFirst(3).allSatisfy { ($0.published?.rfc3339 ?? now) < "2024-01-03" }, "the backlog dates as news")
+        try run(["b1"], w, now: "2024-04-02T00:00:00Z", extra: ["--new-feed-items", "3", "--force"])
+        #expect(try entries(w).map(\.published) == first.map(\.published), "backlog dates moved between runs")
+    }
+
     @Test func editedEntryIsUpdatedInPlace() async throws {
         let w = try Workspace("edited")
         try run(["e1"], w)

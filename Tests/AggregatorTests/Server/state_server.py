@@ -13,6 +13,7 @@ feed's behaviour for the following requests:
   temp      302 to /feed/NAME-new
   restamp   every entry dated at the time of the request
   edit      entry 1 gets a new title (same guid)
+  backlog   twelve undated entries and nothing else
 /stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
 modes and counters. Prints the port; exits when stdin closes.
 """
@@ -33,6 +34,10 @@ LOCK = threading.Lock()
 def body(name, mode):
     base = name.replace("-new", "")
     items = []
+    if mode == "backlog":
+        items = ["<item><title>%s old %d</title><guid>urn:%s:old:%d</guid></item>" % (base, k, base, k) for k in range(12)]
+        return ('<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title><link>http://state.example/%s/</link>'
+                "<description>d</description>%s</channel></rss>" % (base, base, "".join(items))).encode()
     for k in range(3):
         if mode == "drop" and k == 2:
             continue
