@@ -36,6 +36,8 @@ let package = Package(
             dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
+        // Starts the tests' Python servers on loopback; used by test targets only.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["XMLTree"],
@@ -43,12 +45,15 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedFetchTests",
-            dependencies: ["FeedFetch"],
+            dependencies: ["FeedFetch", "TestSupport"],
             exclude: ["Server"]
         ),
         .testTarget(
             name: "AggregatorTests",
-            dependencies: ["Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState", "feedmerge"],
+            dependencies: [
+                "Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState", "TestSupport",
+                "feedmerge",
+            ],
             exclude: ["Server", "Schemas"]
         ),
         .testTarget(

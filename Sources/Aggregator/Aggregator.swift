@@ -96,7 +96,8 @@ public enum Aggregator {
                 }
             }
             let changed = reports.compactMap { $0?.status == .ok ? $0?.subscription.url : nil }
-            try? state.store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
+            try? state.store.prune(
+                feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
         }
         return (timeline, reports.compactMap { $0 })
     }
@@ -163,7 +164,8 @@ public enum Aggregator {
             let feedFirstSeen = record?.firstSeen
             let entries = stored.map { entry in
                 let backlog = entry.firstSeen == feedFirstSeen && entry.firstPosition >= state.newFeedItems
-                return Self.dated(entry, restamping: restamping, backlog: backlog, keepDays: state.keepDays, now: timeline.rules.now)
+                return Self.dated(
+                    entry, restamping: restamping, backlog: backlog, keepDays: state.keepDays, now: timeline.rules.now)
             }
             var metadata = fresh?.metadata ?? FeedMetadata()
             if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
@@ -187,7 +189,9 @@ public enum Aggregator {
     /// undated entry of a new feed's backlog (it came with the feed's first
     /// fetch, beyond its first `newFeedItems`) is dated as history: its
     /// first-seen time minus the retention period, minus its position in seconds.
-    static func dated(_ stored: StoredEntry, restamping: Bool, backlog: Bool = false, keepDays: Int = 90, now: Timestamp)
+    static func dated(
+        _ stored: StoredEntry, restamping: Bool, backlog: Bool = false, keepDays: Int = 90, now: Timestamp
+    )
         -> Entry
     {
         var entry = stored.entry

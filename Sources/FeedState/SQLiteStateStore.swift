@@ -215,7 +215,9 @@ public final class SQLiteStateStore: StateStore {
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         var lastFull: Int64 = 0
-        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query { lastFull = $0.integer(0) ?? 0 }
+        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
+            lastFull = $0.integer(0) ?? 0
+        }
         // The whole state once a day (age-based retention); otherwise only the
         // feeds whose listing changed in this run.
         // A new state has nothing old to drop: its first full pass is a day away.

@@ -1,47 +1,17 @@
 import Foundation
+import TestSupport
 
-/// The planet server (Server/planet_server.py) on 127.0.0.1, one per test
-/// process; it exits when our end of its stdin closes.
-final class PlanetServer: @unchecked Sendable {
-    static let shared: PlanetServer = {
-        do {
-            return try PlanetServer(script: "planet_server.py")
-        } catch {
-            fatalError("cannot start the planet server: \(error)")
-        }
-    }()
-
-    /// Feeds that change between runs (Server/state_server.py).
-    static let state: PlanetServer = {
-        do {
-            return try PlanetServer(script: "state_server.py")
-        } catch {
-            fatalError("cannot start the state server: \(error)")
-        }
-    }()
-
-    let process = Process()
-    let input = Pipe()
-    let port: Int
-
-    init(script name: String) throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Server/\(name)")
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        process.standardInput = input
-        process.standardOutput = output
-        try process.run()
-        var line = Data()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) {
-            line.append(byte)
-        }
-        guard let port = Int(String(decoding: line, as: UTF8.self)) else { throw POSIXError(.EIO) }
-        self.port = port
+/// The test servers of the aggregator tests (Server/*.py) on 127.0.0.1.
+enum PlanetServer {
+    private static func start(_ name: String) -> LocalServer {
+        LocalServer.start(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/\(name)"))
     }
 
-    func url(_ path: String) -> String { "http://127.0.0.1:\(port)\(path)" }
+    /// A planet of 53 feeds (Server/planet_server.py).
+    static let shared = start("planet_server.py")
+    /// Feeds that change between runs (Server/state_server.py).
+    static let state = start("state_server.py")
 }
 
 /// Runs the built `feedmerge` executable (built beside the test bundle).

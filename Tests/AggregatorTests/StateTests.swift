@@ -183,7 +183,9 @@ import Testing
         let first = try entries(w)
         #expect(first.count == 12)
         #expect(first.prefix(3).allSatisfy { $0.published?.rfc3339 == now })
-        #expect(first.dropFirst(3).allSatisfy { ($0.published?.rfc3339 ?? now) < "2024-01-03" }, "the backlog dates as news")
+        #expect(
+            first.dropFirst(3).allSatisfy { ($0.published?.rfc3339 ?? now) < "2024-01-03" }, "the backlog dates as news"
+        )
         try run(["b1"], w, now: "2024-04-02T00:00:00Z", extra: ["--new-feed-items", "3", "--force"])
         #expect(try entries(w).map(\.published) == first.map(\.published), "backlog dates moved between runs")
     }

@@ -1,0 +1,41 @@
+import Foundation
+
+/// A test server script (Python, standard library) started on loopback for
+/// the tests of one process. The script prints its port(s) on its first
+/// line and exits when its stdin closes, that is when the test process
+/// ends: no server outlives the tests.
+public final class LocalServer: @unchecked Sendable {
+    private let process = Process()
+    private let input = Pipe()
+    /// The ports the script printed, in order.
+    public let ports: [Int]
+
+    /// - Parameter script: the script's path.
+    public init(script: URL) throws {
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        var line = Data()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) {
+            line.append(byte)
+        }
+        ports = String(decoding: line, as: UTF8.self).split(separator: " ").compactMap { Int($0) }
+        guard !ports.isEmpty else { throw POSIXError(.EIO) }
+    }
+
+    /// Starts a script or stops the test run: without its server a suite cannot run at all.
+    public static func start(_ script: URL) -> LocalServer {
+        do {
+            return try LocalServer(script: script)
+        } catch {
+            fatalError("cannot start \(script.lastPathComponent): \(error)")
+        }
+    }
+
+    public func url(_ path: String, host: String = "127.0.0.1", port index: Int = 0) -> String {
+        "http://\(host):\(ports[index])\(path)"
+    }
+}
