@@ -55,6 +55,18 @@ public struct Timeline {
         }
     }
 
+    /// The entries, newest first, moved out rather than copied: the end of
+    /// a timeline's life, when the outputs are written.
+    public consuming func takeEntries() -> [MergedEntry] {
+        var storage = self.storage
+        self.storage = []
+        return keys.all.map { key in
+            var item = storage[Int(key.slot)].take()!
+            item.alsoIn.sort()
+            return item
+        }
+    }
+
     /// The date an entry is sorted by, after the rules: `published`, else
     /// `updated`, else the feed's own date, else the run's time; future
     /// dates clamped (or dropped: nil) per `rules.future`.

@@ -3,8 +3,7 @@ import FeedModel
 /// Atom 1.0 (RFC 4287). XHTML values are written as escaped HTML
 /// (`type="html"`), which every reader handles and no input can break.
 enum AtomWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
-        var out = TextBuffer(capacity: OutputFormat.estimatedSize(of: entries))
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
         out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n")
         out.element("title", metadata.title, indent: "  ")
         out.element("id", metadata.id, indent: "  ")
@@ -20,9 +19,13 @@ enum AtomWriter {
         out.element(
             "generator", metadata.generator,
             attributes: [("uri", metadata.generatorURI), ("version", metadata.generatorVersion)], indent: "  ")
-        for item in entries { entry(item, into: &out) }
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                entry(entries[index], into: &out)  // borrowed, not copied
+                out.drainIfFull()
+            }
+        }
         out.append("</feed>\n")
-        return out.bytes
     }
 
     private static func entry(_ item: MergedEntry, into out: inout TextBuffer) {

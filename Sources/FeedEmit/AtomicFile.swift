@@ -1,4 +1,6 @@
+import FeedModel
 import Foundation
+import Synchronization
 
 /// Replaces a file atomically: the text goes to a temporary file in the same
 /// folder, is flushed to disk, then renamed over the target. A run killed at
@@ -15,26 +17,35 @@ public enum AtomicFile {
     }
 
     public static func write(bytes: [UInt8], to path: String) throws(WriteError) {
+        try replace(path) { file in bytes.withUnsafeBufferPointer { file.write($0) } }
+    }
+
+    /// Streams a document into the file: `body` appends to a buffer that is
+    /// written out a megabyte at a time, so the document is never whole in
+    /// memory. The file is replaced only once all of it is on disk.
+    public static func write(to path: String, _ body: (inout TextBuffer) -> Void) throws(WriteError) {
+        try replace(path) { file in
+            var buffer = TextBuffer(drainingAt: 1 << 20) { file.write($0) }
+            body(&buffer)
+            buffer.flush()
+        }
+    }
+
+    /// Names temporary files apart when one run writes several outputs at once.
+    private static let serial = Atomic<Int>(0)
+
+    private static func replace(_ path: String, fill: (TemporaryFile) -> Void) throws(WriteError) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
-        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let number = serial.add(1, ordering: .relaxed).newValue
+        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(number)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644)
         guard descriptor >= 0 else {
             throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())")
         }
-        var failure: String? = nil
-        bytes.withUnsafeBytes { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    failure = "cannot write: \(errorText())"
-                    return
-                }
-                offset += written
-            }
-        }
+        let file = TemporaryFile(descriptor: descriptor)
+        fill(file)
+        var failure = file.failure
         if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush: \(errorText())" }
         close(descriptor)
         if failure == nil && rename(temporary, path) != 0 { failure = "cannot replace: \(errorText())" }
@@ -46,6 +57,29 @@ public enum AtomicFile {
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)  // the rename itself is durable too
             close(folderDescriptor)
+        }
+    }
+
+    /// The temporary file being filled; remembers the first write error
+    /// and writes nothing after it.
+    private final class TemporaryFile {
+        let descriptor: Int32
+        var failure: String? = nil
+
+        init(descriptor: Int32) { self.descriptor = descriptor }
+
+        func write(_ buffer: UnsafeBufferPointer<UInt8>) {
+            guard failure == nil, let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    failure = "cannot write: \(errorText())"
+                    return
+                }
+                offset += written
+            }
         }
     }
 

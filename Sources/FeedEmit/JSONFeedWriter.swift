@@ -2,8 +2,9 @@ import FeedModel
 
 /// JSON Feed 1.1, with provenance in the `_feedmerge` extension object.
 enum JSONFeedWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
-        var json = JSONWriter(capacity: OutputFormat.estimatedSize(of: entries))
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
+        var json = JSONWriter(buffer: out)
+        out = TextBuffer(capacity: 0)  // the writer's copy is then the only one, appended to in place
         json.beginObject()
         json.field("version", "https://jsonfeed.org/version/1.1")
         json.field("title", metadata.title)
@@ -21,10 +22,16 @@ enum JSONFeedWriter {
         json.field("updated", metadata.updated.rfc3339)
         json.endObject()
         json.beginArray("items")
-        for item in entries { self.item(item, into: &json) }
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                item(entries[index], into: &json)  // borrowed, not copied
+                json.drainIfFull()
+            }
+        }
         json.endArray()
         json.endObject()
-        return json.bytes + [0x0A]
+        json.endLine()
+        out = json.buffer
     }
 
     private static func item(_ item: MergedEntry, into json: inout JSONWriter) {

@@ -26,10 +26,18 @@ public enum OutputFormat: String, Sendable, CaseIterable {
 
     /// The whole document for a timeline, as the UTF-8 bytes to write.
     public func renderBytes(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
+        var out = TextBuffer(capacity: Self.estimatedSize(of: entries))
+        render(entries, metadata: metadata, into: &out)
+        return out.bytes
+    }
+
+    /// The whole document for a timeline, appended to `out` (a streaming
+    /// buffer drains between entries; the caller flushes the rest).
+    public func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
         switch self {
-        case .atom: AtomWriter.render(entries, metadata: metadata)
-        case .rss: RSSWriter.render(entries, metadata: metadata)
-        case .json: JSONFeedWriter.render(entries, metadata: metadata)
+        case .atom: AtomWriter.render(entries, metadata: metadata, into: &out)
+        case .rss: RSSWriter.render(entries, metadata: metadata, into: &out)
+        case .json: JSONFeedWriter.render(entries, metadata: metadata, into: &out)
         }
     }
 }

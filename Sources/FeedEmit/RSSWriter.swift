@@ -3,8 +3,7 @@ import FeedModel
 /// RSS 2.0, with `content:encoded` for full content, `dc:creator` for
 /// authors without an address, and `atom:link rel="self"`.
 enum RSSWriter {
-    static func render(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
-        var out = TextBuffer(capacity: OutputFormat.estimatedSize(of: entries))
+    static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
         out.append(
             """
             <?xml version="1.0" encoding="utf-8"?>
@@ -26,9 +25,13 @@ enum RSSWriter {
         if let author = metadata.author, let email = author.email {
             out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: "  ")
         }
-        for item in entries { self.item(item, into: &out) }
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                item(entries[index], into: &out)  // borrowed, not copied
+                out.drainIfFull()
+            }
+        }
         out.append("</channel>\n</rss>\n")
-        return out.bytes
     }
 
     private static func item(_ item: MergedEntry, into out: inout TextBuffer) {

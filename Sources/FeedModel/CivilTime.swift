@@ -55,29 +55,92 @@ public enum CivilTime {
 }
 
 extension Timestamp {
-    /// The UTC calendar fields, zero-padded as both date formats want them.
-    private var fields: (day: Int, year: String, month: Int, dayOfMonth: String, time: String) {
-        let s = Int(secondsSince1970)
-        let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
-        let secondOfDay = s - dayNumber * 86_400
-        let (y, m, d) = CivilTime.date(days: dayNumber)
-        func two(_ v: Int) -> String { v < 10 ? "0\(v)" : "\(v)" }
-        let year = String(repeating: "0", count: max(0, 4 - String(y).count)) + String(y)
-        let time = "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60))"
-        return (dayNumber, year, m, two(d), time)
-    }
-
     /// RFC 3339 in UTC with whole seconds: `2004-01-01T19:48:21Z`.
     public var rfc3339: String {
-        let f = fields
-        return "\(f.year)-\(f.month < 10 ? "0" : "")\(f.month)-\(f.dayOfMonth)T\(f.time)Z"
+        format(capacity: 20) { f, out in
+            out.digits(f.year, 4)
+            out.byte("-")
+            out.digits(f.month, 2)
+            out.byte("-")
+            out.digits(f.day, 2)
+            out.byte("T")
+            out.time(f.secondOfDay)
+            out.byte("Z")
+        }
     }
 
     /// RFC 822 as RSS 2.0 wants it, in GMT: `Thu, 01 Jan 2004 19:48:21 GMT`.
     public var rfc822: String {
-        let f = fields
-        let weekdays = ["Thu", "Fri", "Sat", "Sun", "Mon", "Tue", "Wed"]  // 1970-01-01 was a Thursday
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        return "\(weekdays[((f.day % 7) + 7) % 7]), \(f.dayOfMonth) \(months[f.month - 1]) \(f.year) \(f.time) GMT"
+        format(capacity: 29) { f, out in
+            let weekday = ((f.dayNumber % 7) + 7) % 7  // 1970-01-01 was a Thursday
+            out.letters("ThuFriSatSunMonTueWed", weekday)
+            out.byte(",")
+            out.byte(" ")
+            out.digits(f.day, 2)
+            out.byte(" ")
+            out.letters("JanFebMarAprMayJunJulAugSepOctNovDec", f.month - 1)
+            out.byte(" ")
+            out.digits(f.year, 4)
+            out.byte(" ")
+            out.time(f.secondOfDay)
+            out.letters(" GMT", 0, width: 4)
+        }
+    }
+
+    /// The UTC calendar fields.
+    private struct Fields {
+        var dayNumber: Int, year: Int, month: Int, day: Int, secondOfDay: Int
+    }
+
+    /// Fixed-width ASCII written straight into the string's storage: these
+    /// run for every date of every output entry.
+    private struct Digits {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func byte(_ character: Unicode.Scalar) {
+            buffer[count] = UInt8(ascii: character)
+            count += 1
+        }
+
+        /// `value` zero-padded to `width` digits.
+        mutating func digits(_ value: Int, _ width: Int) {
+            var value = value
+            for position in stride(from: count + width - 1, through: count, by: -1) {
+                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            count += width
+        }
+
+        /// `hh:mm:ss`.
+        mutating func time(_ secondOfDay: Int) {
+            digits(secondOfDay / 3600, 2)
+            byte(":")
+            digits(secondOfDay / 60 % 60, 2)
+            byte(":")
+            digits(secondOfDay % 60, 2)
+        }
+
+        /// The `index`th name of `width` letters in `names`.
+        mutating func letters(_ names: StaticString, _ index: Int, width: Int = 3) {
+            for offset in 0..<width {
+                buffer[count + offset] = names.utf8Start[index * width + offset]
+            }
+            count += width
+        }
+    }
+
+    private func format(capacity: Int, _ body: (Fields, inout Digits) -> Void) -> String {
+        let s = Int(secondsSince1970)
+        let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
+        let (year, month, day) = CivilTime.date(days: dayNumber)
+        let fields = Fields(
+            dayNumber: dayNumber, year: year, month: month, day: day, secondOfDay: s - dayNumber * 86_400)
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var out = Digits(buffer: buffer)
+            body(fields, &out)
+            return out.count
+        }
     }
 }

@@ -3,7 +3,10 @@
 public struct JSONWriter {
     public init(capacity: Int = 4096) { buffer = TextBuffer(capacity: capacity) }
 
-    private var buffer: TextBuffer
+    /// Writes into `buffer` (a streaming one, say); take it back with `buffer`.
+    public init(buffer: TextBuffer) { self.buffer = buffer }
+
+    public private(set) var buffer: TextBuffer
     private var needsComma = [false]
 
     public var text: String { buffer.text }
@@ -59,6 +62,12 @@ public struct JSONWriter {
         separate()
         appendString(value)
     }
+
+    /// See `TextBuffer.drainIfFull()`.
+    public mutating func drainIfFull() { buffer.drainIfFull() }
+
+    /// A newline after the document.
+    public mutating func endLine() { buffer.append(byte: 0x0A) }
 
     private mutating func appendString(_ value: String) { buffer.appendJSONString(value) }
 }

@@ -1,9 +1,41 @@
 /// UTF-8 output built byte by byte: the writers' (and the JSON writer's)
 /// buffer. Escaping works on the bytes, copying unescaped runs whole.
+///
+/// A buffer made with a drain streams: once it holds `threshold` bytes,
+/// `drainIfFull()` hands them on (to a file, say) and starts again, so a
+/// document of any size needs only that much memory.
 public struct TextBuffer {
     public private(set) var bytes: [UInt8] = []
+    private let threshold: Int
+    private let drain: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
-    public init(capacity: Int = 4096) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 4096) {
+        bytes.reserveCapacity(capacity)
+        threshold = .max
+        drain = nil
+    }
+
+    /// A streaming buffer: `drain` receives the text in pieces of about
+    /// `threshold` bytes, in order; `flush()` hands on the rest.
+    public init(drainingAt threshold: Int, into drain: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
+        bytes.reserveCapacity(threshold + threshold / 4)
+        self.threshold = threshold
+        self.drain = drain
+    }
+
+    /// Hands the text so far to the drain once there is enough of it. The
+    /// writers call this between entries.
+    @inline(__always)
+    public mutating func drainIfFull() {
+        if bytes.count >= threshold { flush() }
+    }
+
+    /// Hands all the text so far to the drain (nothing without one).
+    public mutating func flush() {
+        guard let drain, !bytes.isEmpty else { return }
+        bytes.withUnsafeBufferPointer(drain)
+        bytes.removeAll(keepingCapacity: true)
+    }
 
     public var text: String { String(decoding: bytes, as: UTF8.self) }
 

@@ -251,7 +251,7 @@ struct MergeCommand {
         }
         progress.finish()
         let mergeStart = Date()
-        let entries = timeline.entries
+        let entries = timeline.takeEntries()
         if verbose {
             let total = String(format: "%.3f", mergeStart.timeIntervalSince(started))
             let listing = String(format: "%.3f", Date().timeIntervalSince(mergeStart))
@@ -263,27 +263,9 @@ struct MergeCommand {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         if failed.count < reports.count || !entries.isEmpty {
             let metadata = outputMetadata(list: list, entries: entries)
-            // One output at a time: each document is freed once written, so
-            // the peak holds the timeline and one output, not all of them.
-            for output in outputs {
-                let renderStart = Date()
-                let bytes = output.format.renderBytes(entries, metadata: metadata)
-                if verbose {
-                    let seconds = String(format: "%.3f", Date().timeIntervalSince(renderStart))
-                    StandardOutput.error(
-                        "feedmerge: rendered \(output.path) (\(output.format.rawValue)) in \(seconds) s")
-                }
-                if output.path == "-" {
-                    StandardOutput.write(bytes: bytes)
-                    written += 1
-                    continue
-                }
-                do {
-                    try AtomicFile.write(bytes: bytes, to: output.path)
-                    written += 1
-                } catch {
-                    StandardOutput.error("feedmerge: \(error)")
-                }
+            let failures = await OutputWriter.write(outputs, entries: entries, metadata: metadata, verbose: verbose)
+            for failure in failures {
+                if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }
             }
         }
         for report in failed {

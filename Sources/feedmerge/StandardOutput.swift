@@ -19,7 +19,7 @@ enum StandardOutput {
         text.withUTF8 { write($0, to: descriptor) }
     }
 
-    private static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32) {
+    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32 = 1) {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)

@@ -88,3 +88,41 @@ import Testing
         #expect(rss.contains("<source url=\"https://blog.example/feed.xml\">Blog</source>"))
     }
 }
+
+/// Outputs are streamed to their files a piece at a time; the pieces must
+/// join into exactly the document rendered whole.
+@Suite struct StreamingTests {
+    /// Many entries, so a small threshold drains many times mid-document.
+    static var entries: [MergedEntry] { Array(repeating: WriterTests.entries, count: 50).flatMap { $0 } }
+
+    @Test(arguments: OutputFormat.allCases)
+    func drainedPiecesJoinIntoTheWholeDocument(_ format: OutputFormat) {
+        let whole = format.renderBytes(Self.entries, metadata: WriterTests.metadata)
+        var pieces: [[UInt8]] = []
+        var buffer = TextBuffer(drainingAt: 700) { pieces.append(Array($0)) }
+        format.render(Self.entries, metadata: WriterTests.metadata, into: &buffer)
+        buffer.flush()
+        #expect(pieces.count > 20)
+        #expect(pieces.flatMap { $0 } == whole)
+    }
+
+    @Test func streamedFileReplacesTheOldOneWhole() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("stream-\(getpid())-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out.atom").path
+        try AtomicFile.write("old", to: path)
+        let many = Array(repeating: Self.entries, count: 40).flatMap { $0 }  // several megabytes
+        try AtomicFile.write(to: path) { OutputFormat.atom.render(many, metadata: WriterTests.metadata, into: &$0) }
+        let written = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        #expect(written.count > 1 << 20)
+        #expect(written == OutputFormat.atom.renderBytes(many, metadata: WriterTests.metadata))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.atom"])
+    }
+
+    @Test func aFolderThatCannotBeWrittenLeavesAClearError() {
+        #expect(throws: AtomicFile.WriteError.self) {
+            try AtomicFile.write(to: "/nonexistent-folder/out.atom") { $0.append("x") }
+        }
+    }
+}

@@ -64,6 +64,22 @@ import Testing
         #expect(DateParser.parse("Thu, 01 Jan 0100 00:00:01 +0100")?.rfc3339 == "0099-12-31T23:00:01Z")
     }
 
+    @Test func formatsBothOutputForms() {
+        let cases: [(Int64, String, String)] = [
+            (0, "1970-01-01T00:00:00Z", "Thu, 01 Jan 1970 00:00:00 GMT"),
+            (1_073_000_901, "2004-01-01T23:48:21Z", "Thu, 01 Jan 2004 23:48:21 GMT"),
+            (-1, "1969-12-31T23:59:59Z", "Wed, 31 Dec 1969 23:59:59 GMT"),
+            (951_782_400, "2000-02-29T00:00:00Z", "Tue, 29 Feb 2000 00:00:00 GMT"),
+            (253_402_300_799, "9999-12-31T23:59:59Z", "Fri, 31 Dec 9999 23:59:59 GMT"),
+        ]
+        for (seconds, rfc3339, rfc822) in cases {
+            let timestamp = Timestamp(secondsSince1970: seconds)
+            #expect(timestamp.rfc3339 == rfc3339)
+            #expect(timestamp.rfc822 == rfc822)
+            #expect(DateParser.parse(rfc822) == timestamp)
+        }
+    }
+
     @Test func civilTimeRoundTripsEveryDayOfFourCenturies() {
         var day = CivilTime.days(year: 1800, month: 1, day: 1)
         let end = CivilTime.days(year: 2200, month: 1, day: 1)
