@@ -1,4 +1,5 @@
 internal import CLibXML2
+import Glibc
 
 /// A parsed XML document: the only owner of its libxml2 `xmlDoc`.
 ///
@@ -9,6 +10,9 @@ public final class DOMDocument {
     public struct Limits: Sendable {
         /// Documents larger than this are refused before parsing.
         public var maximumBytes: Int
+        /// Repair even documents libxml2 would read as they are (tests use
+        /// it to check that skipping repair never changes a result).
+        var alwaysRepairs = false
         public init(maximumBytes: Int = 64 << 20) { self.maximumBytes = maximumBytes }
     }
 
@@ -22,6 +26,10 @@ public final class DOMDocument {
     public let isWellFormed: Bool
     /// The last error libxml2 recovered from (with its line), when not well-formed.
     public let recoveredError: DOMError?
+    /// Which attributes of the `xml` namespace the text contains at all, so
+    /// looking up the language or base of an element is free in the many
+    /// documents without them.
+    let mentions: XMLAttributeMentions
 
     /// Parses untrusted bytes: encoding decided by the rules in DESIGN.md,
     /// markup repaired, no DTD or external entity ever loaded, recover mode.
@@ -40,14 +48,17 @@ public final class DOMDocument {
                 message: "document of \(bytes.count) bytes exceeds the limit of \(limits.maximumBytes)")
         }
         let outcome =
-            bytes.withContiguousStorageIfAvailable { Self.read($0, url: url, contentType: contentType) }
-            ?? Array(bytes).withUnsafeBufferPointer { Self.read($0, url: url, contentType: contentType) }
+            bytes.withContiguousStorageIfAvailable { Self.read($0, url: url, contentType: contentType, limits: limits) }
+            ?? Array(bytes).withUnsafeBufferPointer {
+                Self.read($0, url: url, contentType: contentType, limits: limits)
+            }
         let parsed = try outcome.get()
         pointer = parsed.document
         self.url = url
         isWellFormed = parsed.wellFormed
         recoveredError = parsed.recoveredError
         warnings = parsed.warnings
+        mentions = parsed.mentions
     }
 
     /// Known namespaces by their libxml2 declaration, so each declaration's
@@ -109,25 +120,42 @@ public final class DOMDocument {
         var wellFormed: Bool
         var recoveredError: DOMError?
         var warnings: [String]
+        var mentions: XMLAttributeMentions
     }
 
     private static let setUp: Void = CLibXML2_initialize()
 
-    /// Options: recover, never the network, no entity substitution, no DTD
-    /// loading or attribute defaulting, no XInclude, no huge mode (so depth
-    /// stays at 256 and text nodes at 10 MB), CDATA merged into text, the
+    /// Options: never the network, no entity substitution, no DTD loading
+    /// or attribute defaulting, no XInclude, no huge mode (so depth stays
+    /// at 256 and text nodes at 10 MB), CDATA merged into text, the
     /// encoding already decided (`IGNORE_ENC`).
-    private static let options: Int32 = Int32(
-        XML_PARSE_RECOVER.rawValue | XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue
-            | XML_PARSE_NOWARNING.rawValue | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue
-            | XML_PARSE_IGNORE_ENC.rawValue)
+    private static let strictOptions: Int32 = Int32(
+        XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
+            | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
+    /// The same, recovering from well-formedness errors.
+    private static let recoverOptions: Int32 = strictOptions | Int32(XML_PARSE_RECOVER.rawValue)
 
+    /// Plain UTF-8 is first parsed as it is, strictly: most feeds are
+    /// well-formed, and for them the repair pass would change nothing. Any
+    /// error, and anything else, goes through repair and recover mode.
     private static func read(
-        _ original: UnsafeBufferPointer<UInt8>, url: String?, contentType: String?
+        _ original: UnsafeBufferPointer<UInt8>, url: String?, contentType: String?, limits: Limits
     ) -> Result<Parsed, DOMError> {
         _ = setUp
-        let input = XMLInput.prepare(original, contentType: contentType)
-        return input.withBytes(original: original) { prepared in
+        let decoded = XMLInput.decode(original, contentType: contentType)
+        if decoded.mayParseAsIs && !limits.alwaysRepairs,
+            case .success(let parsed) = parse(decoded, original: original, url: url, options: strictOptions),
+            parsed.wellFormed
+        {
+            return .success(parsed)
+        }
+        return parse(decoded.repaired(original: original), original: original, url: url, options: recoverOptions)
+    }
+
+    private static func parse(
+        _ input: XMLInput, original: UnsafeBufferPointer<UInt8>, url: String?, options: Int32
+    ) -> Result<Parsed, DOMError> {
+        input.withBytes(original: original) { prepared in
             guard !prepared.isEmpty, let base = prepared.baseAddress else {
                 return .failure(DOMError(code: .empty, message: "empty document"))
             }
@@ -148,19 +176,20 @@ public final class DOMDocument {
             guard let document else {
                 return .failure(error ?? DOMError(code: .notXML, message: "not XML"))
             }
-            guard xmlDocGetRootElement(document) != nil else {
+            let wellFormed = context.pointee.wellFormed != 0
+            guard xmlDocGetRootElement(document) != nil, wellFormed || options & Int32(XML_PARSE_RECOVER.rawValue) != 0
+            else {
                 xmlFreeDoc(document)
                 return .failure(error ?? DOMError(code: .notXML, message: "no root element"))
             }
             var warnings = input.warnings
-            let wellFormed = context.pointee.wellFormed != 0
             if !wellFormed, let error {
                 warnings.append("not well-formed XML, recovered: \(error)")
             }
             return .success(
                 Parsed(
                     document: document, wellFormed: wellFormed, recoveredError: wellFormed ? nil : error,
-                    warnings: warnings))
+                    warnings: warnings, mentions: XMLAttributeMentions(prepared)))
         }
     }
 
@@ -192,3 +221,27 @@ public final class DOMDocument {
 
 @available(*, unavailable)
 extension DOMDocument: Sendable {}
+
+/// Whether a document's text contains `xml:lang` and `xml:base` anywhere.
+/// The `xml` prefix cannot be bound to anything else, so an element can
+/// only carry these attributes if the text spells them out.
+struct XMLAttributeMentions {
+    var xmlLang = false
+    var xmlBase = false
+
+    init(_ text: UnsafeBufferPointer<UInt8>) {
+        guard let base = text.baseAddress else { return }
+        var i = 0
+        while i < text.count, !(xmlLang && xmlBase) {
+            guard let hit = memchr(base + i, Int32(UInt8(ascii: ":")), text.count - i) else { break }
+            let colon = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base
+            i = colon + 1
+            guard colon >= 3, colon + 4 < text.count, base[colon - 3] == UInt8(ascii: "x"),
+                base[colon - 2] == UInt8(ascii: "m"), base[colon - 1] == UInt8(ascii: "l")
+            else { continue }
+            let name = (base[colon + 1], base[colon + 2], base[colon + 3], base[colon + 4])
+            if name == (UInt8(ascii: "l"), UInt8(ascii: "a"), UInt8(ascii: "n"), UInt8(ascii: "g")) { xmlLang = true }
+            if name == (UInt8(ascii: "b"), UInt8(ascii: "a"), UInt8(ascii: "s"), UInt8(ascii: "e")) { xmlBase = true }
+        }
+    }
+}

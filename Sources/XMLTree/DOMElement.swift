@@ -70,24 +70,30 @@ public struct DOMElement {
     /// `text` without leading and trailing whitespace, nil when nothing is
     /// left. Trimmed on the bytes, so a value is copied into a String once.
     public var trimmedText: String? {
+        withTrimmedText { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the UTF-8 bytes of `trimmedText`, without making a
+    /// String (for values that are parsed, like dates); nil when empty.
+    public func withTrimmedText<Result>(_ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result? {
         if let only = node.pointee.children, only.pointee.next == nil, only.pointee.type == XML_TEXT_NODE,
             let content = only.pointee.content
         {
-            return Self.trimmedString(XMLTree.bytes(ofCString: content))
+            return Self.trimmed(XMLTree.bytes(ofCString: content)).map(body)
         }
         var bytes: [UInt8] = []
         Self.appendText(of: node, to: &bytes)
-        return bytes.withUnsafeBufferPointer { Self.trimmedString($0) }
+        return bytes.withUnsafeBufferPointer { Self.trimmed($0).map(body) }
     }
 
-    private static func trimmedString(_ bytes: UnsafeBufferPointer<UInt8>) -> String? {
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>) -> UnsafeBufferPointer<UInt8>? {
         func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
         var start = 0
         var end = bytes.count
         while start < end, isSpace(bytes[start]) { start += 1 }
         while end > start, isSpace(bytes[end - 1]) { end -= 1 }
         guard start < end else { return nil }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        return UnsafeBufferPointer(rebasing: bytes[start..<end])
     }
 
     private static func appendText(of node: xmlNodePtr, to bytes: inout [UInt8]) {
@@ -145,6 +151,9 @@ public struct DOMElement {
     }
 
     private static func value(of attribute: xmlAttrPtr) -> String {
+        if let only = attribute.pointee.children, only.pointee.next == nil, let content = only.pointee.content {
+            return String(decoding: XMLTree.bytes(ofCString: content), as: UTF8.self)
+        }
         var bytes: [UInt8] = []
         var child = attribute.pointee.children
         while let current = child {
@@ -158,6 +167,7 @@ public struct DOMElement {
 
     /// The `xml:lang` in scope.
     public var language: String? {
+        guard document.mentions.xmlLang else { return nil }
         var current: DOMElement? = self
         while let element = current {
             if let lang = element.attribute("lang", in: .xml) { return lang }
@@ -169,6 +179,7 @@ public struct DOMElement {
     /// The `xml:base` values in scope, outermost first; each is resolved
     /// against the ones before it and, first of all, the document URL.
     public var baseChain: [String] {
+        guard document.mentions.xmlBase else { return [] }
         var chain: [String] = []
         var current: DOMElement? = self
         while let element = current {

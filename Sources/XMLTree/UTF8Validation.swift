@@ -1,15 +1,29 @@
 /// Whether bytes are well-formed UTF-8 (no overlongs, no surrogates, nothing
-/// above U+10FFFF). ASCII runs are checked eight bytes at a time.
+/// above U+10FFFF), and whether they hold C1 controls (U+0080...U+009F),
+/// which feeds only carry by mistake. ASCII is checked 32 bytes at a time.
 enum UTF8Validation {
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard let base = bytes.baseAddress else { return true }
+    enum Validity: Equatable {
+        case invalid
+        case valid(hasC1Controls: Bool)
+    }
+
+    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { check(bytes) != .invalid }
+
+    static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Validity {
+        guard let base = bytes.baseAddress else { return .valid(hasC1Controls: false) }
         let n = bytes.count
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        var hasC1 = false
         var i = 0
         while i < n {
-            if i + 8 <= n {
-                let word = UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self)
-                if word & 0x8080_8080_8080_8080 == 0 {
-                    i += 8
+            if i + 32 <= n {
+                let p = UnsafeRawPointer(base + i)
+                let any =
+                    p.loadUnaligned(as: UInt64.self) | p.loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+                    | p.loadUnaligned(fromByteOffset: 16, as: UInt64.self)
+                    | p.loadUnaligned(fromByteOffset: 24, as: UInt64.self)
+                if any & highs == 0 {
+                    i += 32
                     continue
                 }
             }
@@ -37,14 +51,15 @@ enum UTF8Validation {
             case 0xF4:
                 length = 4
                 upper = 0x8F
-            default: return false
+            default: return .invalid
             }
-            guard i + length <= n else { return false }
+            guard i + length <= n else { return .invalid }
             let second = base[i + 1]
-            guard second >= lower && second <= upper else { return false }
-            for k in 2..<max(2, length) where base[i + k] & 0xC0 != 0x80 { return false }
+            guard second >= lower && second <= upper else { return .invalid }
+            if b == 0xC2 && second <= 0x9F { hasC1 = true }
+            for k in 2..<max(2, length) where base[i + k] & 0xC0 != 0x80 { return .invalid }
             i += length
         }
-        return true
+        return .valid(hasC1Controls: hasC1)
     }
 }

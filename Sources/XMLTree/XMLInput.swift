@@ -1,30 +1,44 @@
+import Glibc
+
 /// A document's bytes made ready for libxml2: decoded to UTF-8 by the
-/// encoding rules, then repaired (see `MarkupRepair`), with a warning for
-/// each decision a reader may want to know about.
+/// encoding rules, with a warning for each decision a reader may want to
+/// know about. `repaired()` then applies `MarkupRepair`; a document that is
+/// plain UTF-8 (`mayParseAsIs`) is first tried without it.
 struct XMLInput {
-    /// nil when the original bytes (minus `offset`) can be parsed as they are.
-    var replacement: [UInt8]?
+    /// The decoded bytes, or nil when the original ones (minus `offset`)
+    /// are already UTF-8.
+    var decoded: [UInt8]?
     var offset: Int
     var warnings: [String]
+    /// Valid UTF-8 as received, without C1 controls and without a document
+    /// type declaration: when libxml2 finds it well-formed, repair would
+    /// change nothing, so the repair pass can be skipped.
+    var mayParseAsIs: Bool
 
-    static func prepare(_ bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> XMLInput {
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> XMLInput {
         var warnings: [String] = []
         let decision = CharacterEncoding.decide(
             bytes, httpCharset: contentType.flatMap(CharacterEncoding.charset(ofContentType:)))
         let body = UnsafeBufferPointer(rebasing: bytes[decision.bomLength...])
         var decoded: [UInt8]? = nil
+        var plain = false
         switch decision.name {
         case "utf-8":
-            decoded = decodeAsUTF8(body, declared: decision, warnings: &warnings)
+            switch UTF8Validation.check(body) {
+            case .valid(let hasC1Controls): plain = !hasC1Controls
+            case .invalid:
+                warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
+                decoded = Windows1252.decode(body)
+            }
         case "windows-1252":
             if isASCII(body) {
-                decoded = nil
-            } else if UTF8Validation.isValid(body) {
+                plain = true
+            } else if case .valid(let hasC1Controls) = UTF8Validation.check(body) {
                 // Multi-byte UTF-8 sequences are all but impossible in real
                 // windows-1252 text; this is a mislabelled UTF-8 feed.
                 warnings.append(
                     "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
-                decoded = nil
+                plain = !hasC1Controls
             } else {
                 decoded = Windows1252.decode(body)
             }
@@ -33,15 +47,23 @@ struct XMLInput {
                 decoded = transcoder.convert(body)
             } else {
                 warnings.append("unknown encoding \"\(decision.name)\" (\(decision.source.rawValue)); read as UTF-8")
-                decoded = decodeAsUTF8(body, declared: decision, warnings: &warnings)
+                if UTF8Validation.isValid(body) {
+                    decoded = nil
+                } else {
+                    warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
+                    decoded = Windows1252.decode(body)
+                }
             }
         }
-        let repair: MarkupRepair.Result
-        if let decoded {
-            repair = decoded.withUnsafeBufferPointer { MarkupRepair.repair($0) }
-        } else {
-            repair = MarkupRepair.repair(body)
-        }
+        return XMLInput(
+            decoded: decoded, offset: decision.bomLength, warnings: warnings,
+            mayParseAsIs: plain && !hasDocumentTypeDeclaration(body) && !hasC1CharacterReference(body))
+    }
+
+    /// The bytes after repair, with the repair's warnings added.
+    func repaired(original: UnsafeBufferPointer<UInt8>) -> XMLInput {
+        let repair = withBytes(original: original) { MarkupRepair.repair($0) }
+        var warnings = warnings
         if repair.doctypeDeclaredEntities {
             warnings.append(
                 "document type declaration removed; only its plain-text internal entities were expanded")
@@ -54,25 +76,87 @@ struct XMLInput {
             warnings.append("\(repair.droppedCharacters) characters that XML forbids were dropped")
         }
         return XMLInput(
-            replacement: repair.bytes ?? decoded, offset: decision.bomLength, warnings: warnings)
-    }
-
-    private static func decodeAsUTF8(
-        _ body: UnsafeBufferPointer<UInt8>, declared: CharacterEncoding.Decision, warnings: inout [String]
-    ) -> [UInt8]? {
-        if UTF8Validation.isValid(body) { return nil }
-        warnings.append("bytes are not valid UTF-8 (\(declared.source.rawValue)); read as windows-1252")
-        return Windows1252.decode(body)
+            decoded: repair.bytes ?? decoded, offset: offset, warnings: warnings, mayParseAsIs: false)
     }
 
     private static func isASCII(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
         !body.contains { $0 >= 0x80 }
     }
 
+    /// Whether the prolog (what comes before the first element) holds
+    /// anything but the XML declaration, processing instructions, comments
+    /// and whitespace: a `<!DOCTYPE`, or text that is not XML at all.
+    /// Either way the document goes through repair.
+    static func hasDocumentTypeDeclaration(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        let n = body.count
+        /// The index just after the next `literal` at or after `start`.
+        func end(of literal: StaticString, from start: Int) -> Int? {
+            let count = literal.utf8CodeUnitCount
+            var k = start
+            while k + count <= n {
+                if (0..<count).allSatisfy({ body[k + $0] == literal.utf8Start[$0] }) { return k + count }
+                k += 1
+            }
+            return nil
+        }
+        while i < n {
+            switch body[i] {
+            case 0x20, 0x09, 0x0A, 0x0D: i += 1
+            case UInt8(ascii: "<"):
+                guard i + 1 < n else { return true }
+                switch body[i + 1] {
+                case UInt8(ascii: "?"):
+                    guard let end = end(of: "?>", from: i + 2) else { return true }
+                    i = end
+                case UInt8(ascii: "!"):
+                    guard i + 3 < n, body[i + 2] == UInt8(ascii: "-"), body[i + 3] == UInt8(ascii: "-"),
+                        let end = end(of: "-->", from: i + 4)
+                    else { return true }
+                    i = end
+                default: return false  // the root element
+                }
+            default: return true
+            }
+        }
+        return true
+    }
+
+    /// Whether a numeric character reference names a C1 control
+    /// (`&#146;`, `&#x92;`): repair maps those to the windows-1252
+    /// characters they were meant to be, which libxml2 would not.
+    static func hasC1CharacterReference(_ body: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard let base = body.baseAddress else { return false }
+        let n = body.count
+        var i = 0
+        while i < n, let hit = memchr(base + i, Int32(UInt8(ascii: "&")), n - i) {
+            var k = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - base + 1
+            i = k
+            guard k < n, body[k] == UInt8(ascii: "#") else { continue }
+            k += 1
+            let hex = k < n && (body[k] | 0x20) == UInt8(ascii: "x")
+            if hex { k += 1 }
+            var value = 0
+            while k < n, value < 0x110000 {
+                let b = body[k]
+                if b >= 0x30 && b <= 0x39 {
+                    value = value * (hex ? 16 : 10) + Int(b - 0x30)
+                } else if hex, (b | 0x20) >= UInt8(ascii: "a"), (b | 0x20) <= UInt8(ascii: "f") {
+                    value = value * 16 + Int((b | 0x20) - UInt8(ascii: "a") + 10)
+                } else {
+                    break
+                }
+                k += 1
+            }
+            if value >= 0x80 && value <= 0x9F { return true }
+        }
+        return false
+    }
+
     /// Calls `body` with the bytes to parse.
     func withBytes<R>(original: UnsafeBufferPointer<UInt8>, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
-        if let replacement {
-            return replacement.withUnsafeBufferPointer(body)
+        if let decoded {
+            return decoded.withUnsafeBufferPointer(body)
         }
         return body(UnsafeBufferPointer(rebasing: original[offset...]))
     }

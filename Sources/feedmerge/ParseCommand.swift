@@ -1,3 +1,4 @@
+import FeedFetch
 import FeedModel
 import FeedParse
 import Foundation
@@ -73,34 +74,13 @@ struct ParseCommand {
         return status
     }
 
-    /// The whole file, read straight into one array (no `Data` copy: a 20 MB
-    /// feed should not cost 40 MB before parsing starts).
     private func read(_ file: String) throws(ReadFailure) -> [UInt8] {
         if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
-        let descriptor = open(file, O_RDONLY)
-        guard descriptor >= 0 else {
-            throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))")
+        do {
+            return try LocalFile.contents(of: file)
+        } catch {
+            throw ReadFailure(description: error.description)
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw ReadFailure(description: "cannot stat \(file)") }
-        if (info.st_mode & S_IFMT) == S_IFDIR { throw ReadFailure(description: "\(file) is a directory") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)  // one more byte to see the end
-        var filled = 0
-        while true {
-            if filled == bytes.count { bytes.append(contentsOf: repeatElement(0, count: max(4096, bytes.count))) }
-            let count = bytes.withUnsafeMutableBytes {
-                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
-            }
-            if count < 0 && errno == EINTR { continue }
-            guard count >= 0 else {
-                throw ReadFailure(description: "cannot read \(file): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            filled += count
-        }
-        bytes.removeSubrange(filled...)
-        return bytes
     }
 
     private func errorJSON(file: String, message: String) -> String {

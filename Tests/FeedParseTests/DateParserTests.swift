@@ -80,6 +80,34 @@ import Testing
         }
     }
 
+    /// The fast path for canonical RFC 822 must agree with the general
+    /// scanner on everything it accepts, and decline what it does not know.
+    @Test func rfc822FastPathAgreesWithTheWordScanner() {
+        let zones = ["GMT", "UT", "UTC", "Z", "+0200", "-0530", "+2359", "+2400", "-0060", "EST", "+02:00", "gmt"]
+        var accepted = 0
+        for seconds in stride(from: Int64(-2_000_000_000), to: 4_000_000_000, by: 7_777_777) {
+            let canonical = Timestamp(secondsSince1970: seconds).rfc822.dropLast(4)  // without " GMT"
+            let noWeekday = canonical.dropFirst(5)
+            let oneDigitDay = noWeekday.hasPrefix("0") ? noWeekday.dropFirst() : noWeekday
+            for form in [canonical, noWeekday, oneDigitDay, "Xyz, " + noWeekday, "Tue," + noWeekday] {
+                for zone in zones {
+                    let text = form + " " + zone
+                    let fast = text.utf8.withContiguousStorageIfAvailable { RFC822FastPath.scan($0) } ?? nil
+                    var words: Timestamp? = nil
+                    text.utf8.withContiguousStorageIfAvailable { words = WordDateScanner($0).scanned() }
+                    if let fast {
+                        accepted += 1
+                        #expect(fast == words, "\(text)")
+                    }
+                }
+            }
+        }
+        #expect(accepted > 2000)
+        for text in ["Tue, 31 Feb 2020 10:00:00 GMT", "Tue, 01 Jan 2020 10:00 GMT", "01 Jan 20 10:00:00 GMT"] {
+            #expect(text.utf8.withContiguousStorageIfAvailable { RFC822FastPath.scan($0) } ?? nil == nil, "\(text)")
+        }
+    }
+
     @Test func civilTimeRoundTripsEveryDayOfFourCenturies() {
         var day = CivilTime.days(year: 1800, month: 1, day: 1)
         let end = CivilTime.days(year: 2200, month: 1, day: 1)

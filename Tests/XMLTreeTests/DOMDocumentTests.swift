@@ -1,6 +1,7 @@
 import Foundation
 import Testing
-import XMLTree
+
+@testable import XMLTree
 
 @Suite struct DOMDocumentTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
@@ -100,5 +101,43 @@ import XMLTree
     @Test(arguments: encodings)
     func encodingIsDecided(_ bytes: [UInt8], _ expected: String) throws {
         #expect(try DOMDocument(parsing: bytes).root.text == expected)
+    }
+
+    /// Well-formed documents whose text repair still changes: C1 controls,
+    /// raw or as references, are the windows-1252 characters they stood for.
+    static let repairedThoughWellFormed: [(String, String)] = [
+        ("<r>don&#146;t</r>", "don\u{2019}t"),
+        ("<r>don&#x92;t</r>", "don\u{2019}t"),
+        ("<r>don\u{92}t</r>", "don\u{2019}t"),
+        ("<r>&#150; &#160;</r>", "\u{2013} \u{A0}"),
+    ]
+
+    @Test(arguments: repairedThoughWellFormed)
+    func c1ControlsAreRepairedInWellFormedDocuments(_ text: String, _ expected: String) throws {
+        #expect(try DOMDocument(parsing: Array(text.utf8)).root.text == expected)
+    }
+
+    /// Plain, well-formed UTF-8 skips the repair pass. Over every fixture
+    /// (and the shared corpora when present) that must give the same tree
+    /// as repairing first.
+    @Test func skippingRepairNeverChangesADocument() throws {
+        var roots = [Self.fixtures, Self.fixtures.appendingPathComponent("../../FeedParseTests/Fixtures").standardized]
+        let corpora = Self.fixtures.appendingPathComponent("../../../../shared/corpora").standardized
+        if FileManager.default.fileExists(atPath: corpora.path) { roots.append(corpora) }
+        var compared = 0
+        for root in roots {
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
+            for case let file as URL in files where ["xml", "rss", "atom", "rdf"].contains(file.pathExtension) {
+                let bytes = try [UInt8](Data(contentsOf: file))
+                var repairing = DOMDocument.Limits()
+                repairing.alwaysRepairs = true
+                guard let asIs = try? DOMDocument(parsing: bytes), asIs.isWellFormed,
+                    let repaired = try? DOMDocument(parsing: bytes, limits: repairing)
+                else { continue }
+                #expect(asIs.root.innerMarkup == repaired.root.innerMarkup, "\(file.path)")
+                compared += 1
+            }
+        }
+        #expect(compared >= 20)
     }
 }

@@ -22,6 +22,7 @@ public enum DateParser {
         let trimmed = UnsafeBufferPointer(rebasing: bytes[start..<end])
         var iso = ISODateScanner(trimmed)
         if let instant = iso.scan() { return instant }
+        if let instant = RFC822FastPath.scan(trimmed) { return instant }
         var words = WordDateScanner(trimmed)
         return words.scan()
     }

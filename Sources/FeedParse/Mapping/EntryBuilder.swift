@@ -6,26 +6,39 @@ import XMLTree
 /// own element wins over an extension's (`pubDate` over `dc:date`,
 /// `content:encoded` over nothing, `enclosure` before `media:content`).
 struct EntryBuilder {
+    /// The entry so far: ranked fields hold the best value offered yet.
     var entry = Entry()
     var permalinkGUID: String?
     /// `dc:identifier`: the id only when nothing better (`guid`, `rdf:about`) is there.
     var fallbackID: String?
-    private var title = Ranked<Text>()
-    private var summary = Ranked<Text>()
-    private var published = Ranked<Timestamp>()
-    private var updated = Ranked<Timestamp>()
-    private var link = Ranked<String>()
-    private var image = Ranked<String>()
+    private var titleRank = Rank()
+    private var summaryRank = Rank()
+    private var publishedRank = Rank()
+    private var updatedRank = Rank()
+    private var linkRank = Rank()
+    private var imageRank = Rank()
 
     /// A title from a lower rank replaces one from a higher (`title` over `media:title`).
-    mutating func offerTitle(_ value: Text?, rank: Int) { title.offer(value, rank: rank) }
-    mutating func offerSummary(_ value: Text?, rank: Int) { summary.offer(value, rank: rank) }
+    mutating func offerTitle(_ value: Text?, rank: Int) {
+        if titleRank.accepts(value != nil, rank: rank) { entry.title = value }
+    }
+    mutating func offerSummary(_ value: Text?, rank: Int) {
+        if summaryRank.accepts(value != nil, rank: rank) { entry.summary = value }
+    }
     /// Within a rank the last date wins (as in feedparser, a repeated
     /// `updated` overwrites the one before).
-    mutating func offerPublished(_ value: Timestamp?, rank: Int) { published.offer(value, rank: rank, laterWins: true) }
-    mutating func offerUpdated(_ value: Timestamp?, rank: Int) { updated.offer(value, rank: rank, laterWins: true) }
-    mutating func offerLink(_ value: String?, rank: Int) { link.offer(value, rank: rank) }
-    mutating func offerImage(_ value: String?, rank: Int) { image.offer(value, rank: rank) }
+    mutating func offerPublished(_ value: Timestamp?, rank: Int) {
+        if publishedRank.accepts(value != nil, rank: rank, laterWins: true) { entry.published = value }
+    }
+    mutating func offerUpdated(_ value: Timestamp?, rank: Int) {
+        if updatedRank.accepts(value != nil, rank: rank, laterWins: true) { entry.updated = value }
+    }
+    mutating func offerLink(_ value: String?, rank: Int) {
+        if linkRank.accepts(value != nil, rank: rank) { entry.link = value }
+    }
+    mutating func offerImage(_ value: String?, rank: Int) {
+        if imageRank.accepts(value != nil, rank: rank) { entry.image = value }
+    }
 
     mutating func addEnclosure(_ enclosure: Enclosure) {
         if !entry.enclosures.contains(where: { $0.url == enclosure.url }) { entry.enclosures.append(enclosure) }
@@ -35,29 +48,24 @@ struct EntryBuilder {
         if !entry.categories.contains(category) { entry.categories.append(category) }
     }
 
-    func build() -> Entry {
-        var result = entry
-        result.title = title.value
-        result.summary = summary.value
-        result.published = published.value
-        result.updated = updated.value
-        result.id = result.id ?? fallbackID
-        result.link = link.value ?? permalinkGUID
-        result.image = image.value
-        return result
+    /// The entry, moved out of the builder.
+    consuming func build() -> Entry {
+        if entry.id == nil { entry.id = fallbackID }
+        if entry.link == nil { entry.link = permalinkGUID }
+        return entry
     }
 }
 
-/// The best value offered so far for one field: a lower rank wins; within a
-/// rank the first (or, with `laterWins`, the last) one offered.
-struct Ranked<Value> {
-    private(set) var value: Value?
+/// The rank of the value a field holds: a lower rank wins; within a rank
+/// the first value offered (or, with `laterWins`, the last) stays.
+struct Rank {
     private var rank = Int.max
 
-    mutating func offer(_ candidate: Value?, rank: Int, laterWins: Bool = false) {
-        guard let candidate, rank < self.rank || (laterWins && rank == self.rank) else { return }
-        value = candidate
+    /// Whether an offered value (`present`: not nil) of `rank` replaces the field's.
+    mutating func accepts(_ present: Bool, rank: Int, laterWins: Bool = false) -> Bool {
+        guard present, rank < self.rank || (laterWins && rank == self.rank) else { return false }
         self.rank = rank
+        return true
     }
 }
 

@@ -29,8 +29,9 @@ struct MappingContext {
 
     /// An element's text as a date; unparseable text is a warning, not a date.
     mutating func date(_ element: DOMElement, label: String) -> Timestamp? {
-        guard let text = text(element) else { return nil }
-        if let instant = DateParser.parse(text) { return instant }
+        guard let instant = element.withTrimmedText({ DateParser.parse(bytes: $0) }) else { return nil }
+        if let instant { return instant }
+        let text = text(element) ?? ""
         warnings.append("\(label): unparseable date \"\(text.prefix(80))\" in <\(element.name)> (line \(element.line))")
         return nil
     }

@@ -27,7 +27,7 @@ extension MappingContext {
             let inside = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
             let outside = String(text[..<open]).trimmingWhitespace
             // `me@example.com (Me)` or `Me (me@example.com)`: the part with an @ is the address.
-            if inside.contains(Character("@")) && !outside.contains(Character("@")) {
+            if inside.utf8.contains(UInt8(ascii: "@")) && !outside.utf8.contains(UInt8(ascii: "@")) {
                 return Person(name: outside.isEmpty ? nil : outside, email: inside)
             }
             name = inside
@@ -37,7 +37,7 @@ extension MappingContext {
             email = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
             text = String(text[..<open]).trimmingWhitespace
             if name == nil, !text.isEmpty { name = text.trimmingCharacters(quotes: true) }
-        } else if text.contains(Character("@")), !text.contains(Character(" ")) {
+        } else if text.utf8.contains(UInt8(ascii: "@")), !text.utf8.contains(UInt8(ascii: " ")) {
             email = text.hasPrefix("mailto:") ? String(text.dropFirst(7)) : text
         } else if !text.isEmpty {
             if name == nil { name = text } else { email = text }
