@@ -1,30 +1,34 @@
+import Glibc
+
 /// Makes the URL attributes inside an HTML fragment absolute.
 ///
 /// A small scanner over tags, not an HTML parser: it finds each start tag,
 /// reads its attributes, and rewrites only the values of URL attributes that
 /// are relative, leaving every other byte of the markup as it was.
 enum HTMLLinks {
-    /// Attributes whose values are URLs (HTML 4 and 5).
-    static let urlAttributes: Set<String> = [
+    /// Attributes whose values are URLs (HTML 4 and 5), lower case.
+    static let urlAttributes: [StaticString] = [
         "href", "src", "cite", "poster", "background", "longdesc", "action", "usemap", "codebase", "data",
         "formaction", "manifest", "profile",
     ]
 
     static func absolutize(_ html: String, base: String?) -> String {
-        guard let base, html.utf8.contains(UInt8(ascii: "<")), html.utf8.contains(UInt8(ascii: "=")) else {
-            return html
-        }
-        let bytes = Array(html.utf8)
+        guard let base else { return html }
+        var html = html
+        return html.withUTF8 { absolutize($0, base: base) } ?? html
+    }
+
+    /// nil when nothing changed (no relative URL), so the caller keeps its string.
+    private static func absolutize(_ bytes: UnsafeBufferPointer<UInt8>, base: String) -> String? {
         var out: [UInt8] = []
         var copied = 0
         var i = 0
         let n = bytes.count
         while i < n {
-            guard bytes[i] == UInt8(ascii: "<"), i + 1 < n, isLetter(bytes[i + 1]) else {
-                i += 1
-                continue
-            }
-            i += 1
+            // The next start tag: `<` and a letter.
+            guard let hit = memchr(bytes.baseAddress! + i, Int32(UInt8(ascii: "<")), n - i) else { break }
+            i = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - bytes.baseAddress! + 1
+            guard i < n, isLetter(bytes[i]) else { continue }
             while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">"), bytes[i] != UInt8(ascii: "/") { i += 1 }
             // attributes
             while i < n, bytes[i] != UInt8(ascii: ">") {
@@ -61,24 +65,48 @@ enum HTMLLinks {
                     }
                     i = valueEnd
                 }
-                let name = String(decoding: bytes[nameStart..<nameEnd], as: UTF8.self).lowercased()
-                guard urlAttributes.contains(name) else { continue }
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
+                guard isURLAttribute(name), !hasScheme(UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
+                else { continue }
                 let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
-                guard !URLReference.hasScheme(value.trimmingWhitespace) else { continue }
                 var resolved = URLReference.resolve(value, against: base)
                 if quote == UInt8(ascii: "\"") || quote == 0 {
                     resolved = resolved.replacingAll("\"", with: "&quot;")
                 }
                 if quote == UInt8(ascii: "'") { resolved = resolved.replacingAll("'", with: "&#39;") }
+                if out.isEmpty { out.reserveCapacity(n + 256) }
                 out.append(contentsOf: bytes[copied..<valueStart])
                 out.append(contentsOf: resolved.utf8)
                 copied = valueEnd
             }
             i += 1
         }
-        guard copied > 0 else { return html }
+        guard copied > 0 else { return nil }
         out.append(contentsOf: bytes[copied...])
         return String(decoding: out, as: UTF8.self)
+    }
+
+    /// One of `urlAttributes`, in any case.
+    private static func isURLAttribute(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        urlAttributes.contains { known in
+            known.utf8CodeUnitCount == name.count
+                && (0..<name.count).allSatisfy { name[$0] | 0x20 == known.utf8Start[$0] }
+        }
+    }
+
+    /// A value that starts with a scheme (after any whitespace) is absolute.
+    private static func hasScheme(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
+        var sawLetter = false
+        for c in value where !(sawLetter == false && isSpace(c)) {
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return false }
+            case UInt8(ascii: ":"): return sawLetter
+            default: return false
+            }
+        }
+        return false
     }
 
     private static func isLetter(_ b: UInt8) -> Bool {
