@@ -83,7 +83,7 @@ public struct Timeline {
     /// Inserts one feed's entries (`subscription` is its place in the list).
     /// - Returns: how many of them the timeline kept.
     @discardableResult
-    public mutating func insert(feed parsed: ParsedFeed, source: FeedSource, subscription: Int) -> Int {
+    public mutating func insert(feed parsed: consuming ParsedFeed, source: FeedSource, subscription: Int) -> Int {
         let feedDate = parsed.metadata.updated ?? parsed.metadata.published
         var chosen: [(index: Int, date: Timestamp)] = []
         chosen.reserveCapacity(parsed.entries.count)
@@ -101,7 +101,8 @@ public struct Timeline {
             let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
             // A full timeline rejects an entry older than its last in O(1), before copying anything.
             if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { continue }
-            var entry = parsed.entries[index]
+            var entry = Entry()
+            swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
             if rules.future == .clamp {
                 // The entry's own dates are clamped too, so every output agrees.
                 entry.published = entry.published.map { min($0, rules.now) }
@@ -115,7 +116,8 @@ public struct Timeline {
     /// - Returns: whether the entry is in the timeline afterwards.
     mutating func insert(_ item: MergedEntry, key: TimelineKey) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let (id, link) = Self.identities(of: item.entry)
+        let identities = Self.identities(of: item.entry)
+        let (id, link) = identities
         if let existingKey = id.flatMap({ byID[$0] }) ?? link.flatMap({ byLink[$0] }),
             var existing = storage[Int(existingKey.slot)]
         {
@@ -127,7 +129,7 @@ public struct Timeline {
                 item.alsoIn = existing.alsoIn
                 if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
                 item.alsoIn.removeAll { $0 == item.source.feedURL }
-                let stored = add(item, key: key)
+                let stored = add(item, key: key, identities: identities)
                 // The replaced copy's names now lead here too.
                 let (oldID, oldLink) = Self.identities(of: existing.entry)
                 if let oldID { byID[oldID] = stored }
@@ -140,13 +142,15 @@ public struct Timeline {
             }
             return false
         }
-        add(item, key: key)
+        add(item, key: key, identities: identities)
         return true
     }
 
     /// - Returns: the key as stored (with its slot).
     @discardableResult
-    private mutating func add(_ item: MergedEntry, key: TimelineKey) -> TimelineKey {
+    private mutating func add(
+        _ item: MergedEntry, key: TimelineKey, identities: (id: String?, link: String?)
+    ) -> TimelineKey {
         var key = key
         if let slot = freeSlots.popLast() {
             key.slot = slot
@@ -156,9 +160,8 @@ public struct Timeline {
             storage.append(item)
         }
         keys.insert(key)
-        let (id, link) = Self.identities(of: item.entry)
-        if let id { byID[id] = key }
-        if let link { byLink[link] = key }
+        if let id = identities.id { byID[id] = key }
+        if let link = identities.link { byLink[link] = key }
         if let limit = rules.limit, keys.count > limit, let evicted = keys.last { remove(evicted) }
         return key
     }
