@@ -5,12 +5,26 @@
 /// `drainIfFull()` hands them on (to a file, say) and starts again, so a
 /// document of any size needs only that much memory.
 public struct TextBuffer {
-    public private(set) var bytes: [UInt8] = []
+    /// The memory, shared between copies until one of them writes.
+    private final class Allocation {
+        let base: UnsafeMutablePointer<UInt8>
+        let capacity: Int
+
+        init(capacity: Int) {
+            self.capacity = max(capacity, 64)
+            base = .allocate(capacity: self.capacity)
+        }
+
+        deinit { base.deallocate() }
+    }
+
+    private var allocation: Allocation
+    private var count = 0
     private let threshold: Int
     private let drain: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
     public init(capacity: Int = 4096) {
-        bytes.reserveCapacity(capacity)
+        allocation = Allocation(capacity: capacity)
         threshold = .max
         drain = nil
     }
@@ -18,33 +32,61 @@ public struct TextBuffer {
     /// A streaming buffer: `drain` receives the text in pieces of about
     /// `threshold` bytes, in order; `flush()` hands on the rest.
     public init(drainingAt threshold: Int, into drain: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
-        bytes.reserveCapacity(threshold + threshold / 4)
+        allocation = Allocation(capacity: threshold + threshold / 4)
         self.threshold = threshold
         self.drain = drain
     }
+
+    /// The text so far, as bytes (a copy).
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: allocation.base, count: count)) }
 
     /// Hands the text so far to the drain once there is enough of it. The
     /// writers call this between entries.
     @inline(__always)
     public mutating func drainIfFull() {
-        if bytes.count >= threshold { flush() }
+        if count >= threshold { flush() }
     }
 
     /// Hands all the text so far to the drain (nothing without one).
     public mutating func flush() {
-        guard let drain, !bytes.isEmpty else { return }
-        bytes.withUnsafeBufferPointer(drain)
-        bytes.removeAll(keepingCapacity: true)
+        guard let drain, count > 0 else { return }
+        drain(UnsafeBufferPointer(start: allocation.base, count: count))
+        count = 0
     }
 
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String {
+        String(decoding: UnsafeBufferPointer(start: allocation.base, count: count), as: UTF8.self)
+    }
+
+    /// Room for `extra` more bytes, in memory this buffer alone owns.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        if count + extra > allocation.capacity || !isKnownUniquelyReferenced(&allocation) {
+            let grown = Allocation(
+                capacity: count + extra > allocation.capacity
+                    ? max(count + extra, allocation.capacity * 2) : allocation.capacity)
+            grown.base.update(from: allocation.base, count: count)
+            allocation = grown
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
+        reserve(extra)
+        (allocation.base + count).update(from: start, count: extra)
+        count += extra
+    }
 
     public mutating func append(_ text: String) {
         var text = text
-        text.withUTF8 { bytes.append(contentsOf: $0) }
+        text.withUTF8 { if let base = $0.baseAddress { append(base, count: $0.count) } }
     }
 
-    public mutating func append(byte: UInt8) { bytes.append(byte) }
+    public mutating func append(byte: UInt8) {
+        reserve(1)
+        allocation.base[count] = byte
+        count += 1
+    }
 
     /// What the word-at-a-time scan stops at, besides control bytes.
     private enum Specials { case xml, xmlAttribute, json }
@@ -110,7 +152,7 @@ public struct TextBuffer {
     /// A JSON string literal, quotes included. Control characters and
     /// U+FFFE/U+FFFF are dropped; U+2028/U+2029 escaped for JavaScript.
     public mutating func appendJSONString(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
         appendEscaped(text, scanning: .json) { source, i in
             switch source[i] {
             case UInt8(ascii: "\""): ("\\\"", 1)
@@ -126,7 +168,7 @@ public struct TextBuffer {
             default: nil
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(byte: UInt8(ascii: "\""))
     }
 
     /// U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`) starting at `i`.
@@ -152,13 +194,12 @@ public struct TextBuffer {
                     i += 1
                     continue
                 }
-                if i > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart..<i])) }
-                bytes.append(
-                    contentsOf: UnsafeBufferPointer(start: escaped.utf8Start, count: escaped.utf8CodeUnitCount))
+                if i > runStart { append(source.baseAddress! + runStart, count: i - runStart) }
+                append(escaped.utf8Start, count: escaped.utf8CodeUnitCount)
                 i += length
                 runStart = i
             }
-            if source.count > runStart { bytes.append(contentsOf: UnsafeBufferPointer(rebasing: source[runStart...])) }
+            if source.count > runStart { append(source.baseAddress! + runStart, count: source.count - runStart) }
         }
     }
 }
