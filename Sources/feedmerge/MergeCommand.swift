@@ -152,6 +152,10 @@ struct MergeCommand {
         }
         guard !sources.isEmpty else { throw UsageError("no SOURCE given") }
         guard !outputPaths.isEmpty else { throw UsageError("no output given (-o FILE)") }
+        // Outputs are written at the same time: two into one place would mix.
+        if let repeated = outputPaths.first(where: { path in outputPaths.filter { $0 == path }.count > 1 }) {
+            throw UsageError("\(repeated == "-" ? "standard output" : repeated) is given as an output twice")
+        }
         for path in outputPaths {
             guard let chosen = (path == "-" ? nil : OutputFormat(fileName: path)) ?? format else {
                 throw UsageError("cannot tell the format of \(path): use .atom, .rss or .json, or --format")

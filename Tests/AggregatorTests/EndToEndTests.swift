@@ -217,6 +217,12 @@ import Testing
         #expect(try CommandRun.feedmerge([server.url("/feed/1"), "-o", "out.xml", "--no-state"]).status == 2)  // format unknown
         #expect(try CommandRun.feedmerge([server.url("/feed/1"), "--no-state"]).status == 2)  // no output
         #expect(try CommandRun.feedmerge(["/no/such.opml", "-o", "x.atom", "--no-state"]).status == 2)
+        // Outputs are written at once: one destination twice is refused before anything runs.
+        let twice = try CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", "-", "-o", "-", "--format", "rss", "--no-state",
+        ])
+        #expect(twice.status == 2)
+        #expect(twice.standardError.contains("twice"))
     }
 
     @Test func sourceDateEpochFixesTheRunTime() throws {
