@@ -48,11 +48,8 @@ public struct Timeline {
 
     /// The entries, newest first.
     public var entries: [MergedEntry] {
-        keys.all.map { key in
-            var item = storage[Int(key.slot)]!
-            item.alsoIn.sort()
-            return item
-        }
+        let copy = self  // shares the storage until `takeEntries` moves out of it
+        return copy.takeEntries()
     }
 
     /// The entries, newest first, moved out rather than copied: the end of

@@ -19,11 +19,9 @@ enum AtomWriter {
         out.element(
             "generator", metadata.generator,
             attributes: [("uri", metadata.generatorURI), ("version", metadata.generatorVersion)], indent: "  ")
-        entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                entry(entries[index], into: &out)  // borrowed, not copied
-                out.drainIfFull()
-            }
+        entries.forEachBorrowed { item in
+            entry(item, into: &out)
+            out.drainIfFull()
         }
         out.append("</feed>\n")
     }

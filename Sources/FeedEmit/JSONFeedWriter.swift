@@ -22,11 +22,9 @@ enum JSONFeedWriter {
         json.field("updated", metadata.updated.rfc3339)
         json.endObject()
         json.beginArray("items")
-        entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                item(entries[index], into: &json)  // borrowed, not copied
-                json.drainIfFull()
-            }
+        entries.forEachBorrowed { entry in
+            item(entry, into: &json)
+            json.drainIfFull()
         }
         json.endArray()
         json.endObject()

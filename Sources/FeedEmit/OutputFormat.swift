@@ -52,6 +52,16 @@ extension OutputFormat {
     }
 }
 
+extension Array where Element == MergedEntry {
+    /// Each entry in order, borrowed from the array's storage: a plain
+    /// `for item in entries` copies every entry (a retain per field).
+    func forEachBorrowed(_ body: (MergedEntry) -> Void) {
+        withUnsafeBufferPointer { entries in
+            for index in entries.indices { body(entries[index]) }
+        }
+    }
+}
+
 extension MergedEntry {
     /// An id for formats that require one: the entry's id, else its link,
     /// else a tag URI from the feed URL and the entry's title and date.

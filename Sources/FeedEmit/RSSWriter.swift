@@ -25,11 +25,9 @@ enum RSSWriter {
         if let author = metadata.author, let email = author.email {
             out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: "  ")
         }
-        entries.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                item(entries[index], into: &out)  // borrowed, not copied
-                out.drainIfFull()
-            }
+        entries.forEachBorrowed { entry in
+            item(entry, into: &out)
+            out.drainIfFull()
         }
         out.append("</channel>\n</rss>\n")
     }

@@ -7,8 +7,6 @@ enum UTF8Validation {
         case valid(hasC1Controls: Bool)
     }
 
-    static func isValid(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool { check(bytes) != .invalid }
-
     static func check(_ bytes: UnsafeBufferPointer<UInt8>) -> Validity {
         guard let base = bytes.baseAddress else { return .valid(hasC1Controls: false) }
         let n = bytes.count

@@ -24,12 +24,7 @@ struct XMLInput {
         var plain = false
         switch decision.name {
         case "utf-8":
-            switch UTF8Validation.check(body) {
-            case .valid(let hasC1Controls): plain = !hasC1Controls
-            case .invalid:
-                warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
-                decoded = Windows1252.decode(body)
-            }
+            (decoded, plain) = readAsUTF8(body, decision: decision, warnings: &warnings)
         case "windows-1252":
             if isASCII(body) {
                 plain = true
@@ -47,17 +42,26 @@ struct XMLInput {
                 decoded = transcoder.convert(body)
             } else {
                 warnings.append("unknown encoding \"\(decision.name)\" (\(decision.source.rawValue)); read as UTF-8")
-                if UTF8Validation.isValid(body) {
-                    decoded = nil
-                } else {
-                    warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
-                    decoded = Windows1252.decode(body)
-                }
+                (decoded, plain) = readAsUTF8(body, decision: decision, warnings: &warnings)
             }
         }
         return XMLInput(
             decoded: decoded, offset: decision.bomLength, warnings: warnings,
             mayParseAsIs: plain && !hasDocumentTypeDeclaration(body) && !hasC1CharacterReference(body))
+    }
+
+    /// Bytes taken to be UTF-8: as they are when valid (plain unless they
+    /// hold C1 controls), else read as windows-1252.
+    private static func readAsUTF8(
+        _ body: UnsafeBufferPointer<UInt8>, decision: CharacterEncoding.Decision, warnings: inout [String]
+    ) -> (decoded: [UInt8]?, plain: Bool) {
+        switch UTF8Validation.check(body) {
+        case .valid(let hasC1Controls):
+            return (nil, !hasC1Controls)
+        case .invalid:
+            warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
+            return (Windows1252.decode(body), false)
+        }
     }
 
     /// The bytes after repair, with the repair's warnings added.

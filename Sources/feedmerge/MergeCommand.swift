@@ -18,7 +18,8 @@ struct MergeCommand {
         .json; anything else needs --format) or - for standard output.
 
         Output:
-          -o, --output FILE      write the merged feed here (repeatable)
+          -o, --output FILE      write the merged feed here (repeatable, each FILE once;
+                                 the outputs are written at the same time)
           --format atom|rss|json format for outputs without a known extension
           --title TEXT           the merged feed's title (default: the OPML title)
           --link URL             its home page

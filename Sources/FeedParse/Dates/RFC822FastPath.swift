@@ -19,7 +19,7 @@ enum RFC822FastPath {
             return high * 10 + low
         }
         // Weekday: three letters, a comma and a space (its value is not checked, as in WordDateScanner).
-        if n > 5, b[3] == UInt8(ascii: ","), b[4] == 0x20, weekdays.contains(word(b, at: 0)) { i = 5 }
+        if n > 5, b[3] == UInt8(ascii: ","), b[4] == 0x20, case .weekday? = word(b, at: 0) { i = 5 }
         guard let firstDigit = digit(i) else { return nil }
         var day = firstDigit
         i += 1
@@ -27,8 +27,9 @@ enum RFC822FastPath {
             day = day * 10 + second
             i += 1
         }
-        guard i + 14 <= n, b[i] == 0x20, b[i + 4] == 0x20, let monthIndex = months.firstIndex(of: word(b, at: i + 1))
-        else { return nil }
+        guard i + 14 <= n, b[i] == 0x20, b[i + 4] == 0x20, case .month(let month)? = word(b, at: i + 1) else {
+            return nil
+        }
         i += 5
         guard let century = two(i), let yearInCentury = two(i + 2), i + 4 < n, b[i + 4] == 0x20 else { return nil }
         i += 5
@@ -52,23 +53,13 @@ enum RFC822FastPath {
             return nil
         }
         return CivilTime.timestamp(
-            year: century * 100 + yearInCentury, month: monthIndex + 1, day: day, hour: hour, minute: minute,
+            year: century * 100 + yearInCentury, month: month, day: day, hour: hour, minute: minute,
             second: second, offsetSeconds: offset)
     }
 
-    /// Three letters as one number, to compare with the tables.
-    private static func word(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> UInt32 {
-        UInt32(b[k]) << 16 | UInt32(b[k + 1]) << 8 | UInt32(b[k + 2])
+    /// What the three letters at `k` mean, by the table `WordDateScanner`
+    /// reads them with (so both agree on every spelling and case).
+    private static func word(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> DateWord? {
+        DateWord.lookup(packed: DateWord.pack(UnsafeBufferPointer(rebasing: b[k..<k + 3])))
     }
-
-    private static func packed(_ names: [StaticString]) -> [UInt32] {
-        names.map { name in
-            UnsafeBufferPointer(start: name.utf8Start, count: 3).reduce(0) { $0 << 8 | UInt32($1) }
-        }
-    }
-
-    private static let weekdays = packed(["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"])
-    private static let months = packed([
-        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
-    ])
 }

@@ -74,12 +74,6 @@ struct WordDateScanner {
         return DateWord.table[String(decoding: slice, as: UTF8.self).lowercased()]
     }
 
-    /// `scan()` on a copy, for callers holding a `let`.
-    func scanned() -> Timestamp? {
-        var copy = self
-        return copy.scan()
-    }
-
     mutating func scan() -> Timestamp? {
         while let t = next() {
             switch t {

@@ -66,8 +66,11 @@ enum HTMLLinks {
                     i = valueEnd
                 }
                 let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
-                guard isURLAttribute(name), !hasScheme(UnsafeBufferPointer(rebasing: bytes[valueStart..<valueEnd]))
-                else { continue }
+                var schemeStart = valueStart  // a value's leading whitespace does not count
+                while schemeStart < valueEnd, isSpace(bytes[schemeStart]) { schemeStart += 1 }
+                guard isURLAttribute(name), !URLReference.hasScheme(utf8: bytes[schemeStart..<valueEnd]) else {
+                    continue
+                }
                 let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
                 var resolved = URLReference.resolve(value, against: base)
                 if quote == UInt8(ascii: "\"") || quote == 0 {
@@ -92,21 +95,6 @@ enum HTMLLinks {
             known.utf8CodeUnitCount == name.count
                 && (0..<name.count).allSatisfy { name[$0] | 0x20 == known.utf8Start[$0] }
         }
-    }
-
-    /// A value that starts with a scheme (after any whitespace) is absolute.
-    private static func hasScheme(_ value: UnsafeBufferPointer<UInt8>) -> Bool {
-        var sawLetter = false
-        for c in value where !(sawLetter == false && isSpace(c)) {
-            switch c {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return false }
-            case UInt8(ascii: ":"): return sawLetter
-            default: return false
-            }
-        }
-        return false
     }
 
     private static func isLetter(_ b: UInt8) -> Bool {

@@ -45,9 +45,12 @@ struct URLReference: Equatable {
     }
 
     /// Whether a string starts with a scheme (`http:`, `mailto:`): already absolute.
-    static func hasScheme(_ text: String) -> Bool {
+    static func hasScheme(_ text: String) -> Bool { hasScheme(utf8: text.utf8) }
+
+    /// The same over UTF-8 bytes (an attribute value inside HTML, say).
+    static func hasScheme(utf8 text: some Sequence<UInt8>) -> Bool {
         var sawLetter = false
-        for c in text.utf8 {
+        for c in text {
             switch c {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
