@@ -11,11 +11,9 @@ Exits when its stdin closes.
 """
 import http.server
 import json
-import os
-import socketserver
-import sys
-import threading
 import time
+
+from loopback import serve
 
 FORMATS = ["rss2", "atom", "rdf", "json", "atom03", "rss091"]
 HEALTHY = 48
@@ -165,15 +163,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(404, "no")
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass
-
-
-server = Server(("127.0.0.1", 0), Handler)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-print(server.server_address[1], flush=True)
-sys.stdin.read()
-os._exit(0)
+serve(Handler)

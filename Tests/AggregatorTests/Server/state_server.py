@@ -20,11 +20,10 @@ modes and counters. Prints the port; exits when stdin closes.
 import email.utils
 import http.server
 import json
-import os
-import socketserver
-import sys
 import threading
 import time
+
+from loopback import serve
 
 MODES = {}
 STATS = {}
@@ -122,15 +121,4 @@ class Handler(http.server.BaseHTTPRequestHandler):
                                   ("Last-Modified", last_modified)])
 
 
-class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
-    daemon_threads = True
-
-    def handle_error(self, request, client_address):
-        pass
-
-
-server = Server(("127.0.0.1", 0), Handler)
-threading.Thread(target=server.serve_forever, daemon=True).start()
-print(server.server_address[1], flush=True)
-sys.stdin.read()
-os._exit(0)
+serve(Handler)
