@@ -31,9 +31,11 @@ public struct Timeline {
     /// The entries by slot (`TimelineKey.slot`); freed slots are reused.
     private var storage: [MergedEntry?] = []
     private var freeSlots: [Int32] = []
+    /// The names of the entry in each slot, worked out when it came in.
+    private var namesBySlot: [EntryNames] = []
     /// Entry ids and normalized links to the key of the entry that has them.
-    private var byID: [String: TimelineKey] = [:]
-    private var byLink: [String: TimelineKey] = [:]
+    private var byID: [EntryName: TimelineKey] = [:]
+    private var byLink: [EntryName: TimelineKey] = [:]
 
     public init(rules: TimelineRules) { self.rules = rules }
 
@@ -111,72 +113,95 @@ public struct Timeline {
     }
 
     /// - Returns: whether the entry is in the timeline afterwards.
-    mutating func insert(_ item: MergedEntry, key: TimelineKey) -> Bool {
+    mutating func insert(_ item: consuming MergedEntry, key: TimelineKey) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let identities = Self.identities(of: item.entry)
-        let (id, link) = identities
-        if let existingKey = id.flatMap({ byID[$0] }) ?? link.flatMap({ byLink[$0] }),
-            var existing = storage[Int(existingKey.slot)]
+        let names = EntryNames(of: item.entry)
+        if let existingKey = names.id.flatMap({ byID[$0] }) ?? names.link.flatMap({ byLink[$0] }),
+            var existing = storage[Int(existingKey.slot)].take()
         {
             // The earlier-dated copy stays; on equal dates, the one listed first.
             let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
             if newIsEarlier {
+                let oldNames = namesBySlot[Int(existingKey.slot)]
                 remove(existingKey)
-                var item = item
                 item.alsoIn = existing.alsoIn
                 if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
-                item.alsoIn.removeAll { $0 == item.source.feedURL }
-                let stored = add(item, key: key, identities: identities)
+                let feedURL = item.source.feedURL
+                item.alsoIn.removeAll { $0 == feedURL }
+                let stored = add(item, key: key, names: names)
                 // The replaced copy's names now lead here too.
-                let (oldID, oldLink) = Self.identities(of: existing.entry)
-                if let oldID { byID[oldID] = stored }
-                if let oldLink { byLink[oldLink] = stored }
+                if let oldID = oldNames.id { byID[oldID] = stored }
+                if let oldLink = oldNames.link { byLink[oldLink] = stored }
                 return true
             }
             if existing.source.feedURL != item.source.feedURL, !existing.alsoIn.contains(item.source.feedURL) {
                 existing.alsoIn.append(item.source.feedURL)
-                storage[Int(existingKey.slot)] = existing
             }
+            storage[Int(existingKey.slot)] = existing
             return false
         }
-        add(item, key: key, identities: identities)
+        add(item, key: key, names: names)
         return true
     }
 
     /// - Returns: the key as stored (with its slot).
     @discardableResult
-    private mutating func add(
-        _ item: MergedEntry, key: TimelineKey, identities: (id: String?, link: String?)
-    ) -> TimelineKey {
+    private mutating func add(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames) -> TimelineKey {
         var key = key
         if let slot = freeSlots.popLast() {
             key.slot = slot
             storage[Int(slot)] = item
+            namesBySlot[Int(slot)] = names
         } else {
             key.slot = Int32(storage.count)
             storage.append(item)
+            namesBySlot.append(names)
         }
         keys.insert(key)
-        if let id = identities.id { byID[id] = key }
-        if let link = identities.link { byLink[link] = key }
+        if let id = names.id { byID[id] = key }
+        if let link = names.link { byLink[link] = key }
         if let limit = rules.limit, keys.count > limit, let evicted = keys.last { remove(evicted) }
         return key
     }
 
     private mutating func remove(_ key: TimelineKey) {
-        guard let item = storage[Int(key.slot)] else { return }
-        storage[Int(key.slot)] = nil
+        let slot = Int(key.slot)
+        storage[slot] = nil
         freeSlots.append(key.slot)
         keys.remove(key)
-        let (id, link) = Self.identities(of: item.entry)
-        if let id, byID[id]?.slot == key.slot { byID[id] = nil }
-        if let link, byLink[link]?.slot == key.slot { byLink[link] = nil }
+        let names = namesBySlot[slot]
+        namesBySlot[slot] = EntryNames()
+        if let id = names.id, byID[id]?.slot == key.slot { byID[id] = nil }
+        if let link = names.link, byLink[link]?.slot == key.slot { byLink[link] = nil }
+    }
+}
+
+/// A name an entry is known by (its id, or its normalized link), hashed
+/// once: the timeline's indexes then hash and compare a number, and
+/// compare the names themselves only when the numbers match.
+struct EntryName: Hashable {
+    let name: String
+    private let hash: Int
+
+    init(_ name: String) {
+        self.name = name
+        hash = name.hashValue
     }
 
-    /// The names an entry is known by: its id, and its normalized link.
-    static func identities(of entry: Entry) -> (id: String?, link: String?) {
-        let id = entry.id.flatMap { $0.isEmpty ? nil : $0 }
-        let link = entry.link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) }
-        return (id, link)
+    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+
+    static func == (a: EntryName, b: EntryName) -> Bool { a.hash == b.hash && a.name == b.name }
+}
+
+/// The names an entry is known by: its id, and its normalized link.
+struct EntryNames {
+    var id: EntryName?
+    var link: EntryName?
+
+    init() {}
+
+    init(of entry: Entry) {
+        id = entry.id.flatMap { $0.isEmpty ? nil : EntryName($0) }
+        link = entry.link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
     }
 }
