@@ -1,87 +1,112 @@
 import FeedModel
 
-/// Atom 1.0 (RFC 4287). XHTML values are written as escaped HTML
-/// (`type="html"`), which every reader handles and no input can break.
+/// Atom 1.0 (RFC 4287). HTML and XHTML values are written as HTML
+/// (`type="html"`) in CDATA sections, which every reader handles and no
+/// input can break.
 enum AtomWriter {
     static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
         out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n")
-        out.element("title", metadata.title, indent: "  ")
-        out.element("id", metadata.id, indent: "  ")
-        out.element("updated", metadata.updated.rfc3339, indent: "  ")
+        out.element("title", metadata.title, indent: 2)
+        out.element("id", metadata.id, indent: 2)
+        out.element("updated", metadata.updated, .rfc3339, indent: 2)
         if let link = metadata.link {
-            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "  ")
+            out.emptyElement("link", indent: 2) {
+                $0.attribute("rel", "alternate")
+                $0.attribute("href", link)
+            }
         }
         if let selfURL = metadata.selfURL {
-            out.emptyElement("link", attributes: [("rel", "self"), ("href", selfURL)], indent: "  ")
+            out.emptyElement("link", indent: 2) {
+                $0.attribute("rel", "self")
+                $0.attribute("href", selfURL)
+            }
         }
         // Atom needs an author for every entry: the feed's covers those without.
-        person("author", metadata.author ?? Person(name: metadata.title), indent: "  ", into: &out)
-        out.element(
-            "generator", metadata.generator,
-            attributes: [("uri", metadata.generatorURI), ("version", metadata.generatorVersion)], indent: "  ")
-        entries.forEachBorrowed { item in
+        person("author", metadata.author ?? Person(name: metadata.title), indent: 2, into: &out)
+        out.element("generator", metadata.generator, indent: 2) {
+            $0.attribute("uri", metadata.generatorURI)
+            $0.attribute("version", metadata.generatorVersion)
+        }
+        entries.forEachInPlace { item in
             entry(item, into: &out)
             out.drainIfFull()
         }
         out.append("</feed>\n")
     }
 
-    private static func entry(_ item: MergedEntry, into out: inout TextBuffer) {
-        let e = item.entry
+    private static func entry(_ item: UnsafePointer<MergedEntry>, into out: inout TextBuffer) {
         out.append("  <entry>\n")
-        text("title", e.title ?? Text(""), indent: "    ", into: &out)
-        if let link = e.link {
-            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "    ")
+        text("title", item.pointee.entry.title ?? Text(""), into: &out)
+        if let link = item.pointee.entry.link {
+            out.emptyElement("link", indent: 4) {
+                $0.attribute("rel", "alternate")
+                $0.attribute("href", link)
+            }
         }
-        out.element("id", item.stableID, indent: "    ")
+        out.element("id", item.stableID, indent: 4)
         // `published` is the date the timeline sorted by; `updated` never before it.
-        out.element("published", item.date.rfc3339, indent: "    ")
-        out.element("updated", max(e.updated ?? item.date, item.date).rfc3339, indent: "    ")
-        for author in e.authors { person("author", author, indent: "    ", into: &out) }
-        for contributor in e.contributors { person("contributor", contributor, indent: "    ", into: &out) }
-        for category in e.categories {
-            out.emptyElement(
-                "category",
-                attributes: [("term", category.term), ("scheme", category.scheme), ("label", category.label)],
-                indent: "    ")
+        let date = item.pointee.date
+        out.element("published", date, .rfc3339, indent: 4)
+        out.element("updated", max(item.pointee.entry.updated ?? date, date), .rfc3339, indent: 4)
+        for author in item.pointee.entry.authors { person("author", author, indent: 4, into: &out) }
+        for contributor in item.pointee.entry.contributors { person("contributor", contributor, indent: 4, into: &out) }
+        for category in item.pointee.entry.categories {
+            out.emptyElement("category", indent: 4) {
+                $0.attribute("term", category.term)
+                $0.attribute("scheme", category.scheme)
+                $0.attribute("label", category.label)
+            }
         }
-        if let summary = e.summary { text("summary", summary, indent: "    ", into: &out) }
-        if let content = e.content.first { text("content", content, indent: "    ", into: &out) }
-        for enclosure in e.enclosures {
-            out.emptyElement(
-                "link",
-                attributes: [
-                    ("rel", "enclosure"), ("href", enclosure.url), ("type", enclosure.type),
-                    ("length", enclosure.length.map(String.init)),
-                ], indent: "    ")
+        if let summary = item.pointee.entry.summary { text("summary", summary, into: &out) }
+        if let content = item.pointee.entry.content.first { text("content", content, into: &out) }
+        for enclosure in item.pointee.entry.enclosures {
+            out.emptyElement("link", indent: 4) {
+                $0.attribute("rel", "enclosure")
+                $0.attribute("href", enclosure.url)
+                $0.attribute("type", enclosure.type)
+                $0.attribute("length", enclosure.length.map(String.init))
+            }
         }
-        if let rights = e.rights { text("rights", rights, indent: "    ", into: &out) }
-        source(item.source, into: &out)
+        if let rights = item.pointee.entry.rights { text("rights", rights, into: &out) }
+        source(item.pointee.source, into: &out)
         out.append("  </entry>\n")
     }
 
-    private static func text(_ name: String, _ value: Text, indent: String, into out: inout TextBuffer) {
-        out.element(name, value.value, attributes: [("type", value.kind == .text ? "text" : "html")], indent: indent)
+    /// An entry's text construct, with its type; HTML as a CDATA section.
+    private static func text(_ name: StaticString, _ value: Text, into out: inout TextBuffer) {
+        if value.kind == .text {
+            out.element(name, value.value, indent: 4) { $0.attribute("type", "text") }
+        } else {
+            out.markupElement(name, value.value, indent: 4) { $0.attribute("type", "html") }
+        }
     }
 
-    private static func person(_ name: String, _ person: Person, indent: String, into out: inout TextBuffer) {
-        out.append("\(indent)<\(name)>\n")
-        out.element("name", person.name ?? person.email ?? "unknown", indent: indent + "  ")
-        out.element("email", person.email, indent: indent + "  ")
-        out.element("uri", person.uri, indent: indent + "  ")
-        out.append("\(indent)</\(name)>\n")
+    private static func person(_ name: StaticString, _ person: Person, indent: Int, into out: inout TextBuffer) {
+        out.startTag(name, indent: indent)
+        out.append(">\n")
+        out.element("name", person.name ?? person.email ?? "unknown", indent: indent + 2)
+        out.element("email", person.email, indent: indent + 2)
+        out.element("uri", person.uri, indent: indent + 2)
+        out.append(spaces: indent)
+        out.endTag(name)
     }
 
     /// Provenance: the feed the entry was copied from (RFC 4287, 4.2.11).
     private static func source(_ source: FeedSource, into out: inout TextBuffer) {
         out.append("    <source>\n")
-        out.element("id", source.id ?? source.feedURL, indent: "      ")
-        out.element("title", source.title, indent: "      ")
+        out.element("id", source.id ?? source.feedURL, indent: 6)
+        out.element("title", source.title, indent: 6)
         if let link = source.link {
-            out.emptyElement("link", attributes: [("rel", "alternate"), ("href", link)], indent: "      ")
+            out.emptyElement("link", indent: 6) {
+                $0.attribute("rel", "alternate")
+                $0.attribute("href", link)
+            }
         }
-        out.emptyElement("link", attributes: [("rel", "self"), ("href", source.feedURL)], indent: "      ")
-        if let updated = source.updated { out.element("updated", updated.rfc3339, indent: "      ") }
+        out.emptyElement("link", indent: 6) {
+            $0.attribute("rel", "self")
+            $0.attribute("href", source.feedURL)
+        }
+        out.element("updated", source.updated, .rfc3339, indent: 6)
         out.append("    </source>\n")
     }
 }

@@ -22,7 +22,7 @@ enum JSONFeedWriter {
         json.field("updated", metadata.updated.rfc3339)
         json.endObject()
         json.beginArray("items")
-        entries.forEachBorrowed { entry in
+        entries.forEachInPlace { entry in
             item(entry, into: &json)
             json.drainIfFull()
         }
@@ -32,38 +32,37 @@ enum JSONFeedWriter {
         out = json.buffer
     }
 
-    private static func item(_ item: MergedEntry, into json: inout JSONWriter) {
-        let e = item.entry
+    private static func item(_ item: UnsafePointer<MergedEntry>, into json: inout JSONWriter) {
         json.beginObject()
         json.field("id", item.stableID)
-        json.field("url", e.link)
+        json.field("url", item.pointee.entry.link)
         json.field("title", item.plainTitle)
-        let content = e.content.first ?? e.summary
+        let content = item.pointee.entry.content.first ?? item.pointee.entry.summary
         if let content, content.kind != .text {
             json.field("content_html", content.value)
         } else {
             json.field("content_text", content?.value ?? "")
         }
-        if let summary = e.summary, e.content.first != nil {
+        if let summary = item.pointee.entry.summary, item.pointee.entry.content.first != nil {
             json.field("summary", summary.kind == .text ? summary.value : PlainText.from(html: summary.value))
         }
-        json.field("image", e.image)
-        json.field("date_published", item.date.rfc3339)
-        json.field("date_modified", e.updated?.rfc3339)
-        if !e.authors.isEmpty {
+        json.field("image", item.pointee.entry.image)
+        json.field("date_published", date: item.pointee.date)
+        json.field("date_modified", date: item.pointee.entry.updated)
+        if !item.pointee.entry.authors.isEmpty {
             json.beginArray("authors")
-            for author in e.authors { person(author, into: &json) }
+            for author in item.pointee.entry.authors { person(author, into: &json) }
             json.endArray()
         }
-        if !e.categories.isEmpty {
+        if !item.pointee.entry.categories.isEmpty {
             json.beginArray("tags")
-            for category in e.categories { json.element(category.term) }
+            for category in item.pointee.entry.categories { json.element(category.term) }
             json.endArray()
         }
-        json.field("language", e.language)
-        if !e.enclosures.isEmpty {
+        json.field("language", item.pointee.entry.language)
+        if !item.pointee.entry.enclosures.isEmpty {
             json.beginArray("attachments")
-            for enclosure in e.enclosures {
+            for enclosure in item.pointee.entry.enclosures {
                 json.beginObject()
                 json.field("url", enclosure.url)
                 json.field("mime_type", enclosure.type ?? "application/octet-stream")
@@ -74,20 +73,20 @@ enum JSONFeedWriter {
         }
         json.beginObject("_feedmerge")
         json.beginObject("source")
-        json.field("title", item.source.title)
-        json.field("home_page_url", item.source.link)
-        json.field("feed_url", item.source.feedURL)
-        json.field("id", item.source.id)
-        json.field("updated", item.source.updated?.rfc3339)
+        json.field("title", item.pointee.source.title)
+        json.field("home_page_url", item.pointee.source.link)
+        json.field("feed_url", item.pointee.source.feedURL)
+        json.field("id", item.pointee.source.id)
+        json.field("updated", date: item.pointee.source.updated)
         json.endObject()
-        if !item.source.folder.isEmpty {
+        if !item.pointee.source.folder.isEmpty {
             json.beginArray("folder")
-            for name in item.source.folder { json.element(name) }
+            for name in item.pointee.source.folder { json.element(name) }
             json.endArray()
         }
-        if !item.alsoIn.isEmpty {
+        if !item.pointee.alsoIn.isEmpty {
             json.beginArray("also_in")
-            for url in item.alsoIn { json.element(url) }
+            for url in item.pointee.alsoIn { json.element(url) }
             json.endArray()
         }
         json.endObject()

@@ -53,23 +53,26 @@ extension OutputFormat {
 }
 
 extension Array where Element == MergedEntry {
-    /// Each entry in order, borrowed from the array's storage: a plain
-    /// `for item in entries` copies every entry (a retain per field).
-    func forEachBorrowed(_ body: (MergedEntry) -> Void) {
+    /// A pointer to each entry in turn, in the array's own storage. A
+    /// writer reads the fields it needs through it: passing an entry by
+    /// value copies it whole (a retain and a release per field), since the
+    /// compiler cannot prove the writer's raw-memory output leaves it alone.
+    func forEachInPlace(_ body: (UnsafePointer<MergedEntry>) -> Void) {
         withUnsafeBufferPointer { entries in
-            for index in entries.indices { body(entries[index]) }
+            for index in entries.indices { body(entries.baseAddress! + index) }
         }
     }
 }
 
-extension MergedEntry {
+extension UnsafePointer where Pointee == MergedEntry {
     /// An id for formats that require one: the entry's id, else its link,
     /// else a tag URI from the feed URL and the entry's title and date.
     var stableID: String {
-        if let id = entry.id, !id.isEmpty { return id }
-        if let link = entry.link, !link.isEmpty { return link }
+        if let id = pointee.entry.id, !id.isEmpty { return id }
+        if let link = pointee.entry.link, !link.isEmpty { return link }
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
-        for byte in (source.feedURL + "\n" + (entry.title?.value ?? "") + "\n" + date.rfc3339).utf8 {
+        let title = pointee.entry.title?.value ?? ""
+        for byte in (pointee.source.feedURL + "\n" + title + "\n" + pointee.date.rfc3339).utf8 {
             hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
         }
         return "urn:feedmerge:entry:\(String(hash, radix: 16))"
@@ -77,7 +80,7 @@ extension MergedEntry {
 
     /// The title as plain text.
     var plainTitle: String? {
-        guard let title = entry.title else { return nil }
+        guard let title = pointee.entry.title else { return nil }
         return title.kind == .text ? title.value : PlainText.from(html: title.value)
     }
 }

@@ -12,67 +12,70 @@ enum RSSWriter {
             <channel>
 
             """)
-        out.element("title", metadata.title, indent: "  ")
-        out.element("link", metadata.link ?? metadata.selfURL ?? metadata.id, indent: "  ")
-        out.element("description", metadata.title, indent: "  ")
+        out.element("title", metadata.title, indent: 2)
+        out.element("link", metadata.link ?? metadata.selfURL ?? metadata.id, indent: 2)
+        out.element("description", metadata.title, indent: 2)
         if let selfURL = metadata.selfURL {
-            out.emptyElement(
-                "atom:link", attributes: [("rel", "self"), ("type", "application/rss+xml"), ("href", selfURL)],
-                indent: "  ")
+            out.emptyElement("atom:link", indent: 2) {
+                $0.attribute("rel", "self")
+                $0.attribute("type", "application/rss+xml")
+                $0.attribute("href", selfURL)
+            }
         }
-        out.element("lastBuildDate", metadata.updated.rfc822, indent: "  ")
-        out.element("generator", "\(metadata.generator) \(metadata.generatorVersion)", indent: "  ")
+        out.element("lastBuildDate", metadata.updated, .rfc822, indent: 2)
+        out.element("generator", "\(metadata.generator) \(metadata.generatorVersion)", indent: 2)
         if let author = metadata.author, let email = author.email {
-            out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: "  ")
+            out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: 2)
         }
-        entries.forEachBorrowed { entry in
+        entries.forEachInPlace { entry in
             item(entry, into: &out)
             out.drainIfFull()
         }
         out.append("</channel>\n</rss>\n")
     }
 
-    private static func item(_ item: MergedEntry, into out: inout TextBuffer) {
-        let e = item.entry
+    private static func item(_ item: UnsafePointer<MergedEntry>, into out: inout TextBuffer) {
         out.append("  <item>\n")
-        out.element("title", item.plainTitle, indent: "    ")
-        out.element("link", e.link, indent: "    ")
+        out.element("title", item.plainTitle, indent: 4)
+        let link = item.pointee.entry.link
+        out.element("link", link, indent: 4)
         let id = item.stableID
-        let isPermaLink = id == e.link && id.hasPrefix("http")
-        out.element("guid", id, attributes: [("isPermaLink", isPermaLink ? "true" : "false")], indent: "    ")
-        out.element("pubDate", item.date.rfc822, indent: "    ")
-        for author in e.authors {
+        let isPermaLink = id == link && id.hasPrefix("http")
+        out.element("guid", id, indent: 4) { $0.attribute("isPermaLink", isPermaLink ? "true" : "false") }
+        out.element("pubDate", item.pointee.date, .rfc822, indent: 4)
+        for author in item.pointee.entry.authors {
             if let email = author.email {
-                out.element("author", author.name.map { "\(email) (\($0))" } ?? email, indent: "    ")
+                out.element("author", author.name.map { "\(email) (\($0))" } ?? email, indent: 4)
             } else if let name = author.name {
-                out.element("dc:creator", name, indent: "    ")
+                out.element("dc:creator", name, indent: 4)
             }
         }
-        for category in e.categories {
-            out.element("category", category.term, attributes: [("domain", category.scheme)], indent: "    ")
+        for category in item.pointee.entry.categories {
+            out.element("category", category.term, indent: 4) { $0.attribute("domain", category.scheme) }
         }
-        if let description = e.summary ?? e.content.first {
-            out.element("description", html(description), indent: "    ")
+        let summary = item.pointee.entry.summary
+        let content = item.pointee.entry.content.first
+        if let description = summary ?? content {
+            out.markupElement("description", html(description), indent: 4)
         }
-        if let content = e.content.first, e.summary != nil {
-            out.element("content:encoded", html(content), indent: "    ")
+        if let content, summary != nil {
+            out.markupElement("content:encoded", html(content), indent: 4)
         }
         // RSS 2.0 allows one enclosure per item.
-        if let enclosure = e.enclosures.first {
-            out.emptyElement(
-                "enclosure",
-                attributes: [
-                    ("url", enclosure.url), ("length", String(enclosure.length ?? 0)),
-                    ("type", enclosure.type ?? "application/octet-stream"),
-                ], indent: "    ")
+        if let enclosure = item.pointee.entry.enclosures.first {
+            out.emptyElement("enclosure", indent: 4) {
+                $0.attribute("url", enclosure.url)
+                $0.attribute("length", String(enclosure.length ?? 0))
+                $0.attribute("type", enclosure.type ?? "application/octet-stream")
+            }
         }
-        out.element(
-            "source", item.source.title ?? item.source.feedURL, attributes: [("url", item.source.feedURL)],
-            indent: "    ")
+        let source = item.pointee.source
+        out.element("source", source.title ?? source.feedURL, indent: 4) { $0.attribute("url", source.feedURL) }
         out.append("  </item>\n")
     }
 
-    /// RSS descriptions are HTML: plain text is escaped once more.
+    /// RSS descriptions are HTML (written as CDATA sections): plain text is
+    /// escaped first.
     private static func html(_ value: Text) -> String {
         value.kind == .text ? XMLText.escape(value.value) : value.value
     }

@@ -56,8 +56,34 @@ public enum CivilTime {
 
 extension Timestamp {
     /// RFC 3339 in UTC with whole seconds: `2004-01-01T19:48:21Z`.
-    public var rfc3339: String {
-        format(capacity: 20) { f, out in
+    public var rfc3339: String { String(unsafeUninitializedCapacity: 20) { write(.rfc3339, into: $0) } }
+
+    /// RFC 822 as RSS 2.0 wants it, in GMT: `Thu, 01 Jan 2004 19:48:21 GMT`.
+    public var rfc822: String { String(unsafeUninitializedCapacity: 29) { write(.rfc822, into: $0) } }
+
+    public enum Style {
+        case rfc3339, rfc822
+
+        /// The length of every date in this style.
+        public var length: Int {
+            switch self {
+            case .rfc3339: 20
+            case .rfc822: 29
+            }
+        }
+    }
+
+    /// Writes the date in `style` at the start of `buffer` (at least
+    /// `style.length` bytes); returns how many bytes it wrote.
+    public func write(_ style: Style, into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        switch style {
+        case .rfc3339: rfc3339(into: buffer)
+        case .rfc822: rfc822(into: buffer)
+        }
+    }
+
+    private func rfc3339(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        format(into: buffer) { f, out in
             out.digits(f.year, 4)
             out.byte("-")
             out.digits(f.month, 2)
@@ -69,9 +95,8 @@ extension Timestamp {
         }
     }
 
-    /// RFC 822 as RSS 2.0 wants it, in GMT: `Thu, 01 Jan 2004 19:48:21 GMT`.
-    public var rfc822: String {
-        format(capacity: 29) { f, out in
+    private func rfc822(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        format(into: buffer) { f, out in
             let weekday = ((f.dayNumber % 7) + 7) % 7  // 1970-01-01 was a Thursday
             out.letters("ThuFriSatSunMonTueWed", weekday)
             out.byte(",")
@@ -92,8 +117,8 @@ extension Timestamp {
         var dayNumber: Int, year: Int, month: Int, day: Int, secondOfDay: Int
     }
 
-    /// Fixed-width ASCII written straight into the string's storage: these
-    /// run for every date of every output entry.
+    /// Fixed-width ASCII written straight into the string's (or the output
+    /// buffer's) storage: these run for every date of every output entry.
     private struct Digits {
         let buffer: UnsafeMutableBufferPointer<UInt8>
         var count = 0
@@ -131,16 +156,14 @@ extension Timestamp {
         }
     }
 
-    private func format(capacity: Int, _ body: (Fields, inout Digits) -> Void) -> String {
+    private func format(into buffer: UnsafeMutableBufferPointer<UInt8>, _ body: (Fields, inout Digits) -> Void) -> Int {
         let s = Int(secondsSince1970)
         let dayNumber = s >= 0 ? s / 86_400 : (s - 86_399) / 86_400
         let (year, month, day) = CivilTime.date(days: dayNumber)
         let fields = Fields(
             dayNumber: dayNumber, year: year, month: month, day: day, secondOfDay: s - dayNumber * 86_400)
-        return String(unsafeUninitializedCapacity: capacity) { buffer in
-            var out = Digits(buffer: buffer)
-            body(fields, &out)
-            return out.count
-        }
+        var out = Digits(buffer: buffer)
+        body(fields, &out)
+        return out.count
     }
 }

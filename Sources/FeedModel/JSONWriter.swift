@@ -58,6 +58,15 @@ public struct JSONWriter {
         buffer.append(String(value))
     }
 
+    /// Writes `"key": "date"` (RFC 3339); nothing at all when the date is nil.
+    public mutating func field(_ key: String, date: Timestamp?) {
+        guard let date else { return }
+        self.key(key)
+        buffer.append(byte: UInt8(ascii: "\""))
+        buffer.append(date, .rfc3339)
+        buffer.append(byte: UInt8(ascii: "\""))
+    }
+
     public mutating func element(_ value: String) {
         separate()
         appendString(value)

@@ -82,6 +82,24 @@ public struct TextBuffer {
         text.withUTF8 { if let base = $0.baseAddress { append(base, count: $0.count) } }
     }
 
+    public mutating func append(_ text: StaticString) {
+        append(text.utf8Start, count: text.utf8CodeUnitCount)
+    }
+
+    /// `count` spaces (an indent).
+    public mutating func append(spaces count: Int) {
+        reserve(count)
+        (allocation.base + self.count).update(repeating: UInt8(ascii: " "), count: count)
+        self.count += count
+    }
+
+    /// A date in `style`, written straight into the buffer.
+    public mutating func append(_ date: Timestamp, _ style: Timestamp.Style) {
+        reserve(style.length)
+        count += date.write(
+            style, into: UnsafeMutableBufferPointer(start: allocation.base + count, count: style.length))
+    }
+
     public mutating func append(byte: UInt8) {
         reserve(1)
         allocation.base[count] = byte
@@ -89,7 +107,7 @@ public struct TextBuffer {
     }
 
     /// What the word-at-a-time scan stops at, besides control bytes.
-    private enum Specials { case xml, xmlAttribute, json }
+    private enum Specials { case xml, xmlAttribute, cdata, json }
 
     /// The first index at or after `start` whose 8-byte word may hold a byte
     /// that needs escaping: a control byte, or one the format escapes.
@@ -117,6 +135,8 @@ public struct TextBuffer {
                     has(word, 0x2626_2626_2626_2626) | has(word, 0x3C3C_3C3C_3C3C_3C3C)
                     | has(word, 0x3E3E_3E3E_3E3E_3E3E)
                     | has(word, 0x2222_2222_2222_2222)
+            case .cdata:
+                flagged |= has(word, 0x5D5D_5D5D_5D5D_5D5D)
             case .json:
                 flagged |=
                     has(word, 0x2222_2222_2222_2222) | has(word, 0x5C5C_5C5C_5C5C_5C5C)
@@ -147,6 +167,29 @@ public struct TextBuffer {
             default: nil
             }
         }
+    }
+
+    /// Character data as a CDATA section, for markup (HTML) values: it
+    /// goes out as it is, with no per-character escaping and no growth.
+    /// `]]>` and carriage returns (which a reader would turn into line
+    /// feeds) close the section and go out escaped between two sections;
+    /// what XML 1.0 forbids is dropped, as in `appendXMLEscaped`.
+    public mutating func appendCDATA(_ text: String) {
+        guard !text.isEmpty else { return }
+        append("<![CDATA[")
+        appendEscaped(text, scanning: .cdata) { source, i in
+            switch source[i] {
+            case UInt8(ascii: "]")
+            where i + 2 < source.count && source[i + 1] == UInt8(ascii: "]") && source[i + 2] == UInt8(ascii: ">"):
+                ("]]]]><![CDATA[>", 3)
+            case 0x0D: ("]]>&#13;<![CDATA[", 1)
+            case 0x09, 0x0A: nil
+            case 0..<0x20: ("", 1)
+            case 0xEF where Self.isNoncharacter(source, at: i): ("", 3)
+            default: nil
+            }
+        }
+        append("]]>")
     }
 
     /// A JSON string literal, quotes included. Control characters and

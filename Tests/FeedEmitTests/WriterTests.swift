@@ -79,6 +79,24 @@ import Testing
         #expect(parsed.entries[1].id?.isEmpty == false)
     }
 
+    /// HTML goes out in CDATA sections; what a section cannot hold as it
+    /// is (`]]>`, a carriage return) must still read back exactly.
+    @Test(arguments: [OutputFormat.atom, .rss])
+    func markupReadsBackExactlyFromCDATASections(_ format: OutputFormat) throws {
+        var entry = Entry()
+        entry.link = "https://blog.example/cdata"
+        entry.summary = Text("<p>sum]]>mary</p>", kind: .html)
+        entry.content = [Text("<p>a]]>b\r\nc]]]>d]]e]\u{1}</p><![CDATA[x]]>", kind: .html)]
+        let item = MergedEntry(
+            entry: entry, date: Self.at(1_704_000_000), source: FeedSource(feedURL: "https://blog.example/feed"))
+        let text = format.render([item], metadata: Self.metadata)
+        #expect(text.contains("<![CDATA["))
+        let parsed = try FeedParser.parse(Array(text.utf8))
+        #expect(parsed.warnings.filter { $0.contains("not well-formed") }.isEmpty)
+        #expect(parsed.entries.first?.content.first?.value == "<p>a]]>b\r\nc]]]>d]]e]</p><![CDATA[x]]>")
+        #expect(parsed.entries.first?.summary?.value == "<p>sum]]>mary</p>")
+    }
+
     @Test func rssHasOneEnclosurePerItemAndAuthorsOnlyWithAddresses() {
         let rss = OutputFormat.rss.render(Self.entries, metadata: Self.metadata)
         #expect(rss.components(separatedBy: "<enclosure ").count == 2)
