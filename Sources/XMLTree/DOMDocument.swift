@@ -166,9 +166,13 @@ public final class DOMDocument {
             let log = ErrorLog()
             context.pointee._private = Unmanaged.passUnretained(log).toOpaque()
             context.pointee.sax.pointee.serror = ErrorLog.record
+            // Read through callbacks, not xmlCtxtReadMemory: libxml2 2.9 copies a
+            // memory input whole before parsing, while it reads callback input
+            // a few kilobytes at a time, so a big feed is not in memory twice.
+            var reader = Reader(base: base, count: prepared.count)
             let document = withExtendedLifetime(log) {
-                base.withMemoryRebound(to: CChar.self, capacity: prepared.count) {
-                    xmlCtxtReadMemory(context, $0, Int32(prepared.count), url, nil, options)
+                withUnsafeMutablePointer(to: &reader) {
+                    xmlCtxtReadIO(context, Reader.read, nil, $0, url, nil, options)
                 }
             }
             // The first error says where the document went wrong; later ones follow from it.
@@ -190,6 +194,23 @@ public final class DOMDocument {
                 Parsed(
                     document: document, wellFormed: wellFormed, recoveredError: wellFormed ? nil : error,
                     warnings: warnings, mentions: XMLAttributeMentions(prepared)))
+        }
+    }
+
+    /// The document's bytes, handed to libxml2 a piece at a time.
+    private struct Reader {
+        let base: UnsafePointer<UInt8>
+        let count: Int
+        var offset = 0
+
+        static let read: xmlInputReadCallback = { context, buffer, length in
+            guard let context, let buffer, length > 0 else { return -1 }
+            let reader = context.assumingMemoryBound(to: Reader.self)
+            let piece = min(Int(length), reader.pointee.count - reader.pointee.offset)
+            UnsafeMutableRawPointer(buffer).copyMemory(
+                from: reader.pointee.base + reader.pointee.offset, byteCount: piece)
+            reader.pointee.offset += piece
+            return Int32(piece)
         }
     }
 
