@@ -6,11 +6,11 @@
 /// document of any size needs only that much memory.
 public struct TextBuffer {
     /// The memory, shared between copies until one of them writes.
-    private final class Allocation {
-        let base: UnsafeMutablePointer<UInt8>
-        let capacity: Int
+    @usableFromInline final class Allocation {
+        @usableFromInline let base: UnsafeMutablePointer<UInt8>
+        @usableFromInline let capacity: Int
 
-        init(capacity: Int) {
+        @usableFromInline init(capacity: Int) {
             self.capacity = max(capacity, 64)
             base = .allocate(capacity: self.capacity)
         }
@@ -18,8 +18,10 @@ public struct TextBuffer {
         deinit { base.deallocate() }
     }
 
-    private var allocation: Allocation
-    private var count = 0
+    // Internal for the inlinable appends below: the writers call them for
+    // every tag of every entry.
+    @usableFromInline var allocation: Allocation
+    @usableFromInline var count = 0
     private let threshold: Int
     private let drain: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
@@ -59,29 +61,47 @@ public struct TextBuffer {
     }
 
     /// Room for `extra` more bytes, in memory this buffer alone owns.
-    @inline(__always)
-    private mutating func reserve(_ extra: Int) {
-        if count + extra > allocation.capacity || !isKnownUniquelyReferenced(&allocation) {
-            let grown = Allocation(
-                capacity: count + extra > allocation.capacity
-                    ? max(count + extra, allocation.capacity * 2) : allocation.capacity)
-            grown.base.update(from: allocation.base, count: count)
-            allocation = grown
-        }
+    @inlinable @inline(__always)
+    mutating func reserve(_ extra: Int) {
+        if count + extra > allocation.capacity || !isKnownUniquelyReferenced(&allocation) { grow(extra) }
     }
 
+    /// Room for `extra` more bytes in memory already known to be this
+    /// buffer's alone (after a `reserve`): the capacity is all to check.
     @inline(__always)
-    private mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
+    private mutating func reserveOwned(_ extra: Int) {
+        if count + extra > allocation.capacity { grow(extra) }
+    }
+
+    @usableFromInline mutating func grow(_ extra: Int) {
+        let grown = Allocation(
+            capacity: count + extra > allocation.capacity
+                ? max(count + extra, allocation.capacity * 2) : allocation.capacity)
+        grown.base.update(from: allocation.base, count: count)
+        allocation = grown
+    }
+
+    @inlinable @inline(__always)
+    mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
         reserve(extra)
         (allocation.base + count).update(from: start, count: extra)
         count += extra
     }
 
+    @inline(__always)
+    private mutating func appendOwned(_ start: UnsafePointer<UInt8>, count extra: Int) {
+        reserveOwned(extra)
+        (allocation.base + count).update(from: start, count: extra)
+        count += extra
+    }
+
+    @inlinable
     public mutating func append(_ text: String) {
         var text = text
         text.withUTF8 { if let base = $0.baseAddress { append(base, count: $0.count) } }
     }
 
+    @inlinable
     public mutating func append(_ text: StaticString) {
         append(text.utf8Start, count: text.utf8CodeUnitCount)
     }
@@ -100,6 +120,7 @@ public struct TextBuffer {
             style, into: UnsafeMutableBufferPointer(start: allocation.base + count, count: style.length))
     }
 
+    @inlinable
     public mutating func append(byte: UInt8) {
         reserve(1)
         allocation.base[count] = byte
@@ -228,6 +249,7 @@ public struct TextBuffer {
     ) {
         var text = text
         text.withUTF8 { source in
+            reserve(source.count)  // the one uniqueness check: what follows writes to owned memory
             var runStart = 0
             var i = 0
             while i < source.count {
@@ -237,12 +259,12 @@ public struct TextBuffer {
                     i += 1
                     continue
                 }
-                if i > runStart { append(source.baseAddress! + runStart, count: i - runStart) }
-                append(escaped.utf8Start, count: escaped.utf8CodeUnitCount)
+                if i > runStart { appendOwned(source.baseAddress! + runStart, count: i - runStart) }
+                appendOwned(escaped.utf8Start, count: escaped.utf8CodeUnitCount)
                 i += length
                 runStart = i
             }
-            if source.count > runStart { append(source.baseAddress! + runStart, count: source.count - runStart) }
+            if source.count > runStart { appendOwned(source.baseAddress! + runStart, count: source.count - runStart) }
         }
     }
 }
