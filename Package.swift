@@ -22,6 +22,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CJemalloc",
+            pkgConfig: "jemalloc",
+            providers: [.apt(["libjemalloc-dev"])]
+        ),
         .target(name: "FeedModel"),
         .target(name: "FeedState", dependencies: ["CSQLite", "FeedModel"]),
         .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
@@ -33,9 +38,12 @@ let package = Package(
             dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "XMLTree"]),
         .executableTarget(
             name: "feedmerge",
-            dependencies: ["FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),
+            dependencies: ["CJemalloc", "FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
+        .executableTarget(
+            name: "pipeline-bench", dependencies: ["Aggregator", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse"],
+            path: "Benchmarks/PipelineBench"),
         // Starts the tests' Python servers on loopback; used by test targets only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

@@ -43,7 +43,7 @@ case "fetch":
         exit(2)
     }
 case "--version":
-    print("feedmerge \(feedmergeVersion)")
+    print("feedmerge \(feedmergeVersion) (\(Allocator.version))")
 case "-h", "--help":
     print(generalUsage)
     print("")
