@@ -71,7 +71,8 @@ def run(cmd, cwd=None):
     wall = time.monotonic() - start
     if status != 0:
         print("  note: %s exited with status %d" % (os.path.basename(cmd[0]), status >> 8), file=sys.stderr)
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    # ru_maxrss is in KiB; MB here is 10^6 bytes, as the file sizes beside it are.
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6
 
 
 def main():

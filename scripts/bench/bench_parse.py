@@ -58,7 +58,8 @@ def run(cmd, stdin_files=None):
         _, status, usage = os.wait4(proc.pid, 0)
     if status != 0:
         print("  warning: %s exited with %d" % (cmd[0], status), file=sys.stderr)
-    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024.0
+    # ru_maxrss is in KiB; MB here is 10^6 bytes, as the file sizes beside it are.
+    return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6
 
 
 def have_python_module(name):
