@@ -10,26 +10,49 @@ enum LinkNormalizer {
     /// Most links need nothing but the scheme folded: lower-case host, no
     /// port, query, fragment or trailing slash. One pass over the bytes.
     private static func alreadyNormal(_ link: String) -> String? {
-        let utf8 = link.utf8
-        var slashes = 0
-        var inHost = false
-        var last: UInt8 = 0
-        for byte in utf8 {
-            switch byte {
-            case UInt8(ascii: "?"), UInt8(ascii: "#"), 0x20, 0x09, 0x0A, 0x0D: return nil
-            case UInt8(ascii: "/"):
-                slashes += 1
-                inHost = slashes == 2
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: ":"):
-                if inHost || slashes == 0 && byte != UInt8(ascii: ":") { return nil }
-            default:
-                break
+        enum Verdict { case asIs, httpsFolded, needsWork }
+        var link = link
+        let verdict = link.withUTF8 { bytes -> Verdict in
+            // (`starts(with: "http://".utf8)` walks the literal as a String, slowly.)
+            func starts(with prefix: StaticString) -> Bool {
+                let count = prefix.utf8CodeUnitCount
+                return bytes.count >= count && (0..<count).allSatisfy { bytes[$0] == prefix.utf8Start[$0] }
             }
-            last = byte
+            let folded: Bool
+            if starts(with: "http://") {
+                folded = false
+            } else if starts(with: "https://") {
+                folded = true
+            } else {
+                return .needsWork
+            }
+            // Tab, newline, carriage return, space, '#' and '?', as bits.
+            let needsWork: UInt64 = 1 << 0x09 | 1 << 0x0A | 1 << 0x0D | 1 << 0x20 | 1 << 0x23 | 1 << 0x3F
+            var inHost = true
+            for byte in bytes[(folded ? 8 : 7)...] {
+                if byte < 64 {
+                    if needsWork >> byte & 1 != 0 { return .needsWork }
+                    if byte == UInt8(ascii: "/") { inHost = false }
+                } else if inHost && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
+                    return .needsWork
+                }
+            }
+            guard bytes.last != UInt8(ascii: "/") else { return .needsWork }
+            return folded ? .httpsFolded : .asIs
         }
-        guard slashes >= 2, last != UInt8(ascii: "/") else { return nil }
-        if link.hasPrefix("https://") { return "http://" + link.dropFirst(8) }
-        return link.hasPrefix("http://") ? link : nil
+        switch verdict {
+        case .asIs: return link
+        // http and https name the same entry.
+        case .httpsFolded:
+            return link.withUTF8 { bytes in
+                String(unsafeUninitializedCapacity: bytes.count - 1) { out in
+                    _ = out.initialize(from: "http:/".utf8)
+                    _ = out[6...].initialize(from: bytes[7...])
+                    return bytes.count - 1
+                }
+            }
+        case .needsWork: return nil
+        }
     }
 
     private static func normalizeFully(_ link: String) -> String {

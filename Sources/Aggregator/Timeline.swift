@@ -34,8 +34,8 @@ public struct Timeline {
     /// The names of the entry in each slot, worked out when it came in.
     private var namesBySlot: [EntryNames] = []
     /// Entry ids and normalized links to the key of the entry that has them.
-    private var byID: [EntryName: TimelineKey] = [:]
-    private var byLink: [EntryName: TimelineKey] = [:]
+    private var byID = NameIndex()
+    private var byLink = NameIndex()
 
     public init(rules: TimelineRules) { self.rules = rules }
 
@@ -115,7 +115,7 @@ public struct Timeline {
     /// - Returns: whether the entry is in the timeline afterwards.
     mutating func insert(_ item: consuming MergedEntry, key: TimelineKey) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let names = EntryNames(of: item.entry)
+        let names = EntryNames(id: item.entry.id, link: item.entry.link)
         if let existingKey = names.id.flatMap({ byID[$0] }) ?? names.link.flatMap({ byLink[$0] }),
             var existing = storage[Int(existingKey.slot)].take()
         {
@@ -176,23 +176,6 @@ public struct Timeline {
     }
 }
 
-/// A name an entry is known by (its id, or its normalized link), hashed
-/// once: the timeline's indexes then hash and compare a number, and
-/// compare the names themselves only when the numbers match.
-struct EntryName: Hashable {
-    let name: String
-    private let hash: Int
-
-    init(_ name: String) {
-        self.name = name
-        hash = name.hashValue
-    }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-
-    static func == (a: EntryName, b: EntryName) -> Bool { a.hash == b.hash && a.name == b.name }
-}
-
 /// The names an entry is known by: its id, and its normalized link.
 struct EntryNames {
     var id: EntryName?
@@ -200,8 +183,8 @@ struct EntryNames {
 
     init() {}
 
-    init(of entry: Entry) {
-        id = entry.id.flatMap { $0.isEmpty ? nil : EntryName($0) }
-        link = entry.link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
+    init(id: String?, link: String?) {
+        self.id = id.flatMap { $0.isEmpty ? nil : EntryName($0) }
+        self.link = link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
     }
 }

@@ -155,3 +155,39 @@ import Testing
         #expect(keys.count == reference.count)
     }
 }
+
+/// The timeline's name index, with hashes chosen to collide.
+@Suite struct NameIndexTests {
+    static func key(_ n: Int32) -> TimelineKey { TimelineKey(date: Int64(n), subscription: n, entry: n) }
+
+    @Test func collidingNamesAreKeptApartAndSurviveRemovals() {
+        var index = NameIndex()
+        // Five names in one run of the table (same hash), three more in the next places.
+        let same = (0..<5).map { EntryName("same-\($0)", hash: 7) }
+        let near = (0..<3).map { EntryName("near-\($0)", hash: 8 + $0) }
+        for (n, name) in (same + near).enumerated() { index[name] = Self.key(Int32(n)) }
+        #expect(index.count == 8)
+        for (n, name) in (same + near).enumerated() { #expect(index[name] == Self.key(Int32(n))) }
+        #expect(index[EntryName("same-9", hash: 7)] == nil, "an equal hash alone is not a match")
+
+        index[same[1]] = nil
+        index[same[3]] = nil
+        index[near[0]] = nil
+        #expect(index.count == 5)
+        for name in [same[1], same[3], near[0]] { #expect(index[name] == nil) }
+        for (n, name) in (same + near).enumerated() where ![1, 3, 5].contains(n) {
+            #expect(index[name] == Self.key(Int32(n)), "\(name.name) lost after removals")
+        }
+        index[same[0]] = Self.key(99)
+        #expect(index[same[0]] == Self.key(99) && index.count == 5)
+    }
+
+    @Test func growsWithoutLosingNames() {
+        var index = NameIndex()
+        let names = (0..<5000).map { EntryName("https://blog.example/\($0)") }
+        for (n, name) in names.enumerated() { index[name] = Self.key(Int32(n)) }
+        for (n, name) in names.enumerated() where n % 3 == 0 { index[name] = nil }
+        #expect(index.count == 5000 - 1667)
+        for (n, name) in names.enumerated() { #expect(index[name] == (n % 3 == 0 ? nil : Self.key(Int32(n)))) }
+    }
+}
