@@ -39,10 +39,14 @@ public struct JSONWriter {
         buffer.append(byte: UInt8(ascii: "]"))
     }
 
+    /// Keys are the writers' own names (`"date_published"`), never text
+    /// from a feed, so they go out as they are, without an escaping scan.
     private mutating func key(_ key: String) {
+        assert(key.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
         separate()
-        appendString(key)
-        buffer.append(byte: UInt8(ascii: ":"))
+        buffer.append(byte: UInt8(ascii: "\""))
+        buffer.append(key)
+        buffer.append("\":")
     }
 
     /// Writes `"key": "value"`; nothing at all when the value is nil.

@@ -225,14 +225,23 @@ public struct TextBuffer {
             case 0x0D: ("\\r", 1)
             case 0x09: ("\\t", 1)
             case 0..<0x20: ("", 1)
-            case 0xE2
-            where i + 2 < source.count && source[i + 1] == 0x80 && (source[i + 2] == 0xA8 || source[i + 2] == 0xA9):
-                (source[i + 2] == 0xA8 ? "\\u2028" : "\\u2029", 3)
+            case 0xE2: Self.lineSeparatorEscape(source, at: i).map { ($0, 3) }
             case 0xEF where Self.isNoncharacter(source, at: i): ("", 3)
             default: nil
             }
         }
         append(byte: UInt8(ascii: "\""))
+    }
+
+    /// `\u2028` or `\u2029` when U+2028 or U+2029 (`E2 80 A8`, `E2 80 A9`)
+    /// starts at `i`.
+    private static func lineSeparatorEscape(_ source: UnsafeBufferPointer<UInt8>, at i: Int) -> StaticString? {
+        guard i + 2 < source.count, source[i + 1] == 0x80 else { return nil }
+        switch source[i + 2] {
+        case 0xA8: return "\\u2028"
+        case 0xA9: return "\\u2029"
+        default: return nil
+        }
     }
 
     /// U+FFFE or U+FFFF (`EF BF BE`, `EF BF BF`) starting at `i`.
