@@ -32,7 +32,9 @@ let package = Package(
         .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
-        .target(name: "FeedEmit", dependencies: ["FeedModel"]),
+        // Linux calls Swift's Glibc module does not show (sync_file_range).
+        .systemLibrary(name: "CLinux"),
+        .target(name: "FeedEmit", dependencies: ["CLinux", "FeedModel"]),
         .target(
             name: "Aggregator",
             dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "XMLTree"]),

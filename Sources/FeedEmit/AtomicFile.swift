@@ -1,3 +1,4 @@
+import CLinux
 import FeedModel
 import Foundation
 import Synchronization
@@ -65,6 +66,9 @@ public enum AtomicFile {
     private final class TemporaryFile {
         let descriptor: Int32
         var failure: String? = nil
+        /// Bytes written, and how many of them the disk was asked to take.
+        private var written = 0
+        private var flushStarted = 0
 
         init(descriptor: Int32) { self.descriptor = descriptor }
 
@@ -72,13 +76,20 @@ public enum AtomicFile {
             guard failure == nil, let base = buffer.baseAddress else { return }
             var offset = 0
             while offset < buffer.count {
-                let written = Foundation.write(descriptor, base + offset, buffer.count - offset)
-                if written < 0 {
+                let count = Foundation.write(descriptor, base + offset, buffer.count - offset)
+                if count < 0 {
                     if errno == EINTR { continue }
                     failure = "cannot write: \(errorText())"
                     return
                 }
-                offset += written
+                offset += count
+            }
+            written += buffer.count
+            // Every 8 MB, start writing the new part to disk without waiting
+            // for it, so the fsync at the end waits only for the last part.
+            if written - flushStarted >= 8 << 20 {
+                _ = clinux_start_writeback(descriptor, Int64(flushStarted), Int64(written - flushStarted))
+                flushStarted = written
             }
         }
     }
