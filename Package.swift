@@ -44,7 +44,8 @@ let package = Package(
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
-            name: "pipeline-bench", dependencies: ["Aggregator", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse"],
+            name: "pipeline-bench",
+            dependencies: ["Aggregator", "CJemalloc", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse"],
             path: "Benchmarks/PipelineBench"),
         // Starts the tests' Python servers on loopback; used by test targets only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),

@@ -1,4 +1,5 @@
 import Aggregator
+import CJemalloc  // the same allocator as the feedmerge executable
 import FeedEmit
 import FeedFetch
 import FeedModel
@@ -6,7 +7,7 @@ import FeedParse
 import Foundation
 
 // The merge run's CPU work on one thread, for instruction counting with
-// callgrind (scripts/bench-e2e-instructions), which cannot follow the real
+// callgrind (scripts/bench-pipeline-instructions), which cannot follow the real
 // command's threads: every file read and parsed, inserted into an unbounded
 // timeline, and the timeline rendered as Atom, RSS and JSON Feed into
 // buffers that are emptied as they fill (nothing is written).
