@@ -3,33 +3,32 @@ import FeedModel
 /// JSON Feed 1.1, with provenance in the `_feedmerge` extension object.
 enum JSONFeedWriter {
     static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
-        var json = JSONWriter(buffer: out)
-        out = TextBuffer(capacity: 0)  // the writer's copy is then the only one, appended to in place
-        json.beginObject()
-        json.field("version", "https://jsonfeed.org/version/1.1")
-        json.field("title", metadata.title)
-        json.field("home_page_url", metadata.link)
-        json.field("feed_url", metadata.selfURL)
-        if let author = metadata.author {
-            json.beginArray("authors")
-            person(author, into: &json)
+        JSONWriter.writing(into: &out) { json in
+            json.beginObject()
+            json.field("version", "https://jsonfeed.org/version/1.1")
+            json.field("title", metadata.title)
+            json.field("home_page_url", metadata.link)
+            json.field("feed_url", metadata.selfURL)
+            if let author = metadata.author {
+                json.beginArray("authors")
+                person(author, into: &json)
+                json.endArray()
+            }
+            json.beginObject("_feedmerge")
+            json.field("about", metadata.generatorURI)
+            json.field("generator", "\(metadata.generator) \(metadata.generatorVersion)")
+            json.field("id", metadata.id)
+            json.field("updated", metadata.updated.rfc3339)
+            json.endObject()
+            json.beginArray("items")
+            entries.forEachInPlace { entry in
+                item(entry, into: &json)
+                json.drainIfFull()
+            }
             json.endArray()
+            json.endObject()
+            json.endLine()
         }
-        json.beginObject("_feedmerge")
-        json.field("about", metadata.generatorURI)
-        json.field("generator", "\(metadata.generator) \(metadata.generatorVersion)")
-        json.field("id", metadata.id)
-        json.field("updated", metadata.updated.rfc3339)
-        json.endObject()
-        json.beginArray("items")
-        entries.forEachInPlace { entry in
-            item(entry, into: &json)
-            json.drainIfFull()
-        }
-        json.endArray()
-        json.endObject()
-        json.endLine()
-        out = json.buffer
     }
 
     private static func item(_ item: UnsafePointer<MergedEntry>, into json: inout JSONWriter) {

@@ -1,12 +1,17 @@
 /// Builds compact JSON text with keys in the order they are written, so
 /// output is stable and diffable (Foundation's encoder sorts or shuffles).
-public struct JSONWriter {
+public struct JSONWriter: ~Copyable {
     public init(capacity: Int = 4096) { buffer = TextBuffer(capacity: capacity) }
 
-    /// Writes into `buffer` (a streaming one, say); take it back with `buffer`.
-    public init(buffer: TextBuffer) { self.buffer = buffer }
+    /// Writes into `buffer` (a streaming one, say) for the length of `body`.
+    public static func writing(into buffer: inout TextBuffer, _ body: (inout JSONWriter) -> Void) {
+        var writer = JSONWriter(capacity: 0)
+        swap(&writer.buffer, &buffer)
+        body(&writer)
+        swap(&writer.buffer, &buffer)
+    }
 
-    public private(set) var buffer: TextBuffer
+    private var buffer: TextBuffer
     private var needsComma = [false]
 
     public var text: String { buffer.text }

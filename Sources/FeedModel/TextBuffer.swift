@@ -4,29 +4,21 @@
 /// A buffer made with a drain streams: once it holds `threshold` bytes,
 /// `drainIfFull()` hands them on (to a file, say) and starts again, so a
 /// document of any size needs only that much memory.
-public struct TextBuffer {
-    /// The memory, shared between copies until one of them writes.
-    @usableFromInline final class Allocation {
-        @usableFromInline let base: UnsafeMutablePointer<UInt8>
-        @usableFromInline let capacity: Int
-
-        @usableFromInline init(capacity: Int) {
-            self.capacity = max(capacity, 64)
-            base = .allocate(capacity: self.capacity)
-        }
-
-        deinit { base.deallocate() }
-    }
-
+///
+/// Noncopyable: a buffer has one owner, so an append never has to ask
+/// whether its memory is shared (the writers append millions of times).
+public struct TextBuffer: ~Copyable {
     // Internal for the inlinable appends below: the writers call them for
     // every tag of every entry.
-    @usableFromInline var allocation: Allocation
+    @usableFromInline var base: UnsafeMutablePointer<UInt8>
+    @usableFromInline var capacity: Int
     @usableFromInline var count = 0
     private let threshold: Int
     private let drain: ((UnsafeBufferPointer<UInt8>) -> Void)?
 
     public init(capacity: Int = 4096) {
-        allocation = Allocation(capacity: capacity)
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
         threshold = .max
         drain = nil
     }
@@ -34,13 +26,16 @@ public struct TextBuffer {
     /// A streaming buffer: `drain` receives the text in pieces of about
     /// `threshold` bytes, in order; `flush()` hands on the rest.
     public init(drainingAt threshold: Int, into drain: @escaping (UnsafeBufferPointer<UInt8>) -> Void) {
-        allocation = Allocation(capacity: threshold + threshold / 4)
+        capacity = max(threshold + threshold / 4, 64)
+        base = .allocate(capacity: capacity)
         self.threshold = threshold
         self.drain = drain
     }
 
+    deinit { base.deallocate() }
+
     /// The text so far, as bytes (a copy).
-    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: allocation.base, count: count)) }
+    public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
     /// Hands the text so far to the drain once there is enough of it. The
     /// writers call this between entries.
@@ -52,46 +47,32 @@ public struct TextBuffer {
     /// Hands all the text so far to the drain (nothing without one).
     public mutating func flush() {
         guard let drain, count > 0 else { return }
-        drain(UnsafeBufferPointer(start: allocation.base, count: count))
+        drain(UnsafeBufferPointer(start: base, count: count))
         count = 0
     }
 
     public var text: String {
-        String(decoding: UnsafeBufferPointer(start: allocation.base, count: count), as: UTF8.self)
+        String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self)
     }
 
-    /// Room for `extra` more bytes, in memory this buffer alone owns.
+    /// Room for `extra` more bytes.
     @inlinable @inline(__always)
     mutating func reserve(_ extra: Int) {
-        if count + extra > allocation.capacity || !isKnownUniquelyReferenced(&allocation) { grow(extra) }
-    }
-
-    /// Room for `extra` more bytes in memory already known to be this
-    /// buffer's alone (after a `reserve`): the capacity is all to check.
-    @inline(__always)
-    private mutating func reserveOwned(_ extra: Int) {
-        if count + extra > allocation.capacity { grow(extra) }
+        if count + extra > capacity { grow(extra) }
     }
 
     @usableFromInline mutating func grow(_ extra: Int) {
-        let grown = Allocation(
-            capacity: count + extra > allocation.capacity
-                ? max(count + extra, allocation.capacity * 2) : allocation.capacity)
-        grown.base.update(from: allocation.base, count: count)
-        allocation = grown
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count + extra, capacity * 2))
+        grown.update(from: base, count: count)
+        base.deallocate()
+        base = grown
+        capacity = max(count + extra, capacity * 2)
     }
 
     @inlinable @inline(__always)
     mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
         reserve(extra)
-        (allocation.base + count).update(from: start, count: extra)
-        count += extra
-    }
-
-    @inline(__always)
-    private mutating func appendOwned(_ start: UnsafePointer<UInt8>, count extra: Int) {
-        reserveOwned(extra)
-        (allocation.base + count).update(from: start, count: extra)
+        (base + count).update(from: start, count: extra)
         count += extra
     }
 
@@ -109,7 +90,7 @@ public struct TextBuffer {
     /// `count` spaces (an indent).
     public mutating func append(spaces count: Int) {
         reserve(count)
-        (allocation.base + self.count).update(repeating: UInt8(ascii: " "), count: count)
+        (base + self.count).update(repeating: UInt8(ascii: " "), count: count)
         self.count += count
     }
 
@@ -117,13 +98,13 @@ public struct TextBuffer {
     public mutating func append(_ date: Timestamp, _ style: Timestamp.Style) {
         reserve(style.length)
         count += date.write(
-            style, into: UnsafeMutableBufferPointer(start: allocation.base + count, count: style.length))
+            style, into: UnsafeMutableBufferPointer(start: base + count, count: style.length))
     }
 
     @inlinable
     public mutating func append(byte: UInt8) {
         reserve(1)
-        allocation.base[count] = byte
+        base[count] = byte
         count += 1
     }
 
@@ -258,7 +239,7 @@ public struct TextBuffer {
     ) {
         var text = text
         text.withUTF8 { source in
-            reserve(source.count)  // the one uniqueness check: what follows writes to owned memory
+            reserve(source.count)
             var runStart = 0
             var i = 0
             while i < source.count {
@@ -268,12 +249,12 @@ public struct TextBuffer {
                     i += 1
                     continue
                 }
-                if i > runStart { appendOwned(source.baseAddress! + runStart, count: i - runStart) }
-                appendOwned(escaped.utf8Start, count: escaped.utf8CodeUnitCount)
+                if i > runStart { append(source.baseAddress! + runStart, count: i - runStart) }
+                append(escaped.utf8Start, count: escaped.utf8CodeUnitCount)
                 i += length
                 runStart = i
             }
-            if source.count > runStart { appendOwned(source.baseAddress! + runStart, count: source.count - runStart) }
+            if source.count > runStart { append(source.baseAddress! + runStart, count: source.count - runStart) }
         }
     }
 }
