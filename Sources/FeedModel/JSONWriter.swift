@@ -22,7 +22,7 @@ public struct JSONWriter: ~Copyable {
         needsComma[needsComma.count - 1] = true
     }
 
-    public mutating func beginObject(_ key: String? = nil) {
+    public mutating func beginObject(_ key: StaticString? = nil) {
         if let key { self.key(key) } else { separate() }
         buffer.append(byte: UInt8(ascii: "{"))
         needsComma.append(false)
@@ -33,7 +33,7 @@ public struct JSONWriter: ~Copyable {
         buffer.append(byte: UInt8(ascii: "}"))
     }
 
-    public mutating func beginArray(_ key: String) {
+    public mutating func beginArray(_ key: StaticString) {
         self.key(key)
         buffer.append(byte: UInt8(ascii: "["))
         needsComma.append(false)
@@ -44,10 +44,9 @@ public struct JSONWriter: ~Copyable {
         buffer.append(byte: UInt8(ascii: "]"))
     }
 
-    /// Keys are the writers' own names (`"date_published"`), never text
-    /// from a feed, so they go out as they are, without an escaping scan.
-    private mutating func key(_ key: String) {
-        assert(key.utf8.allSatisfy { $0 >= 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") })
+    /// Keys are the writers' own names (`"date_published"`, literals),
+    /// never text from a feed, so they go out as they are.
+    private mutating func key(_ key: StaticString) {
         separate()
         buffer.append(byte: UInt8(ascii: "\""))
         buffer.append(key)
@@ -55,20 +54,20 @@ public struct JSONWriter: ~Copyable {
     }
 
     /// Writes `"key": "value"`; nothing at all when the value is nil.
-    public mutating func field(_ key: String, _ value: String?) {
+    public mutating func field(_ key: StaticString, _ value: String?) {
         guard let value else { return }
         self.key(key)
         appendString(value)
     }
 
-    public mutating func field(_ key: String, _ value: Int?) {
+    public mutating func field(_ key: StaticString, _ value: Int?) {
         guard let value else { return }
         self.key(key)
-        buffer.append(String(value))
+        buffer.append(contentsOf: String(value))
     }
 
     /// Writes `"key": "date"` (RFC 3339); nothing at all when the date is nil.
-    public mutating func field(_ key: String, date: Timestamp?) {
+    public mutating func field(_ key: StaticString, date: Timestamp?) {
         guard let date else { return }
         self.key(key)
         buffer.append(byte: UInt8(ascii: "\""))

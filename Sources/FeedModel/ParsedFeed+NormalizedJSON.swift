@@ -8,13 +8,13 @@ extension ParsedFeed {
         json.field("file", file)
         json.field("format", format.rawValue)
         json.beginObject("feed")
-        json.text("title", metadata.title)
-        json.text("subtitle", metadata.subtitle)
+        json.text("title", typeKey: "title_type", metadata.title)
+        json.text("subtitle", typeKey: "subtitle_type", metadata.subtitle)
         json.field("link", metadata.link)
         json.field("id", metadata.id)
         json.field("updated", metadata.updated?.rfc3339)
         json.field("published", metadata.published?.rfc3339)
-        json.text("rights", metadata.rights)
+        json.text("rights", typeKey: "rights_type", metadata.rights)
         json.field("language", metadata.language)
         json.field("icon", metadata.icon)
         json.field("logo", metadata.logo)
@@ -28,9 +28,9 @@ extension ParsedFeed {
         for entry in entries {
             json.beginObject()
             json.field("id", entry.id)
-            json.text("title", entry.title)
+            json.text("title", typeKey: "title_type", entry.title)
             json.field("link", entry.link)
-            json.text("summary", entry.summary)
+            json.text("summary", typeKey: "summary_type", entry.summary)
             json.beginArray("content")
             for content in entry.content {
                 json.beginObject()
@@ -53,7 +53,7 @@ extension ParsedFeed {
             }
             json.endArray()
             json.categories(entry.categories)
-            json.text("rights", entry.rights)
+            json.text("rights", typeKey: "rights_type", entry.rights)
             json.field("comments", entry.comments)
             json.field("language", entry.language)
             json.field("image", entry.image)
@@ -69,14 +69,14 @@ extension ParsedFeed {
 }
 
 extension JSONWriter {
-    /// `"key"` and `"key_type"` for a text construct.
-    public mutating func text(_ key: String, _ value: Text?) {
+    /// `"key"` and `"key_type"` (`typeKey`) for a text construct.
+    public mutating func text(_ key: StaticString, typeKey: StaticString, _ value: Text?) {
         guard let value else { return }
         field(key, value.value)
-        field(key + "_type", value.kind.rawValue)
+        field(typeKey, value.kind.rawValue)
     }
 
-    public mutating func people(_ key: String, _ people: [Person]) {
+    public mutating func people(_ key: StaticString, _ people: [Person]) {
         beginArray(key)
         for person in people {
             beginObject()

@@ -77,7 +77,7 @@ public struct TextBuffer: ~Copyable {
     }
 
     @inlinable
-    public mutating func append(_ text: String) {
+    public mutating func append(contentsOf text: String) {
         var text = text
         text.withUTF8 { if let base = $0.baseAddress { append(base, count: $0.count) } }
     }
