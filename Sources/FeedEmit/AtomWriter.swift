@@ -68,7 +68,7 @@ enum AtomWriter {
             }
         }
         if let rights = item.pointee.entry.rights { text("rights", rights, into: &out) }
-        source(item.pointee.source, into: &out)
+        source(item, into: &out)
         out.append("  </entry>\n")
     }
 
@@ -92,11 +92,11 @@ enum AtomWriter {
     }
 
     /// Provenance: the feed the entry was copied from (RFC 4287, 4.2.11).
-    private static func source(_ source: FeedSource, into out: inout TextBuffer) {
+    private static func source(_ item: UnsafePointer<MergedEntry>, into out: inout TextBuffer) {
         out.append("    <source>\n")
-        out.element("id", source.id ?? source.feedURL, indent: 6)
-        out.element("title", source.title, indent: 6)
-        if let link = source.link {
+        out.element("id", item.pointee.source.id ?? item.pointee.source.feedURL, indent: 6)
+        out.element("title", item.pointee.source.title, indent: 6)
+        if let link = item.pointee.source.link {
             out.emptyElement("link", indent: 6) {
                 $0.attribute("rel", "alternate")
                 $0.attribute("href", link)
@@ -104,9 +104,9 @@ enum AtomWriter {
         }
         out.emptyElement("link", indent: 6) {
             $0.attribute("rel", "self")
-            $0.attribute("href", source.feedURL)
+            $0.attribute("href", item.pointee.source.feedURL)
         }
-        out.element("updated", source.updated, .rfc3339, indent: 6)
+        out.element("updated", item.pointee.source.updated, .rfc3339, indent: 6)
         out.append("    </source>\n")
     }
 }

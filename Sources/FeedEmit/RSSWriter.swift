@@ -69,8 +69,8 @@ enum RSSWriter {
                 $0.attribute("type", enclosure.type ?? "application/octet-stream")
             }
         }
-        let source = item.pointee.source
-        out.element("source", source.title ?? source.feedURL, indent: 4) { $0.attribute("url", source.feedURL) }
+        let feedURL = item.pointee.source.feedURL
+        out.element("source", item.pointee.source.title ?? feedURL, indent: 4) { $0.attribute("url", feedURL) }
         out.append("  </item>\n")
     }
 

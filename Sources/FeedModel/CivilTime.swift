@@ -130,9 +130,11 @@ extension Timestamp {
 
         /// `value` zero-padded to `width` digits.
         mutating func digits(_ value: Int, _ width: Int) {
-            var value = value
-            for position in stride(from: count + width - 1, through: count, by: -1) {
-                buffer[position] = UInt8(ascii: "0") + UInt8(value % 10)
+            var value = UInt(truncatingIfNeeded: value)  // never negative: years are 1...9999
+            var position = count + width
+            while position > count {
+                position -= 1
+                buffer[position] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value % 10)
                 value /= 10
             }
             count += width
