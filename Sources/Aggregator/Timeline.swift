@@ -122,16 +122,15 @@ public struct Timeline {
             // The earlier-dated copy stays; on equal dates, the one listed first.
             let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
             if newIsEarlier {
-                let oldNames = namesBySlot[Int(existingKey.slot)]
+                // The replaced copy's names (and those of the copies it replaced) now lead here too.
+                var names = names
+                names.replaced = [namesBySlot[Int(existingKey.slot)]]
                 remove(existingKey)
                 item.alsoIn = existing.alsoIn
                 if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
                 let feedURL = item.source.feedURL
                 item.alsoIn.removeAll { $0 == feedURL }
-                let stored = add(item, key: key, names: names)
-                // The replaced copy's names now lead here too.
-                if let oldID = oldNames.id { byID[oldID] = stored }
-                if let oldLink = oldNames.link { byLink[oldLink] = stored }
+                add(item, key: key, names: names)
                 return true
             }
             if existing.source.feedURL != item.source.feedURL, !existing.alsoIn.contains(item.source.feedURL) {
@@ -144,9 +143,7 @@ public struct Timeline {
         return true
     }
 
-    /// - Returns: the key as stored (with its slot).
-    @discardableResult
-    private mutating func add(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames) -> TimelineKey {
+    private mutating func add(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames) {
         var key = key
         if let slot = freeSlots.popLast() {
             key.slot = slot
@@ -158,10 +155,10 @@ public struct Timeline {
             namesBySlot.append(names)
         }
         keys.insert(key)
-        if let id = names.id { byID[id] = key }
-        if let link = names.link { byLink[link] = key }
+        names.forEach { isID, name in
+            if isID { byID[name] = key } else { byLink[name] = key }
+        }
         if let limit = rules.limit, keys.count > limit, let evicted = keys.last { remove(evicted) }
-        return key
     }
 
     private mutating func remove(_ key: TimelineKey) {
@@ -169,10 +166,15 @@ public struct Timeline {
         storage[slot] = nil
         freeSlots.append(key.slot)
         keys.remove(key)
-        let names = namesBySlot[slot]
+        // Every name that leads here goes, so none is left pointing at a slot a later entry reuses.
+        namesBySlot[slot].forEach { isID, name in
+            if isID {
+                if byID[name] == key { byID[name] = nil }
+            } else if byLink[name] == key {
+                byLink[name] = nil
+            }
+        }
         namesBySlot[slot] = EntryNames()
-        if let id = names.id, byID[id]?.slot == key.slot { byID[id] = nil }
-        if let link = names.link, byLink[link]?.slot == key.slot { byLink[link] = nil }
     }
 }
 
@@ -180,6 +182,16 @@ public struct Timeline {
 struct EntryNames {
     var id: EntryName?
     var link: EntryName?
+    /// The names of the copies this entry replaced as the earliest-dated,
+    /// which lead to it too.
+    var replaced: [EntryNames] = []
+
+    /// Every name, own and replaced; `isID` tells which index it belongs in.
+    func forEach(_ body: (_ isID: Bool, _ name: EntryName) -> Void) {
+        if let id { body(true, id) }
+        if let link { body(false, link) }
+        for names in replaced { names.forEach(body) }
+    }
 
     init() {}
 

@@ -102,6 +102,27 @@ import Testing
         #expect(ids(t) == ["e5", "new", "e4"])
     }
 
+    /// A kept copy that replaced an earlier one answers to both copies'
+    /// names; once it leaves a full timeline, none of those names may still
+    /// lead to its slot, which a later entry reuses.
+    @Test func namesOfAnEvictedEntryLeaveWithIt() {
+        var t = timeline { $0.limit = 2 }
+        t.insert(
+            feed: Self.feed([Self.entry("X", link: "http://a/1", at: 100)]), source: Self.source(0), subscription: 0)
+        // The same post (same link) under another id, dated earlier: it replaces X and answers to X too.
+        t.insert(
+            feed: Self.feed([Self.entry("Y", link: "http://a/1", at: 50)]), source: Self.source(1), subscription: 1)
+        #expect(ids(t) == ["Y"])
+        t.insert(feed: Self.feed([Self.entry("C", at: 200)]), source: Self.source(2), subscription: 2)
+        t.insert(feed: Self.feed([Self.entry("D", at: 300)]), source: Self.source(3), subscription: 3)  // evicts Y
+        t.insert(feed: Self.feed([Self.entry("E", at: 400)]), source: Self.source(4), subscription: 4)  // Y's slot
+        #expect(ids(t) == ["E", "D"])
+        // X again, newer than everything: a new entry, not a duplicate of whatever now sits in Y's slot.
+        t.insert(feed: Self.feed([Self.entry("X", at: 500)]), source: Self.source(5), subscription: 5)
+        #expect(ids(t) == ["X", "E"])
+        #expect(t.entries.allSatisfy { $0.alsoIn.isEmpty })
+    }
+
     @Test func perFeedSinceAndFuturePolicies() {
         var t = timeline {
             $0.perFeed = 2
