@@ -8,7 +8,8 @@ enum LinkNormalizer {
     }
 
     /// Most links need nothing but the scheme folded: lower-case host, no
-    /// port, query, fragment or trailing slash. One pass over the bytes.
+    /// port, query, fragment, whitespace or trailing slash. One pass over
+    /// the bytes.
     private static func alreadyNormal(_ link: String) -> String? {
         enum Verdict { case asIs, httpsFolded, needsWork }
         var link = link
@@ -33,6 +34,7 @@ enum LinkNormalizer {
                 if byte < 64 {
                     if needsWork >> byte & 1 != 0 { return .needsWork }
                     if byte == UInt8(ascii: "/") { inHost = false }
+                    if inHost && byte == UInt8(ascii: ":") { return .needsWork }  // a port, maybe the default
                 } else if inHost && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") {
                     return .needsWork
                 }

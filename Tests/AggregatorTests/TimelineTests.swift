@@ -85,6 +85,15 @@ import Testing
         ("https://Example.ORG:443/a/b/?utm_medium=rss&x=1&utm_campaign=c#frag", "http://example.org/a/b?x=1"),
         ("http://example.org:80/", "http://example.org"),
         ("http://example.org:8080/a", "http://example.org:8080/a"),
+        // Each of these differs from an already normal link in one place only.
+        ("http://example.org:80/a", "http://example.org/a"),
+        ("https://example.org:443/a", "http://example.org/a"),
+        ("http://Example.org/a", "http://example.org/a"),
+        ("http://example.org/a/", "http://example.org/a"),
+        ("http://example.org/a#top", "http://example.org/a"),
+        ("http://example.org/a?utm_source=x", "http://example.org/a"),
+        ("http://example.org/A", "http://example.org/A"),
+        ("https://example.org/a", "http://example.org/a"),
     ])
     func linkNormalization(_ link: String, _ normalized: String) {
         #expect(LinkNormalizer.normalize(link) == normalized)
