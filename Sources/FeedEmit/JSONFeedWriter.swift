@@ -18,7 +18,7 @@ enum JSONFeedWriter {
             json.field("about", metadata.generatorURI)
             json.field("generator", "\(metadata.generator) \(metadata.generatorVersion)")
             json.field("id", metadata.id)
-            json.field("updated", metadata.updated.rfc3339)
+            json.field("updated", date: metadata.updated)
             json.endObject()
             json.beginArray("items")
             entries.forEachInPlace { entry in

@@ -9,7 +9,7 @@ enum HealthReport {
     static func render(_ reports: [FeedReport], now: Timestamp) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
-        json.field("generated", now.rfc3339)
+        json.field("generated", date: now)
         json.beginArray("feeds")
         for report in reports {
             json.beginObject()
@@ -19,12 +19,12 @@ enum HealthReport {
             json.field("http_status", report.httpStatus ?? report.record?.lastStatus)
             json.field("error", report.reason)
             json.field("moved_to", report.record?.movedTo)
-            json.field("last_success", report.record?.lastSuccess?.rfc3339)
+            json.field("last_success", date: report.record?.lastSuccess)
             json.field("consecutive_failures", report.record?.consecutiveFailures)
             json.field("last_error", report.record?.lastError)
             json.field("entries_stored", report.entriesStored)
             json.field("entries_in_feed", report.entriesParsed)
-            json.field("newest_entry", report.newestEntry?.rfc3339)
+            json.field("newest_entry", date: report.newestEntry)
             json.field(
                 "days_since_last_entry",
                 report.newestEntry.map { Int((now.secondsSince1970 - $0.secondsSince1970) / 86_400) })
