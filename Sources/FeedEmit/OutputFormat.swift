@@ -24,9 +24,10 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         String(decoding: renderBytes(entries, metadata: metadata), as: UTF8.self)
     }
 
-    /// The whole document for a timeline, as the UTF-8 bytes to write.
+    /// The whole document for a timeline, as UTF-8 bytes, in memory (the
+    /// merge command streams instead: `render(_:metadata:into:)`).
     public func renderBytes(_ entries: [MergedEntry], metadata: OutputMetadata) -> [UInt8] {
-        var out = TextBuffer(capacity: Self.estimatedSize(of: entries))
+        var out = TextBuffer()
         render(entries, metadata: metadata, into: &out)
         return out.bytes
     }
@@ -39,16 +40,6 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case .rss: RSSWriter.render(entries, metadata: metadata, into: &out)
         case .json: JSONFeedWriter.render(entries, metadata: metadata, into: &out)
         }
-    }
-}
-
-extension OutputFormat {
-    /// Room for the whole output at once, so the buffer does not grow by doubling.
-    static func estimatedSize(of entries: [MergedEntry]) -> Int {
-        entries.reduce(4096) { size, item in
-            size + 1024 + (item.entry.summary?.value.utf8.count ?? 0)
-                + (item.entry.content.first?.value.utf8.count ?? 0)
-        } * 11 / 10
     }
 }
 

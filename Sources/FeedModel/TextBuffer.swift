@@ -62,11 +62,11 @@ public struct TextBuffer: ~Copyable {
     }
 
     @usableFromInline mutating func grow(_ extra: Int) {
-        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: max(count + extra, capacity * 2))
+        capacity = max(count + extra, capacity * 2)
+        let grown = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
         grown.update(from: base, count: count)
         base.deallocate()
         base = grown
-        capacity = max(count + extra, capacity * 2)
     }
 
     @inlinable @inline(__always)
@@ -239,7 +239,7 @@ public struct TextBuffer: ~Copyable {
     ) {
         var text = text
         text.withUTF8 { source in
-            reserve(source.count)
+            reserve(source.count)  // one growth at most when there is little to escape
             var runStart = 0
             var i = 0
             while i < source.count {
