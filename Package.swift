@@ -65,7 +65,7 @@ let package = Package(
                 "Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState", "TestSupport",
                 "feedmerge",
             ],
-            exclude: ["Server", "Schemas"]
+            exclude: ["Server", "Schemas", "Fixtures"]
         ),
         .testTarget(
             name: "FeedEmitTests",

@@ -113,9 +113,10 @@ public enum Aggregator {
             subscription: subscription, status: .ok, reason: nil, httpStatus: nil, entriesParsed: 0, entriesKept: 0,
             bytes: 0, warnings: [])
         var fresh: ParsedFeed?
+        // Served from the state (304, failure, deferral): the source its last fresh fetch gave.
         var source = FeedSource(
-            title: plan.record?.title ?? subscription.title, link: plan.record?.link ?? subscription.htmlURL,
-            feedURL: absoluteURL(plan.record?.movedTo ?? subscription.url), folder: subscription.folder)
+            metadata: plan.record?.metadata, subscription: subscription,
+            feedURL: absoluteURL(plan.record?.movedTo ?? subscription.url))
         switch outcome {
         case .fetched(let fetched):
             fresh = fetched.feed
@@ -167,8 +168,7 @@ public enum Aggregator {
                 return Self.dated(
                     entry, restamping: restamping, backlog: backlog, keepDays: state.keepDays, now: timeline.rules.now)
             }
-            var metadata = fresh?.metadata ?? FeedMetadata()
-            if metadata.title == nil, let title = record?.title { metadata.title = Text(title) }
+            let metadata = fresh?.metadata ?? record?.metadata ?? FeedMetadata()
             let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)
             report.entriesKept = timeline.insert(
                 feed: withFolder(feed, subscription), source: source, subscription: index)

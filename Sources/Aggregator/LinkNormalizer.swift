@@ -1,6 +1,7 @@
 /// The form of a link used to spot the same entry in two feeds: scheme and
-/// host lower-cased, the default port, the fragment and `utm_*` parameters
-/// dropped, a trailing slash removed.
+/// host lower-cased, the default port and `utm_*` parameters dropped, a
+/// trailing slash removed. The fragment stays: it is part of the link's
+/// identity (a day page with one `#anchor` per post names several posts).
 enum LinkNormalizer {
     static func normalize(_ link: String) -> String {
         if let simple = alreadyNormal(link) { return simple }
@@ -59,7 +60,13 @@ enum LinkNormalizer {
 
     private static func normalizeFully(_ link: String) -> String {
         var text = Substring(link.trimmingCharacters(in: " \t\r\n"))
-        if let hash = text.firstIndex(of: "#") { text = text[..<hash] }
+        var fragment = ""
+        if let hash = text.firstIndex(of: "#") {
+            let rest = text[text.index(after: hash)...].trimmingCharacters(in: " \t\r\n")
+            if !rest.isEmpty { fragment = "#" + rest }
+            // Trimmed again, so that normalizing a normalized link changes nothing.
+            text = Substring(text[..<hash].trimmingCharacters(in: " \t\r\n"))
+        }
         var query: Substring? = nil
         if let mark = text.firstIndex(of: "?") {
             query = text[text.index(after: mark)...]
@@ -81,7 +88,7 @@ enum LinkNormalizer {
         let rest = kept.isEmpty ? "" : "?" + kept.joined(separator: "&")
         // http and https name the same entry.
         let canonicalScheme = scheme == "https" ? "http" : scheme
-        return canonicalScheme + "://" + host + path + rest
+        return canonicalScheme + "://" + host + path + rest + fragment
     }
 }
 

@@ -48,14 +48,10 @@ struct Plan: Sendable {
         } catch {
             return .failed(Failure(message: error.message, status: response.status, gone: false, retryAfter: nil))
         }
-        var source = FeedSource(
-            title: feed.metadata.title?.value ?? subscription.title,
-            link: feed.metadata.link ?? subscription.htmlURL,
+        let source = FeedSource(
+            metadata: feed.metadata, subscription: subscription,
             feedURL: response.permanentlyRedirected
-                ? response.finalURL : Aggregator.absoluteURL(record?.movedTo ?? subscription.url),
-            id: feed.metadata.id, updated: feed.metadata.updated ?? feed.metadata.published,
-            folder: subscription.folder)
-        if source.title?.isEmpty != false { source.title = subscription.title }
+                ? response.finalURL : Aggregator.absoluteURL(record?.movedTo ?? subscription.url))
         return .fetched(
             Fetched(
                 feed: feed, source: source, bytes: response.body.count, status: response.status,
@@ -113,8 +109,7 @@ enum Outcome: Sendable {
             return FeedUpdate(
                 url: url,
                 outcome: .fetched(
-                    entries: f.feed.entries, etag: f.etag, lastModified: f.lastModified,
-                    title: f.feed.metadata.title?.value, link: f.feed.metadata.link),
+                    entries: f.feed.entries, etag: f.etag, lastModified: f.lastModified, metadata: f.feed.metadata),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore):
             return FeedUpdate(

@@ -36,6 +36,8 @@ public struct Timeline {
     /// Entry ids and normalized links to the key of the entry that has them.
     private var byID = NameIndex()
     private var byLink = NameIndex()
+    /// Every copy merged into another entry, in the order they met.
+    public private(set) var duplicates: [Duplicate] = []
 
     public init(rules: TimelineRules) { self.rules = rules }
 
@@ -95,6 +97,10 @@ public struct Timeline {
             chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
             chosen.removeSubrange(perFeed...)
         }
+        // Links normalized once: they name entries, and show which links the feed shares among several.
+        let links = parsed.entries.map { entry in entry.link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) }
+        }
+        let shared = Self.sharedLinks(links, in: parsed.entries)
         var kept = 0
         for (index, date) in chosen {
             let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
@@ -102,23 +108,31 @@ public struct Timeline {
             if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { continue }
             var entry = Entry()
             swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
+            // Feed-level authors apply to the entries that name none (Atom and JSON Feed inheritance).
+            if entry.authors.isEmpty { entry.authors = source.authors }
             if rules.future == .clamp {
                 // The entry's own dates are clamped too, so every output agrees.
                 entry.published = entry.published.map { min($0, rules.now) }
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
-            if insert(MergedEntry(entry: entry, date: date, source: source), key: key) { kept += 1 }
+            let link = links[index].flatMap { shared.contains($0) ? nil : $0 }
+            let names = EntryNames(id: entry.id, normalizedLink: link)
+            if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
         }
         return kept
     }
 
     /// - Returns: whether the entry is in the timeline afterwards.
-    mutating func insert(_ item: consuming MergedEntry, key: TimelineKey) -> Bool {
+    mutating func insert(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let names = EntryNames(id: item.entry.id, link: item.entry.link)
-        if let existingKey = names.id.flatMap({ byID[$0] }) ?? names.link.flatMap({ byLink[$0] }),
+        let names = names ?? EntryNames(id: item.entry.id, link: item.entry.link)
+        if let existingKey = existingKey(for: names),
             var existing = storage[Int(existingKey.slot)].take()
         {
+            duplicates.append(
+                Duplicate(
+                    name: item.entry.id ?? item.entry.link ?? "", feedURL: item.source.feedURL,
+                    otherFeedURL: existing.source.feedURL))
             // The earlier-dated copy stays; on equal dates, the one listed first.
             let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
             if newIsEarlier {
@@ -141,6 +155,30 @@ public struct Timeline {
         }
         add(item, key: key, names: names)
         return true
+    }
+
+    /// The key of the entry an incoming one is a copy of: the same id, else
+    /// the same normalized link. Within one feed, two entries with different
+    /// ids are different entries even when their links agree (feeds that
+    /// link every post to the home page).
+    private func existingKey(for names: EntryNames) -> TimelineKey? {
+        if let id = names.id, let found = byID[id] { return found }
+        return names.link.flatMap { byLink[$0] }
+    }
+
+    /// The links one feed gives to several entries with different ids (a
+    /// home page, a day page): within the feed they do not make those
+    /// entries one, and across feeds they name no entry in particular, so
+    /// they are not used to match at all. Decided per feed, before any
+    /// entry goes in, so that the result does not depend on arrival order.
+    private static func sharedLinks(_ links: [String?], in entries: [Entry]) -> Set<String> {
+        var idByLink: [String: String] = [:]
+        var shared: Set<String> = []
+        for (entry, link) in zip(entries, links) {
+            guard let id = entry.id, !id.isEmpty, let link else { continue }
+            if let other = idByLink.updateValue(id, forKey: link), other != id { shared.insert(link) }
+        }
+        return shared
     }
 
     private mutating func add(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames) {
@@ -178,6 +216,15 @@ public struct Timeline {
     }
 }
 
+/// One copy of an entry merged into another: the name they share, the feed
+/// of the copy that came in, and the feed of the one it met.
+public struct Duplicate: Sendable, Hashable {
+    /// The incoming copy's id, else its link.
+    public var name: String
+    public var feedURL: String
+    public var otherFeedURL: String
+}
+
 /// The names an entry is known by: its id, and its normalized link.
 struct EntryNames {
     var id: EntryName?
@@ -196,7 +243,11 @@ struct EntryNames {
     init() {}
 
     init(id: String?, link: String?) {
+        self.init(id: id, normalizedLink: link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) })
+    }
+
+    init(id: String?, normalizedLink: String?) {
         self.id = id.flatMap { $0.isEmpty ? nil : EntryName($0) }
-        self.link = link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
+        self.link = normalizedLink.map { EntryName($0) }
     }
 }

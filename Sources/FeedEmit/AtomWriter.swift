@@ -84,8 +84,9 @@ enum AtomWriter {
     private static func person(_ name: StaticString, _ person: Person, indent: Int, into out: inout TextBuffer) {
         out.startTag(name, indent: indent)
         out.append(">\n")
-        out.element("name", person.name ?? person.email ?? "unknown", indent: indent + 2)
-        out.element("email", person.email, indent: indent + 2)
+        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
+        out.element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
+        out.element("email", email, indent: indent + 2)
         out.element("uri", person.uri, indent: indent + 2)
         out.append(spaces: indent)
         out.endTag(name)
@@ -107,6 +108,21 @@ enum AtomWriter {
             $0.attribute("href", item.pointee.source.feedURL)
         }
         out.element("updated", item.pointee.source.updated, .rfc3339, indent: 6)
+        for author in item.pointee.source.authors { person("author", author, indent: 6, into: &out) }
+        if item.pointee.source.authors.isEmpty && item.pointee.entry.authors.isEmpty {
+            // No author anywhere in the source: the feed itself is credited, so that the
+            // merged feed's own author (which Atom would otherwise apply) is never.
+            let feed = Person(
+                name: item.pointee.source.title ?? item.pointee.source.feedURL, uri: item.pointee.source.link)
+            person("author", feed, indent: 6, into: &out)
+        }
+        for category in item.pointee.source.categories {
+            out.emptyElement("category", indent: 6) {
+                $0.attribute("term", category.term)
+                $0.attribute("scheme", category.scheme)
+                $0.attribute("label", category.label)
+            }
+        }
         out.append("    </source>\n")
     }
 }

@@ -9,7 +9,9 @@ enum JSONFeedWriter {
             json.field("title", metadata.title)
             json.field("home_page_url", metadata.link)
             json.field("feed_url", metadata.selfURL)
-            if let author = metadata.author {
+            // Items without authors would inherit these (JSON Feed 1.1): only
+            // when every item names its own are they safe to write.
+            if let author = metadata.author, entries.allSatisfy({ !$0.entry.authors.isEmpty }) {
                 json.beginArray("authors")
                 person(author, into: &json)
                 json.endArray()
@@ -94,8 +96,9 @@ enum JSONFeedWriter {
 
     private static func person(_ person: Person, into json: inout JSONWriter) {
         json.beginObject()
-        json.field("name", person.name ?? person.email)
-        json.field("url", person.uri ?? person.email.map { "mailto:\($0)" })
+        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
+        json.field("name", person.name ?? email)
+        json.field("url", person.uri ?? email.map { "mailto:\($0)" })
         json.endObject()
     }
 }

@@ -24,7 +24,7 @@ enum RSSWriter {
         }
         out.element("lastBuildDate", metadata.updated, .rfc822, indent: 2)
         out.element("generator", "\(metadata.generator) \(metadata.generatorVersion)", indent: 2)
-        if let author = metadata.author, let email = author.email {
+        if let author = metadata.author, let email = author.email, Person.isAddress(email) {
             out.element("managingEditor", author.name.map { "\(email) (\($0))" } ?? email, indent: 2)
         }
         entries.forEachInPlace { entry in
@@ -44,7 +44,7 @@ enum RSSWriter {
         out.element("guid", id, indent: 4) { $0.attribute("isPermaLink", isPermaLink ? "true" : "false") }
         out.element("pubDate", item.pointee.date, .rfc822, indent: 4)
         for author in item.pointee.entry.authors {
-            if let email = author.email {
+            if let email = author.email, Person.isAddress(email) {
                 out.element("author", author.name.map { "\(email) (\($0))" } ?? email, indent: 4)
             } else if let name = author.name {
                 out.element("dc:creator", name, indent: 4)

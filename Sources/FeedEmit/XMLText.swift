@@ -81,8 +81,8 @@ enum XMLText {
 
 /// HTML reduced to plain text (for RSS titles, which are plain text):
 /// tags removed, the common character references decoded.
-enum PlainText {
-    static func from(html: String) -> String {
+public enum PlainText {
+    public static func from(html: String) -> String {
         var out = ""
         var inTag = false
         for character in html {

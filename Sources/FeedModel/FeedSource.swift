@@ -12,18 +12,26 @@ public struct FeedSource: Sendable, Hashable {
     /// Atom `id` of the feed, when it has one.
     public var id: String?
     public var updated: Timestamp?
+    /// The feed's own authors (Atom `feed/author`, RSS `managingEditor`,
+    /// channel `dc:creator`, `itunes:author`, JSON Feed `authors`): they
+    /// apply to its entries that name none.
+    public var authors: [Person]
+    /// The feed's own categories.
+    public var categories: [Category]
     /// The OPML folder path, outermost first (empty outside folders).
     public var folder: [String]
 
     public init(
         title: String? = nil, link: String? = nil, feedURL: String, id: String? = nil, updated: Timestamp? = nil,
-        folder: [String] = []
+        authors: [Person] = [], categories: [Category] = [], folder: [String] = []
     ) {
         self.title = title
         self.link = link
         self.feedURL = feedURL
         self.id = id
         self.updated = updated
+        self.authors = authors
+        self.categories = categories
         self.folder = folder
     }
 }

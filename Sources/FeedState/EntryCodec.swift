@@ -68,7 +68,8 @@ enum EntryCodec {
         return r.failed ? nil : e
     }
 
-    private struct Writer {
+    /// The codec's primitives, shared with `FeedMetadataCodec`.
+    struct Writer {
         var bytes: [UInt8] = []
 
         mutating func byte(_ b: UInt8) { bytes.append(b) }
@@ -117,7 +118,7 @@ enum EntryCodec {
         }
     }
 
-    private struct Reader {
+    struct Reader {
         let bytes: [UInt8]
         var index = 0
         var failed = false

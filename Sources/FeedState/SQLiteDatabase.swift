@@ -149,6 +149,8 @@ final class Statement {
         return String(cString: text)
     }
 
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
     func integer(_ column: Int32) -> Int64? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
     }

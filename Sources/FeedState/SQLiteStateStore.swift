@@ -28,7 +28,10 @@ public final class SQLiteStateStore: StateStore {
         CREATE INDEX entries_by_date ON entries(feed_url, latest_date);
         CREATE INDEX entries_by_sight ON entries(feed_url, last_seen);
         CREATE TABLE meta(name TEXT PRIMARY KEY, value INTEGER);
-        """
+        """,
+        // 2: the feed's whole metadata (`FeedMetadataCodec`), so that a feed
+        // served from the state gives the same source as its last fetch.
+        "ALTER TABLE feeds ADD COLUMN metadata BLOB;",
     ]
 
     public init(path: String) throws(StateError) {
@@ -65,7 +68,7 @@ public final class SQLiteStateStore: StateStore {
 
     private static let selectFeeds = """
         SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
-               consecutive_failures, last_error, not_before, gone, title, link, restamping FROM feeds
+               consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata FROM feeds
         """
 
     private static func feedRecord(_ row: Statement) -> FeedRecord {
@@ -75,7 +78,20 @@ public final class SQLiteStateStore: StateStore {
             lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
             lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
             lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
-            title: row.text(12), link: row.text(13), restamping: row.integer(14) == 1)
+            title: row.text(12), link: row.text(13),
+            metadata: row.isNull(15)
+                ? legacyMetadata(title: row.text(12), link: row.text(13))
+                : FeedMetadataCodec.decode(row.blob(15)),
+            restamping: row.integer(14) == 1)
+    }
+
+    /// What a record stored before schema 2 knows of its feed.
+    private static func legacyMetadata(title: String?, link: String?) -> FeedMetadata? {
+        guard title != nil || link != nil else { return nil }
+        var metadata = FeedMetadata()
+        metadata.title = title.map { Text($0) }
+        metadata.link = link
+        return metadata
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
@@ -102,17 +118,17 @@ public final class SQLiteStateStore: StateStore {
             .text(update.movedTo), .text(update.url),
         ])
         switch update.outcome {
-        case .fetched(let entries, let etag, let lastModified, let title, let link):
+        case .fetched(let entries, let etag, let lastModified, let metadata):
             let restamping = try storeEntries(entries, feed: update.url, now: now)
             try database.prepare(
                 """
                 UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
                     last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
-                    restamping = MAX(restamping, ?) WHERE url = ?
+                    metadata = ?, restamping = MAX(restamping, ?) WHERE url = ?
                 """
             ).run([
-                .text(etag), .text(lastModified), .integer(now), .text(title), .text(link),
-                .integer(restamping ? 1 : 0), .text(update.url),
+                .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
+                .blob(FeedMetadataCodec.encode(metadata)), .integer(restamping ? 1 : 0), .text(update.url),
             ])
         case .notModified:
             try database.prepare(

@@ -19,6 +19,11 @@ public struct FeedRecord: Sendable {
     public var gone: Bool
     public var title: String?
     public var link: String?
+    /// The feed's metadata as its last successful fetch gave it: a feed
+    /// served from the state (304, failure, deferral) contributes exactly
+    /// that again. nil for a feed never fetched (or stored before schema 2,
+    /// then only `title` and `link` are known).
+    public var metadata: FeedMetadata?
     /// The feed rewrites its entries' dates on every fetch: they are pinned
     /// to the dates first seen.
     public var restamping: Bool
@@ -42,7 +47,7 @@ public struct StoredEntry: Sendable {
 public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
         /// 2xx: the entries the feed lists now, and the validators that came with them.
-        case fetched(entries: [Entry], etag: String?, lastModified: String?, title: String?, link: String?)
+        case fetched(entries: [Entry], etag: String?, lastModified: String?, metadata: FeedMetadata)
         case notModified
         /// The feed was not fetched (a Retry-After or cache lifetime not over, or gone).
         case skipped

@@ -256,6 +256,7 @@ struct MergeCommand {
         }
         progress.finish()
         let mergeStart = Date()
+        let duplicates = timeline.duplicates
         let entries = timeline.takeEntries()
         if verbose {
             let total = String(format: "%.3f", mergeStart.timeIntervalSince(started))
@@ -295,6 +296,12 @@ struct MergeCommand {
                     StandardOutput.error("feedmerge: \(report.subscription.url): \(warning)")
                 }
             }
+            for duplicate in duplicates {
+                let place =
+                    duplicate.feedURL == duplicate.otherFeedURL
+                    ? "listed twice in \(duplicate.feedURL)" : "in \(duplicate.feedURL) and \(duplicate.otherFeedURL)"
+                StandardOutput.error("feedmerge: duplicate merged: \(duplicate.name) \(place)")
+            }
         }
         if !quiet {
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))
@@ -302,7 +309,8 @@ struct MergeCommand {
             let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
             StandardOutput.error(
                 "feedmerge: \(ok) feeds ok, \(notModified) not modified, \(failed.count) failed; "
-                    + "\(entries.count) entries written to \(written) of \(outputs.count) outputs in \(seconds) s")
+                    + "\(entries.count) entries written to \(written) of \(outputs.count) outputs, "
+                    + "\(duplicates.count) duplicates merged, in \(seconds) s")
         }
         if written < outputs.count && failed.count == reports.count {
             StandardOutput.error("feedmerge: every feed failed; outputs left as they were")

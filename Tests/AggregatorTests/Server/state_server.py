@@ -14,6 +14,9 @@ feed's behaviour for the following requests:
   restamp   every entry dated at the time of the request
   edit      entry 1 gets a new title (same guid)
   backlog   twelve undated entries and nothing else
+A NAME starting with "atom" serves an Atom feed with feed-level metadata
+(id, updated, author, category), one starting with "json" a JSON Feed with
+top-level authors; the failure modes apply to them too.
 /stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
 modes and counters. Prints the port; exits when stdin closes.
 """
@@ -30,8 +33,42 @@ STATS = {}
 LOCK = threading.Lock()
 
 
+def atom_body(base):
+    """An Atom feed whose metadata matters: id, updated, a feed-level author
+    (one entry names its own, one does not), a category, a subtitle."""
+    return ('<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">'
+            "<title>%s</title><id>urn:uuid:%s-feed</id><updated>2024-01-09T00:00:00Z</updated>"
+            '<subtitle>about %s</subtitle><link href="http://state.example/%s/"/>'
+            "<author><name>Feed Author</name><email>feed@state.example</email></author>"
+            '<category term="feed-topic"/>'
+            "<entry><title>%s own author</title><id>urn:%s:a1</id><link href=\"http://state.example/%s/a1\"/>"
+            "<updated>2024-01-08T10:00:00Z</updated><author><name>Entry Author</name></author></entry>"
+            "<entry><title>%s inherits</title><id>urn:%s:a2</id><link href=\"http://state.example/%s/a2\"/>"
+            "<updated>2024-01-07T10:00:00Z</updated></entry>"
+            "</feed>" % ((base,) * 10)).encode()
+
+
+def json_body(base):
+    """A JSON Feed 1.1 with top-level authors and one item without any."""
+    return json.dumps({
+        "version": "https://jsonfeed.org/version/1.1", "title": base,
+        "home_page_url": "http://state.example/%s/" % base,
+        "authors": [{"name": "JSON Feed Author", "url": "http://state.example/%s/about" % base}],
+        "items": [
+            {"id": "urn:%s:j1" % base, "url": "http://state.example/%s/j1" % base, "title": "%s j1" % base,
+             "content_text": "one", "date_published": "2024-01-06T10:00:00Z"},
+            {"id": "urn:%s:j2" % base, "url": "http://state.example/%s/j2" % base, "title": "%s j2" % base,
+             "content_text": "two", "date_published": "2024-01-05T10:00:00Z",
+             "authors": [{"name": "Item Author"}]},
+        ]}).encode()
+
+
 def body(name, mode):
     base = name.replace("-new", "")
+    if base.startswith("atom"):
+        return atom_body(base)
+    if base.startswith("json"):
+        return json_body(base)
     items = []
     if mode == "backlog":
         items = ["<item><title>%s old %d</title><guid>urn:%s:old:%d</guid></item>" % (base, k, base, k) for k in range(12)]
@@ -117,7 +154,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             last_modified = email.utils.formatdate(time.time(), usegmt=True)
         if self.headers.get("If-None-Match") == etag:
             return self.reply(304, b"", [("ETag", etag)])
-        self.reply(200, payload, [("Content-Type", "application/rss+xml"), ("ETag", etag),
+        kind = "atom+xml" if name.startswith("atom") else "feed+json" if name.startswith("json") else "rss+xml"
+        self.reply(200, payload, [("Content-Type", "application/" + kind), ("ETag", etag),
                                   ("Last-Modified", last_modified)])
 
 

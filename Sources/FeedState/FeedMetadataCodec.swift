@@ -1,0 +1,59 @@
+import FeedModel
+
+/// A feed's metadata in the state, in `EntryCodec`'s binary form: a version
+/// byte, then every field of `FeedMetadata` in a fixed order. A new field
+/// means a new version byte.
+enum FeedMetadataCodec {
+    static let version: UInt8 = 1
+
+    static func encode(_ metadata: FeedMetadata) -> [UInt8] {
+        var out = EntryCodec.Writer()
+        out.byte(version)
+        out.text(metadata.title)
+        out.text(metadata.subtitle)
+        out.string(metadata.link)
+        out.string(metadata.id)
+        out.timestamp(metadata.updated)
+        out.timestamp(metadata.published)
+        out.text(metadata.rights)
+        out.string(metadata.language)
+        out.string(metadata.icon)
+        out.string(metadata.logo)
+        out.string(metadata.image)
+        out.string(metadata.generator)
+        out.people(metadata.authors)
+        out.people(metadata.contributors)
+        out.count(metadata.categories.count)
+        for category in metadata.categories {
+            out.string(category.term)
+            out.string(category.scheme)
+            out.string(category.label)
+        }
+        return out.bytes
+    }
+
+    /// - Returns: nil when the bytes are not metadata of this version.
+    static func decode(_ bytes: [UInt8]) -> FeedMetadata? {
+        var r = EntryCodec.Reader(bytes: bytes)
+        guard r.byte() == version else { return nil }
+        var m = FeedMetadata()
+        m.title = r.text()
+        m.subtitle = r.text()
+        m.link = r.string()
+        m.id = r.string()
+        m.updated = r.timestamp()
+        m.published = r.timestamp()
+        m.rights = r.text()
+        m.language = r.string()
+        m.icon = r.string()
+        m.logo = r.string()
+        m.image = r.string()
+        m.generator = r.string()
+        m.authors = r.people()
+        m.contributors = r.people()
+        m.categories = (0..<r.count()).map { _ in
+            Category(term: r.string() ?? "", scheme: r.string(), label: r.string())
+        }
+        return r.failed ? nil : m
+    }
+}

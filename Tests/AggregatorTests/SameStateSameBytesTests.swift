@@ -1,0 +1,84 @@
+import FeedFetch
+import FeedModel
+import FeedParse
+import Foundation
+import Testing
+
+/// A feed served from the state (304, failure, deferral) contributes exactly
+/// what its last fresh fetch contributed: the same outputs, byte for byte,
+/// in all three formats, for the same run time.
+@Suite(.serialized) struct SameStateSameBytesTests {
+    let server = PlanetServer.state
+    let outputs = ["out.atom", "out.rss", "out.json"]
+
+    func control(_ path: String) async throws {
+        _ = try await HTTPClient().fetch(FetchRequest(url: server.url(path)))
+    }
+
+    @discardableResult
+    func run(_ feeds: [String], _ w: StateTests.Workspace) throws -> CommandRun {
+        try CommandRun.feedmerge(
+            feeds.map { server.url("/feed/\($0)") } + outputs.flatMap { ["-o", w.path($0)] } + [
+                "--now", "2024-02-01T00:00:00Z", "--state", w.state,
+            ])
+    }
+
+    func bytes(_ w: StateTests.Workspace) throws -> [Data] {
+        try outputs.map { try Data(contentsOf: URL(fileURLWithPath: w.path($0))) }
+    }
+
+    @Test func notModifiedFailingAndDeferredFeedsGiveTheSameBytes() async throws {
+        let w = try StateTests.Workspace("same-bytes")
+        let feeds = ["atomsame", "jsonsame", "rsssame"]
+        let first = try run(feeds, w)
+        #expect(first.status == 0, "\(first.standardError)")
+        let fresh = try bytes(w)
+
+        let notModified = try run(feeds, w)
+        #expect(notModified.status == 0, "\(notModified.standardError)")
+        #expect(notModified.standardError.contains("3 not modified"), "\(notModified.standardError)")
+        for (name, (before, after)) in zip(outputs, zip(fresh, try bytes(w))) {
+            #expect(before == after, "\(name) changed after a 304")
+        }
+
+        for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/fail") }
+        let failing = try run(feeds, w)
+        #expect(failing.status == 1)
+        for (name, (before, after)) in zip(outputs, zip(fresh, try bytes(w))) {
+            #expect(before == after, "\(name) changed while its feeds failed")
+        }
+
+        // 429 with Retry-After: failed this run, deferred (not fetched) the next.
+        for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/retry") }
+        let throttled = try run(feeds, w)
+        #expect(throttled.status == 1)
+        let deferred = try run(feeds, w)
+        #expect(deferred.standardError.contains("3 not modified"), "\(deferred.standardError)")
+        for (name, (before, after)) in zip(outputs, zip(fresh, try bytes(w))) {
+            #expect(before == after, "\(name) changed while its feeds were deferred")
+        }
+        for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/ok") }
+    }
+
+    @Test func feedLevelAuthorsCreditTheEntriesThatNameNone() throws {
+        let w = try StateTests.Workspace("credit")
+        let result = try run(["atomcredit", "jsoncredit"], w)
+        #expect(result.status == 0, "\(result.standardError)")
+        let atom = try FeedParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom")))))
+        func authors(_ id: String) -> [String?] {
+            atom.entries.first { $0.id == id }?.authors.map(\.name) ?? []
+        }
+        #expect(authors("urn:atomcredit:a1") == ["Entry Author"])
+        #expect(authors("urn:atomcredit:a2") == ["Feed Author"])
+        #expect(authors("urn:jsoncredit:j1") == ["JSON Feed Author"])
+        #expect(authors("urn:jsoncredit:j2") == ["Item Author"])
+        // The feed's own id, author and category travel in <source>.
+        let document = String(decoding: try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom"))), as: UTF8.self)
+        #expect(document.contains("<id>urn:uuid:atomcredit-feed</id>"))
+        #expect(document.contains("<category term=\"feed-topic\"/>"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+        let items = (json as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        let names = items.map { (($0["authors"] as? [[String: Any]])?.first?["name"] as? String) ?? "-" }
+        #expect(names.sorted() == ["Entry Author", "Feed Author", "Item Author", "JSON Feed Author"])
+    }
+}
