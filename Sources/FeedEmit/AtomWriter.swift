@@ -63,7 +63,7 @@ enum AtomWriter {
             out.emptyElement("link", indent: 4) {
                 $0.attribute("rel", "enclosure")
                 $0.attribute("href", enclosure.url)
-                $0.attribute("type", enclosure.type)
+                $0.attribute("type", enclosure.mediaType)
                 $0.attribute("length", enclosure.length.map(String.init))
             }
         }

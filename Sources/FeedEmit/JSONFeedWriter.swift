@@ -66,7 +66,7 @@ enum JSONFeedWriter {
             for enclosure in item.pointee.entry.enclosures {
                 json.beginObject()
                 json.field("url", enclosure.url)
-                json.field("mime_type", enclosure.type ?? "application/octet-stream")
+                json.field("mime_type", enclosure.mediaType ?? "application/octet-stream")
                 json.field("size_in_bytes", enclosure.length)
                 json.endObject()
             }

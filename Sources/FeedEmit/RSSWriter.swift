@@ -66,7 +66,7 @@ enum RSSWriter {
             out.emptyElement("enclosure", indent: 4) {
                 $0.attribute("url", enclosure.url)
                 $0.attribute("length", String(enclosure.length ?? 0))
-                $0.attribute("type", enclosure.type ?? "application/octet-stream")
+                $0.attribute("type", enclosure.mediaType ?? "application/octet-stream")
             }
         }
         let feedURL = item.pointee.source.feedURL
