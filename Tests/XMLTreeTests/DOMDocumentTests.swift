@@ -123,7 +123,8 @@ import Testing
     @Test func skippingRepairNeverChangesADocument() throws {
         var roots = [Self.fixtures, Self.fixtures.appendingPathComponent("../../FeedParseTests/Fixtures").standardized]
         let corpora = Self.fixtures.appendingPathComponent("../../../../shared/corpora").standardized
-        if FileManager.default.fileExists(atPath: corpora.path) { roots.append(corpora) }
+        let hasCorpora = FileManager.default.fileExists(atPath: corpora.path)
+        if hasCorpora { roots.append(corpora) }
         var compared = 0
         for root in roots {
             let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
@@ -138,6 +139,7 @@ import Testing
                 compared += 1
             }
         }
-        #expect(compared >= 20)
+        // A user's clone has no ../shared: the project's own fixtures alone are fewer.
+        #expect(compared >= (hasCorpora ? 20 : 5), "only \(compared) documents compared")
     }
 }
