@@ -127,7 +127,7 @@ struct DateLanguage: Sendable {
         ],
         weekdays: [
             "mandag", "tirsdag", "onsdag", "torsdag", "fredag", "lørdag", "søndag",
-            "man", "tir", "ons", "tor", "fre", "lør", "søn",
+            "man", "tir", "tirs", "ons", "tor", "tors", "fre", "lør", "søn",
         ])
 
     /// Bokmål, and the Nynorsk day names.
@@ -143,12 +143,13 @@ struct DateLanguage: Sendable {
             "måndag", "tysdag", "laurdag", "sundag", "man", "tir", "ons", "tor", "fre", "lør", "søn",
         ])
 
-    /// Nominative, the partitive dates use (`24. syyskuuta 2018`), and the short stems.
+    /// Nominative, the partitive dates use (`24. syyskuuta 2018`), the short
+    /// stems (`syys`), and CLDR's abbreviations (`syysk.`).
     static let finnish = DateLanguage(
         name: "Finnish",
         months: [
             "tammi", "helmi", "maalis", "huhti", "touko", "kesä", "heinä", "elo", "syys", "loka", "marras", "joulu",
-        ].map { [$0 + "kuu", $0 + "kuuta", $0] },
+        ].map { [$0 + "kuu", $0 + "kuuta", $0, $0 + "k"] },
         weekdays: [
             "maanantai", "tiistai", "keskiviikko", "torstai", "perjantai", "lauantai", "sunnuntai",
             "ma", "ti", "ke", "to", "pe", "la", "su",
