@@ -125,8 +125,15 @@ import Testing
         for form in ["Ter", "Qua", "Qui", "Sex", "Sáb", "Sab", "Dom", "Seg"] {
             #expect(DateParser.parse("\(form), 24 Set 2018")?.rfc3339 == "2018-09-24T00:00:00Z", "\(form)")
         }
+        #expect(DateParser.parse("24. März 2018 10:00")?.rfc3339 == "2018-03-24T10:00:00Z")
         #expect(DateParser.parse("24 okt 2018")?.rfc3339 == "2018-10-24T00:00:00Z")
         #expect(DateParser.parse("24 dez 2018")?.rfc3339 == "2018-12-24T00:00:00Z")
+    }
+
+    /// The no-break spaces localized formatters put between words.
+    @Test func readsNoBreakSpaces() {
+        #expect(DateParser.parse("24\u{A0}mars\u{A0}2018")?.rfc3339 == "2018-03-24T00:00:00Z")
+        #expect(DateParser.parse("Apr 24, 2018, 10:00\u{202F}PM")?.rfc3339 == "2018-04-24T22:00:00Z")
     }
 
     /// An accented letter is never a zone letter (`à` is not military `A`).

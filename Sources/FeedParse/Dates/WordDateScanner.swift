@@ -43,10 +43,20 @@ struct WordDateScanner {
         (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || c >= 0x80
     }
 
+    /// The bytes of a space at `k`: ASCII white space, or the no-break
+    /// spaces localized formatters write (U+00A0, and U+202F before `PM`
+    /// or in French dates); 0 if there is none.
+    private func spaceLength(at k: Int) -> Int {
+        if DateParser.isSpace(b[k]) { return 1 }
+        if b[k] == 0xC2, k + 1 < b.count, b[k + 1] == 0xA0 { return 2 }
+        if b[k] == 0xE2, k + 2 < b.count, b[k + 1] == 0x80, b[k + 2] == 0xAF { return 3 }
+        return 0
+    }
+
     /// The token at `i` without consuming it, and the index after it.
     private func token(at start: Int) -> (Token, Int)? {
         var k = start
-        while k < b.count, DateParser.isSpace(b[k]) { k += 1 }
+        while k < b.count, case let n = spaceLength(at: k), n > 0 { k += n }
         guard k < b.count else { return nil }
         let c = b[k]
         if DateParser.isDigit(c) {
@@ -60,7 +70,7 @@ struct WordDateScanner {
         }
         if isWordByte(c) {
             var end = k
-            while end < b.count, isWordByte(b[end]) { end += 1 }
+            while end < b.count, isWordByte(b[end]), spaceLength(at: end) == 0 { end += 1 }
             return (.word(k..<end), end)
         }
         return (.mark(c), k + 1)
@@ -85,7 +95,7 @@ struct WordDateScanner {
         }
         let text = String(decoding: slice, as: UTF8.self)
         if !ascii && text.lowercased() == "à" { return .connective }  // French `à 10:00`, folded the zone `A`
-        let word = DateWord.table[DateWord.fold(text)]
+        let word = DateWord.table[ascii ? text.lowercased() : DateWord.fold(text)]
         switch word {
         case .zone?, .zoneAfterTime?: return ascii ? word : nil  // zones are ASCII: `à` is not `A`
         default: return word
