@@ -5,8 +5,9 @@ import FeedModel
 /// Two scanners over the UTF-8 bytes, no `DateFormatter`, no allocation for
 /// the common forms: a strict ISO 8601 / RFC 3339 / W3C-DTF scanner first,
 /// then a word-and-number scanner for RFC 822 and its deviations, asctime,
-/// and the non-English forms (Greek, Hungarian, Korean). A string neither
-/// accepts, or a field out of range, gives nil: never "now".
+/// the Korean forms, and month and day names in the languages of
+/// `DateLanguage.all`. A string neither accepts, or a field out of range,
+/// gives nil: never "now".
 public enum DateParser {
     public static func parse(_ text: String) -> Timestamp? {
         var text = text

@@ -27,7 +27,7 @@ enum RFC822FastPath {
             day = day * 10 + second
             i += 1
         }
-        guard i + 14 <= n, b[i] == 0x20, b[i + 4] == 0x20, case .month(let month)? = word(b, at: i + 1) else {
+        guard i + 14 <= n, b[i] == 0x20, b[i + 4] == 0x20, let month = word(b, at: i + 1)?.month else {
             return nil
         }
         i += 5
@@ -58,7 +58,8 @@ enum RFC822FastPath {
     }
 
     /// What the three letters at `k` mean, by the table `WordDateScanner`
-    /// reads them with (so both agree on every spelling and case).
+    /// reads them with first (so both agree on every spelling and case).
+    /// Only the English names are there: a localized name falls back.
     private static func word(_ b: UnsafeBufferPointer<UInt8>, at k: Int) -> DateWord? {
         DateWord.lookup(packed: DateWord.pack(UnsafeBufferPointer(rebasing: b[k..<k + 3])))
     }

@@ -3,11 +3,16 @@ import FeedModel
 /// RFC 822 / 1123 / 2822 and their deviations (no weekday, no seconds, no
 /// time, two-digit years, long month names, named and military zones,
 /// `GMT+hh:mm`, odd spacing and case), asctime (`Sun Jul 15 01:16:00 +0000 2012`),
-/// slashed dates (`2006/09/15`), and Greek, Hungarian and Korean forms.
+/// slashed dates (`2006/09/15`), Korean forms, and month and day names in
+/// every language of `DateLanguage.all` (`Seg, 24 Set 2018 10:00:00 -0300`,
+/// `martes, 24 de abril de 2018`, `24. März 2018 10:00`, `2018. márc. 24.`).
 ///
 /// Words and numbers are read left to right and fill date fields by what
 /// they are; an unknown word, a malformed time or zone, or a missing year,
-/// month or day rejects the whole string.
+/// month or day rejects the whole string. A day name is decoration; a word
+/// that is a month in one language and a day in another (`mar`) is a day
+/// only where it leads the string, before any number or month, followed by
+/// a comma (`mar., 24 abr.`) or by a month name (`mar 24 abr`).
 struct WordDateScanner {
     private let b: UnsafeBufferPointer<UInt8>
     private var i = 0
@@ -19,6 +24,12 @@ struct WordDateScanner {
     private var offset: Int?
     private var afternoon: Bool?
     private var koreanForm = false
+    /// A number has been read: a day name can no longer lead.
+    private var sawNumber = false
+    /// The month came from a leading `mar`: a month name later makes it Tuesday.
+    private var monthMayBeWeekday = false
+    /// After `kl.` or `klo`, a time may be written `10.00`.
+    private var timeMayUseDots = false
 
     init(_ bytes: UnsafeBufferPointer<UInt8>) { b = bytes }
 
@@ -32,10 +43,20 @@ struct WordDateScanner {
         (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || c >= 0x80
     }
 
+    /// The bytes of a space at `k`: ASCII white space, or the no-break
+    /// spaces localized formatters write (U+00A0, and U+202F before `PM`
+    /// or in French dates); 0 if there is none.
+    private func spaceLength(at k: Int) -> Int {
+        if DateParser.isSpace(b[k]) { return 1 }
+        if b[k] == 0xC2, k + 1 < b.count, b[k + 1] == 0xA0 { return 2 }
+        if b[k] == 0xE2, k + 2 < b.count, b[k + 1] == 0x80, b[k + 2] == 0xAF { return 3 }
+        return 0
+    }
+
     /// The token at `i` without consuming it, and the index after it.
     private func token(at start: Int) -> (Token, Int)? {
         var k = start
-        while k < b.count, DateParser.isSpace(b[k]) { k += 1 }
+        while k < b.count, case let n = spaceLength(at: k), n > 0 { k += n }
         guard k < b.count else { return nil }
         let c = b[k]
         if DateParser.isDigit(c) {
@@ -49,7 +70,7 @@ struct WordDateScanner {
         }
         if isWordByte(c) {
             var end = k
-            while end < b.count, isWordByte(b[end]) { end += 1 }
+            while end < b.count, isWordByte(b[end]), spaceLength(at: end) == 0 { end += 1 }
             return (.word(k..<end), end)
         }
         return (.mark(c), k + 1)
@@ -63,15 +84,22 @@ struct WordDateScanner {
 
     private func peek() -> Token? { token(at: i)?.0 }
 
+    /// English names first, as the fast path reads them; the other
+    /// languages only when those do not know the word.
     private func meaning(of range: Range<Int>) -> DateWord? {
         let slice = UnsafeBufferPointer(rebasing: b[range])
-        if !slice.contains(where: { $0 >= 0x80 }) {
-            return slice.count <= 8
-                ? DateWord.lookup(packed: DateWord.pack(slice))
-                : DateWord.table[
-                    String(decoding: slice, as: UTF8.self).lowercased()]
+        let ascii = !slice.contains(where: { $0 >= 0x80 })
+        if ascii && slice.count <= 8 {
+            let key = DateWord.pack(slice)
+            return DateWord.lookup(packed: key) ?? DateWord.localized.find(key)
         }
-        return DateWord.table[String(decoding: slice, as: UTF8.self).lowercased()]
+        let text = String(decoding: slice, as: UTF8.self)
+        if !ascii && text.lowercased() == "à" { return .connective }  // French `à 10:00`, folded the zone `A`
+        let word = DateWord.table[ascii ? text.lowercased() : DateWord.fold(text)]
+        switch word {
+        case .zone?, .zoneAfterTime?: return ascii ? word : nil  // zones are ASCII: `à` is not `A`
+        default: return word
+        }
     }
 
     mutating func scan() -> Timestamp? {
@@ -79,6 +107,7 @@ struct WordDateScanner {
             switch t {
             case .number(let value, let digits):
                 guard number(value, digits: digits) else { return nil }
+                sawNumber = true
             case .word(let range):
                 guard word(range) else { return nil }
             case .mark(let c):
@@ -91,7 +120,9 @@ struct WordDateScanner {
     private mutating func number(_ value: Int, digits: Int) -> Bool {
         switch peek() {
         case .mark(UInt8(ascii: ":")):
-            return readTime(hour: value, digits: digits)
+            return readTime(hour: value, digits: digits, separator: UInt8(ascii: ":"))
+        case .mark(UInt8(ascii: ".")) where timeMayUseDots && time == nil:
+            return readTime(hour: value, digits: digits, separator: UInt8(ascii: "."))
         case .mark(let separator)
         where separator == UInt8(ascii: "/") || separator == UInt8(ascii: "-")
             || separator == UInt8(ascii: "."):
@@ -101,7 +132,8 @@ struct WordDateScanner {
                 return readNumericDate(first: value, digits: digits, separator: separator)
             }
         case .word(let range):
-            if case .unit(let unit) = meaning(of: range) {
+            switch meaning(of: range) {
+            case .unit(let unit)?:
                 i = range.upperBound
                 koreanForm = true
                 switch unit {
@@ -110,6 +142,13 @@ struct WordDateScanner {
                 case .day: day = value
                 }
                 return true
+            case .ordinal? where range.lowerBound == i:  // `24th`, `1er`: written on the day
+                guard day == nil, digits <= 2, value >= 1, value <= 31 else { return false }
+                i = range.upperBound
+                day = value
+                return true
+            default:
+                break
             }
         default:
             break
@@ -127,17 +166,17 @@ struct WordDateScanner {
         return true
     }
 
-    /// `hh:mm` or `hh:mm:ss`, optionally with a fraction.
-    private mutating func readTime(hour: Int, digits: Int) -> Bool {
+    /// `hh:mm` or `hh:mm:ss`, optionally with a fraction; `hh.mm` after `kl.`.
+    private mutating func readTime(hour: Int, digits: Int, separator: UInt8) -> Bool {
         guard time == nil, digits <= 2 else { return false }
-        i = token(at: i)!.1  // the colon
+        i = token(at: i)!.1  // the separator
         guard case .number(let minute, let minuteDigits)? = next(), minuteDigits == 2 else { return false }
         var second = 0
-        if case .mark(UInt8(ascii: ":"))? = peek() {
+        if case .mark(separator)? = peek(), case .number? = token(at: token(at: i)!.1)?.0 {
             i = token(at: i)!.1
             guard case .number(let s, let secondDigits)? = next(), secondDigits == 2 else { return false }
             second = s
-            if case .mark(UInt8(ascii: ":"))? = peek() { return false }
+            if case .mark(separator)? = peek(), separator == UInt8(ascii: ":") { return false }
             if i < b.count, b[i] == UInt8(ascii: ".") || b[i] == UInt8(ascii: ","),
                 i + 1 < b.count, DateParser.isDigit(b[i + 1])
             {
@@ -178,12 +217,31 @@ struct WordDateScanner {
         }
         guard let meaning = meaning(of: range) else { return false }
         switch meaning {
-        case .weekday:
+        case .weekday, .connective:
             return true
+        case .clock:
+            timeMayUseDots = true
         case .month(let m):
             if range.count == 1 { return false }
-            guard month == nil else { return false }
+            guard month == nil || (monthMayBeWeekday && year == nil) else { return false }
             month = m
+            monthMayBeWeekday = false
+        case .monthOrWeekday(let m):
+            let leads = !sawNumber && month == nil
+            if leads && commaFollows(range) { return true }  // `mar., 24 abr. 2018`: Tuesday
+            if month == nil {
+                month = m
+                monthMayBeWeekday = leads
+            } else if monthMayBeWeekday && year == nil {  // `mar mar 24`: the first was Tuesday
+                month = m
+                monthMayBeWeekday = false
+            } else {
+                return false
+            }
+        case .zoneAfterTime(let seconds):
+            if time == nil { return true }  // `at` before the time: `April 24, 2018 at 10:00`
+            guard offset == nil else { return false }
+            offset = seconds
         case .zone(let seconds):
             if range.count == 1 && time == nil { return false }  // a military letter only after a time
             guard offset == nil else { return false }
@@ -191,10 +249,18 @@ struct WordDateScanner {
         case .meridiem(let isAfternoon):
             afternoon = isAfternoon
             if range.count > 2 { koreanForm = true }
-        case .unit:
+        case .unit, .ordinal:
             return false
         }
         return true
+    }
+
+    /// A comma after the word, or after its abbreviation dot.
+    private func commaFollows(_ range: Range<Int>) -> Bool {
+        guard var (t, end) = token(at: range.upperBound) else { return false }
+        if case .mark(UInt8(ascii: ".")) = t, let after = token(at: end) { (t, end) = after }
+        if case .mark(UInt8(ascii: ",")) = t { return true }
+        return false
     }
 
     private mutating func mark(_ c: UInt8) -> Bool {
