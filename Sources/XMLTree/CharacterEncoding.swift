@@ -23,7 +23,7 @@ enum CharacterEncoding {
     struct Decision: Equatable {
         enum Source: String {
             case byteOrderMark = "byte order mark", http = "HTTP charset", bytePattern = "byte pattern"
-            case declaration = "XML declaration", assumed = "default"
+            case declaration = "XML declaration", assumed
         }
         var name: String
         var source: Source

@@ -68,7 +68,7 @@ struct XMLInput {
             let repair = UTF8Validation.replacingInvalidSequences(body)
             if repair.wellFormedMultiByte > repair.replaced {
                 warnings.append(
-                    "\(repair.replaced) byte sequences are not valid UTF-8 (\(decision.source.rawValue)); replaced by U+FFFD")
+                    "bytes are not valid UTF-8 (\(decision.source.rawValue)): \(repair.replaced) broken sequences replaced by U+FFFD")
                 return (repair.bytes, false)
             }
             warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")

@@ -112,3 +112,15 @@ import Testing
         #expect(try parse(rss, url: nil).entries.first?.link == "/x")
     }
 }
+
+@Suite struct CDFBaseTests {
+    /// CDF's `BASE` attribute on the channel is the base of its relative URLs.
+    @Test func channelBaseAttributeIsTheBase() throws {
+        let cdf = """
+            <CHANNEL BASE="http://base.example.org/" HREF="http://www.example.org/"><TITLE>c</TITLE>
+            <ITEM HREF="/item/1"><TITLE>i</TITLE><ABSTRACT>&lt;a href="x"&gt;x&lt;/a&gt;</ABSTRACT></ITEM></CHANNEL>
+            """
+        let feed = try FeedParser.parse(Array(cdf.utf8), options: .init(url: "http://doc.example/feed.cdf"))
+        #expect(feed.entries.first?.link == "http://base.example.org/item/1")
+    }
+}

@@ -14,8 +14,13 @@ struct MappingContext {
 
     /// The base URL in scope at an element: the document URL with every
     /// `xml:base` from the root down resolved onto it.
+    /// Microsoft's CDF puts the same on its root: `<CHANNEL BASE="...">`.
     func base(at element: DOMElement) -> String? {
         var base = documentURL
+        let root = element.document.root
+        if root.lowercasedName == "channel", root.namespace == nil, let cdfBase = root.attribute("BASE") {
+            base = URLReference.resolve(cdfBase, against: base)
+        }
         for xmlBase in element.baseChain { base = URLReference.resolve(xmlBase, against: base) }
         return base
     }
