@@ -157,13 +157,17 @@ enum CharacterEncoding {
         let aliases: [String: String] = [
             "cp-is": "cp861", "ibm039": "ibm037", "macroman": "macintosh", "mac-roman": "macintosh",
             "x-mac-roman": "macintosh", "maccentraleurope": "mac-centraleurope", "x-mac-ce": "mac-centraleurope",
-            "mac-latin2": "mac-centraleurope", "maciceland": "mac-is", "mac-iceland": "mac-is",
+            "mac-latin2": "mac-centraleurope", "maclatin2": "mac-centraleurope", "maciceland": "mac-is",
+            "mac-iceland": "mac-is",
             "x-mac-cyrillic": "mac-cyrillic", "ks-c-5601-1987": "cp949", "ks-c-5601-1989": "cp949",
             "windows-949": "cp949", "x-sjis": "cp932", "ms-kanji": "cp932", "x-euc-jp": "euc-jp",
             "x-gbk": "gbk", "gb2312": "gbk", "csgb2312": "gbk", "chinese": "gbk", "big5": "big5-hkscs",
             "iso-8859-8-i": "iso-8859-8", "csiso88598i": "iso-8859-8", "x-mac-ukrainian": "macukrainian",
         ]
         if let alias = aliases[hyphenated] { spellings.append(alias) }
+        // IANA's `csIBM861` is `IBM861`, `cp-861` is `cp861`.
+        if hyphenated.hasPrefix("csibm") { spellings.append("ibm" + hyphenated.dropFirst(5)) }
+        if hyphenated.hasPrefix("cp-") { spellings.append("cp" + hyphenated.dropFirst(3)) }
         return spellings
     }
 }

@@ -61,6 +61,12 @@ enum UTF8Validation {
         return .valid(hasC1Controls: hasC1)
     }
 
+    /// Whether valid UTF-8 holds C1 controls (U+0080...U+009F: `C2 80`...`C2 9F`).
+    static func hasC1Controls(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if case .valid(let hasC1) = check(bytes) { return hasC1 }
+        return false
+    }
+
     /// The bytes with every ill-formed sequence replaced by U+FFFD, one per
     /// maximal subpart (Unicode, section 3.9, as WHATWG and Python do), and
     /// how many well-formed multi-byte sequences and replacements there were.

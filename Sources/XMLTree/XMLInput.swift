@@ -25,32 +25,49 @@ struct XMLInput {
             switch decision.name {
             case "utf-8":
                 (decoded, plain) = readAsUTF8(body, decision: decision, warnings: &warnings)
+            case "windows-1252" where isASCII(body):
+                plain = true
             case "windows-1252":
-                if isASCII(body) {
-                    plain = true
-                } else if case .valid(let hasC1Controls) = UTF8Validation.check(body) {
-                    // Multi-byte UTF-8 sequences are all but impossible in real
-                    // windows-1252 text; this is a mislabelled UTF-8 feed.
-                    warnings.append(
-                        "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
-                    plain = !hasC1Controls
+                if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
+                    plain = !UTF8Validation.hasC1Controls(body)
                 } else {
                     decoded = Windows1252.decode(body)
                 }
             default:
-                guard let transcoder = CharacterEncoding.iconvSpellings(of: decision.name).lazy
-                    .compactMap({ Transcoder(from: $0) }).first
+                guard
+                    let transcoder = CharacterEncoding.iconvSpellings(of: decision.name).lazy
+                        .compactMap({ Transcoder(from: $0) }).first
                 else {
                     warnings.append("unknown encoding \"\(decision.name)\" (\(decision.source.rawValue)) ignored")
                     continue
                 }
-                decoded = transcoder.convert(body)
+                if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
+                    plain = !UTF8Validation.hasC1Controls(body)
+                } else {
+                    decoded = transcoder.convert(body)
+                }
             }
             return XMLInput(
                 decoded: decoded, offset: decision.bomLength, warnings: warnings,
                 mayParseAsIs: plain && !hasDocumentTypeDeclaration(body) && !hasC1CharacterReference(body))
         }
         preconditionFailure("the candidates end with UTF-8, which needs no converter")
+    }
+
+    /// Whether bytes labelled with another encoding are UTF-8 all the same:
+    /// valid UTF-8 with multi-byte sequences is all but impossible in real
+    /// text of an 8-bit or East Asian encoding (a server's default charset,
+    /// a template's stale declaration). Such a document is read as UTF-8.
+    private static func isMislabelledUTF8(
+        _ body: UnsafeBufferPointer<UInt8>, decision: CharacterEncoding.Decision, warnings: inout [String]
+    ) -> Bool {
+        // What a byte order mark or byte pattern says is certain.
+        guard decision.source != .byteOrderMark, decision.source != .bytePattern, !isASCII(body),
+            case .valid = UTF8Validation.check(body)
+        else { return false }
+        warnings.append(
+            "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
+        return true
     }
 
     /// Bytes taken to be UTF-8: as they are when valid (plain unless they
@@ -68,7 +85,8 @@ struct XMLInput {
             let repair = UTF8Validation.replacingInvalidSequences(body)
             if repair.wellFormedMultiByte > repair.replaced {
                 warnings.append(
-                    "bytes are not valid UTF-8 (\(decision.source.rawValue)): \(repair.replaced) broken sequences replaced by U+FFFD")
+                    "bytes are not valid UTF-8 (\(decision.source.rawValue)): \(repair.replaced) broken sequences replaced by U+FFFD"
+                )
                 return (repair.bytes, false)
             }
             warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")

@@ -11,7 +11,10 @@ import Testing
     @Test(arguments: [
         ("a.png", "http://example.org/dir/a.png"),
         ("a.png 1x,b.png   2x", "http://example.org/dir/a.png 1x, http://example.org/dir/b.png 2x"),
-        (" /a.png 100w , https://cdn.example/b.png 200w ", "http://example.org/a.png 100w, https://cdn.example/b.png 200w"),
+        (
+            " /a.png 100w , https://cdn.example/b.png 200w ",
+            "http://example.org/a.png 100w, https://cdn.example/b.png 200w"
+        ),
         ("a,b.png, c.png", "http://example.org/dir/a,b.png, http://example.org/dir/c.png"),
         ("a.png, b.png 1x, ", "http://example.org/dir/a.png, http://example.org/dir/b.png 1x"),
     ])
@@ -20,12 +23,15 @@ import Testing
     }
 
     @Test func quotesInResolvedValuesAreEscaped() {
-        #expect(HTMLLinks.absolutize(#"<a href='it"s'>x</a>"#, base: base) == #"<a href='http://example.org/dir/it"s'>x</a>"#)
+        #expect(
+            HTMLLinks.absolutize(#"<a href='it"s'>x</a>"#, base: base)
+                == #"<a href='http://example.org/dir/it"s'>x</a>"#)
         #expect(HTMLLinks.absolutize(#"<a href=x>y</a>"#, base: base) == #"<a href=http://example.org/dir/x>y</a>"#)
     }
 
     @Test func xmlBaseScopeEndsWithItsElement() {
-        let html = #"<div xml:base="/d/"><a href="in">1</a></div><a href="out">2</a><br xml:base="/b/"><a href="after">3</a>"#
+        let html =
+            #"<div xml:base="/d/"><a href="in">1</a></div><a href="out">2</a><br xml:base="/b/"><a href="after">3</a>"#
         let result = HTMLLinks.absolutize(html, base: base)
         #expect(result.contains(#"href="http://example.org/d/in""#), "\(result)")
         #expect(result.contains(#"href="http://example.org/dir/out""#), "\(result)")

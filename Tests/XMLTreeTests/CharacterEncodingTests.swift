@@ -86,8 +86,10 @@ import Testing
         ("cp437", [UInt8(0x80)], "\u{C7}"), ("ibm437", [0x80], "\u{C7}"), ("cspc8codepage437", [0x80], "\u{C7}"),
         ("cp_is", [0x80], "\u{C7}"), ("macroman", [0x80], "\u{C4}"), ("x-mac-roman", [0x80], "\u{C4}"),
         ("maccentraleurope", [0x80], "\u{C4}"), ("windows-1251", [0x80], "\u{402}"), ("koi8-u", [0xA4], "\u{454}"),
-        ("shift_jis", [0x82, 0xA0], "\u{3042}"), ("x-sjis", [0x82, 0xA0], "\u{3042}"), ("euc-kr", [0xB3, 0xE2], "\u{B144}"),
-        ("ks_c_5601-1987", [0xB3, 0xE2], "\u{B144}"), ("gb2312", [0xC4, 0xE3], "\u{4F60}"), ("US-ASCII", [0x93], "\u{201C}"),
+        ("shift_jis", [0x82, 0xA0], "\u{3042}"), ("x-sjis", [0x82, 0xA0], "\u{3042}"),
+        ("euc-kr", [0xB3, 0xE2], "\u{B144}"),
+        ("ks_c_5601-1987", [0xB3, 0xE2], "\u{B144}"), ("gb2312", [0xC4, 0xE3], "\u{4F60}"),
+        ("US-ASCII", [0x93], "\u{201C}"),
         ("ISO-8859-1", [0x93], "\u{201C}"),
     ])
     func declaredLabelsAreUnderstood(_ label: String, _ bytes: [UInt8], _ expected: String) throws {
@@ -126,5 +128,19 @@ import Testing
         #expect(media.isXML)
         #expect(!MediaType(parsing: "text/html").isXML)
         #expect(MediaType(parsing: "text/html").charset == nil)
+    }
+}
+
+@Suite struct MislabelledEncodingTests {
+    /// UTF-8 bytes under another label (a server's default charset, a stale
+    /// declaration) are read as UTF-8, with a warning.
+    @Test(arguments: ["koi8-r", "iso-8859-2", "shift_jis", "windows-1252"])
+    func utf8UnderAnotherLabelIsReadAsUTF8(_ label: String) throws {
+        let bytes = CharacterEncodingTests.document(declaring: label, Array("Grüße, 東京".utf8))
+        let document = try DOMDocument(parsing: bytes)
+        #expect(document.root.text == "Grüße, 東京")
+        #expect(document.warnings.contains { $0.contains("but the bytes are UTF-8") })
+        let served = try DOMDocument(parsing: bytes, contentType: "text/xml; charset=\(label)")
+        #expect(served.root.text == "Grüße, 東京")
     }
 }

@@ -81,7 +81,8 @@ enum HTMLLinks {
                     guard !URLReference.hasScheme(utf8: bytes[schemeStart..<attribute.value.upperBound]) else {
                         continue
                     }
-                    resolved = URLReference.resolve(String(decoding: bytes[attribute.value], as: UTF8.self), against: base)
+                    resolved = URLReference.resolve(
+                        String(decoding: bytes[attribute.value], as: UTF8.self), against: base)
                 } else {
                     continue
                 }
