@@ -14,17 +14,29 @@ enum Truncation {
             let name = node.pointee.name.map { String(cString: $0) } ?? ""
             return name.split(separator: ":").last.map(String.init) ?? name
         }
+        /// The record elements before `node` among its siblings, and their name.
+        func records(before node: xmlNodePtr?) -> (count: Int, name: String?) {
+            var count = 0
+            var name: String?
+            var sibling = node
+            while let current = sibling {
+                if current.pointee.type == XML_ELEMENT_NODE, recordNames.contains(localName(current)) {
+                    count += 1
+                    name = name ?? localName(current)
+                }
+                sibling = current.pointee.prev
+            }
+            return (count, name)
+        }
         guard let unfinished = open.dropFirst().first(where: { recordNames.contains(localName($0)) }) else {
-            let inside = open.last.map { " inside <\(localName($0))>" } ?? ""
-            return "document truncated\(inside); every element that ended was kept"
+            // Cut between records, or before the first: all that arrived stays.
+            guard let innermost = open.last else { return "document truncated" }
+            let kept = records(before: innermost.pointee.last)
+            guard let name = kept.name else { return "document truncated inside <\(localName(innermost))>" }
+            return "document truncated after \(kept.count) complete <\(name)> elements"
         }
         let name = localName(unfinished)
-        var complete = 0
-        var sibling = unfinished.pointee.prev
-        while let node = sibling {
-            if node.pointee.type == XML_ELEMENT_NODE && localName(node) == name { complete += 1 }
-            sibling = node.pointee.prev
-        }
+        let complete = records(before: unfinished.pointee.prev).count
         xmlUnlinkNode(unfinished)
         xmlFreeNode(unfinished)
         return "document truncated after \(complete) complete <\(name)> elements; the unfinished one was dropped"
