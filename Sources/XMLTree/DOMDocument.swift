@@ -13,7 +13,14 @@ public final class DOMDocument {
         /// Repair even documents libxml2 would read as they are (tests use
         /// it to check that skipping repair never changes a result).
         var alwaysRepairs = false
-        public init(maximumBytes: Int = 64 << 20) { self.maximumBytes = maximumBytes }
+        /// Elements that are records of the document (a feed's `item` and
+        /// `entry`, by local name): when the document ends inside one, it is
+        /// removed whole rather than kept half read.
+        public var recordNames: Set<String>
+        public init(maximumBytes: Int = 64 << 20, recordNames: Set<String> = ["item", "entry"]) {
+            self.maximumBytes = maximumBytes
+            self.recordNames = recordNames
+        }
     }
 
     let pointer: xmlDocPtr
@@ -144,16 +151,18 @@ public final class DOMDocument {
         _ = setUp
         let decoded = XMLInput.decode(original, contentType: contentType)
         if decoded.mayParseAsIs && !limits.alwaysRepairs,
-            case .success(let parsed) = parse(decoded, original: original, url: url, options: strictOptions),
+            case .success(let parsed) = parse(
+                decoded, original: original, url: url, options: strictOptions, limits: limits),
             parsed.wellFormed
         {
             return .success(parsed)
         }
-        return parse(decoded.repaired(original: original), original: original, url: url, options: recoverOptions)
+        return parse(
+            decoded.repaired(original: original), original: original, url: url, options: recoverOptions, limits: limits)
     }
 
     private static func parse(
-        _ input: XMLInput, original: UnsafeBufferPointer<UInt8>, url: String?, options: Int32
+        _ input: XMLInput, original: UnsafeBufferPointer<UInt8>, url: String?, options: Int32, limits: Limits
     ) -> Result<Parsed, DOMError> {
         input.withBytes(original: original) { prepared in
             guard !prepared.isEmpty, let base = prepared.baseAddress else {
@@ -189,6 +198,9 @@ public final class DOMDocument {
             var warnings = input.warnings
             if !wellFormed, let error {
                 warnings.append("not well-formed XML, recovered: \(error)")
+            }
+            if !log.openAtEnd.isEmpty {
+                warnings.append(Truncation.dropUnfinishedRecord(open: log.openAtEnd, recordNames: limits.recordNames))
             }
             return .success(
                 Parsed(
@@ -227,8 +239,11 @@ public final class DOMDocument {
 
     /// Keeps the first error of one parse. libxml2 only remembers the last;
     /// its structured-error hook on the context's SAX handler sees them all.
+    /// Also keeps the elements still open when the input ran out (the
+    /// document was truncated), outermost first.
     private final class ErrorLog {
         var first: DOMError?
+        var openAtEnd: [xmlNodePtr] = []
 
         static let record: xmlStructuredErrorFunc = { userData, error in
             guard let userData, let error else { return }
@@ -236,6 +251,11 @@ public final class DOMDocument {
             guard let owner = context.pointee._private else { return }
             let log = Unmanaged<ErrorLog>.fromOpaque(owner).takeUnretainedValue()
             if log.first == nil { log.first = DOMDocument.domError(from: error) }
+            // "Premature end of data in tag": libxml2 reports it once, when the
+            // input ends with elements open; its node stack is still intact.
+            if error.pointee.code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue), let stack = context.pointee.nodeTab {
+                log.openAtEnd = (0..<Int(context.pointee.nodeNr)).compactMap { stack[$0] }
+            }
         }
     }
 }

@@ -165,15 +165,25 @@ public struct DOMElement {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// The `xml:lang` in scope.
+    /// The `xml:lang` in scope, as a BCP 47 tag (`en_US` written `en-US`).
+    /// An empty `xml:lang=""` says the language is unknown (XML 1.0,
+    /// section 2.12): nil, whatever an outer element said.
     public var language: String? {
         guard document.mentions.xmlLang else { return nil }
         var current: DOMElement? = self
         while let element = current {
-            if let lang = element.attribute("lang", in: .xml) { return lang }
+            if let lang = element.attribute("lang", in: .xml) { return Self.languageTag(lang) }
             current = element.parent
         }
         return nil
+    }
+
+    /// A language value (`xml:lang`, RSS `language`, `dc:language`) as a
+    /// BCP 47 tag: trimmed, `_` written `-`; nil when empty.
+    public static func languageTag(_ value: String) -> String? {
+        let trimmed = value.trimmingSpaces
+        guard !trimmed.isEmpty else { return nil }
+        return trimmed.contains("_") ? trimmed.replacingAll("_", with: "-") : trimmed
     }
 
     /// The `xml:base` values in scope, outermost first; each is resolved

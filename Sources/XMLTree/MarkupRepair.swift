@@ -281,8 +281,11 @@ struct MarkupRepair {
         if j < n && input[j] == UInt8(ascii: "#") {
             j += 1
             var hex = false
+            // XML allows only a lower-case `x`; `&#X41;` is an HTML habit, rewritten below.
+            var upperX = false
             if j < n && (input[j] == UInt8(ascii: "x") || input[j] == UInt8(ascii: "X")) {
                 hex = true
+                upperX = input[j] == UInt8(ascii: "X")
                 j += 1
             }
             var value: UInt32 = 0
@@ -301,7 +304,7 @@ struct MarkupRepair {
             if !Self.isXMLCharacter(mapped) {
                 replace(i..<end, with: EmptyCollection())
                 result.droppedCharacters += 1
-            } else if mapped != value {
+            } else if mapped != value || upperX {
                 replace(i..<end, with: "&#\(mapped);".utf8)
             }
             return end

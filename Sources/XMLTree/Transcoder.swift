@@ -8,8 +8,8 @@ final class Transcoder {
     private let handle: iconv_t
 
     /// - Returns: nil when iconv knows no such encoding.
-    init?(from encoding: String) {
-        let opened = iconv_open("UTF-8", encoding)
+    init?(from encoding: String, to target: String = "UTF-8") {
+        let opened = iconv_open(target, encoding)
         guard let opened, Int(bitPattern: opened) != -1 else { return nil }
         handle = opened
     }

@@ -60,4 +60,66 @@ enum UTF8Validation {
         }
         return .valid(hasC1Controls: hasC1)
     }
+
+    /// Whether valid UTF-8 holds C1 controls (U+0080...U+009F: `C2 80`...`C2 9F`).
+    static func hasC1Controls(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        if case .valid(let hasC1) = check(bytes) { return hasC1 }
+        return false
+    }
+
+    /// The bytes with every ill-formed sequence replaced by U+FFFD, one per
+    /// maximal subpart (Unicode, section 3.9, as WHATWG and Python do), and
+    /// how many well-formed multi-byte sequences and replacements there were.
+    static func replacingInvalidSequences(
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> (bytes: [UInt8], wellFormedMultiByte: Int, replaced: Int) {
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var multiByte = 0
+        var replaced = 0
+        let n = bytes.count
+        var i = 0
+        while i < n {
+            let b = bytes[i]
+            if b < 0x80 {
+                out.append(b)
+                i += 1
+                continue
+            }
+            let (length, lower, upper) = sequenceShape(lead: b)
+            // How many bytes, from the lead on, form a valid prefix.
+            var valid = length == 0 ? 0 : 1
+            while valid < length, i + valid < n {
+                let c = bytes[i + valid]
+                let (lo, hi): (UInt8, UInt8) = valid == 1 ? (lower, upper) : (0x80, 0xBF)
+                guard c >= lo && c <= hi else { break }
+                valid += 1
+            }
+            if length > 0 && valid == length {
+                out.append(contentsOf: bytes[i..<(i + length)])
+                multiByte += 1
+                i += length
+            } else {
+                out.append(contentsOf: [0xEF, 0xBF, 0xBD])
+                replaced += 1
+                i += max(1, valid)
+            }
+        }
+        return (out, multiByte, replaced)
+    }
+
+    /// The length of the sequence a lead byte starts (0: not a lead byte)
+    /// and the range its second byte must fall in.
+    private static func sequenceShape(lead b: UInt8) -> (length: Int, lower: UInt8, upper: UInt8) {
+        switch b {
+        case 0xC2...0xDF: return (2, 0x80, 0xBF)
+        case 0xE0: return (3, 0xA0, 0xBF)
+        case 0xE1...0xEC, 0xEE...0xEF: return (3, 0x80, 0xBF)
+        case 0xED: return (3, 0x80, 0x9F)
+        case 0xF0: return (4, 0x90, 0xBF)
+        case 0xF1...0xF3: return (4, 0x80, 0xBF)
+        case 0xF4: return (4, 0x80, 0x8F)
+        default: return (0, 0, 0)
+        }
+    }
 }

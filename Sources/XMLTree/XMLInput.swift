@@ -17,41 +17,64 @@ struct XMLInput {
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> XMLInput {
         var warnings: [String] = []
-        let decision = CharacterEncoding.decide(
-            bytes, httpCharset: contentType.flatMap(CharacterEncoding.charset(ofContentType:)))
-        let body = UnsafeBufferPointer(rebasing: bytes[decision.bomLength...])
-        var decoded: [UInt8]? = nil
-        var plain = false
-        switch decision.name {
-        case "utf-8":
-            (decoded, plain) = readAsUTF8(body, decision: decision, warnings: &warnings)
-        case "windows-1252":
-            if isASCII(body) {
-                plain = true
-            } else if case .valid(let hasC1Controls) = UTF8Validation.check(body) {
-                // Multi-byte UTF-8 sequences are all but impossible in real
-                // windows-1252 text; this is a mislabelled UTF-8 feed.
-                warnings.append(
-                    "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
-                plain = !hasC1Controls
-            } else {
-                decoded = Windows1252.decode(body)
-            }
-        default:
-            if let transcoder = Transcoder(from: decision.name) {
-                decoded = transcoder.convert(body)
-            } else {
-                warnings.append("unknown encoding \"\(decision.name)\" (\(decision.source.rawValue)); read as UTF-8")
+        let candidates = CharacterEncoding.candidates(bytes, contentType: contentType)
+        for decision in candidates {
+            let body = UnsafeBufferPointer(rebasing: bytes[decision.bomLength...])
+            var decoded: [UInt8]? = nil
+            var plain = false
+            switch decision.name {
+            case "utf-8":
                 (decoded, plain) = readAsUTF8(body, decision: decision, warnings: &warnings)
+            case "windows-1252" where isASCII(body):
+                plain = true
+            case "windows-1252":
+                if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
+                    plain = !UTF8Validation.hasC1Controls(body)
+                } else {
+                    decoded = Windows1252.decode(body)
+                }
+            default:
+                guard
+                    let transcoder = CharacterEncoding.iconvSpellings(of: decision.name).lazy
+                        .compactMap({ Transcoder(from: $0) }).first
+                else {
+                    warnings.append("unknown encoding \"\(decision.name)\" (\(decision.source.rawValue)) ignored")
+                    continue
+                }
+                if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
+                    plain = !UTF8Validation.hasC1Controls(body)
+                } else {
+                    decoded = transcoder.convert(body)
+                }
             }
+            return XMLInput(
+                decoded: decoded, offset: decision.bomLength, warnings: warnings,
+                mayParseAsIs: plain && !hasDocumentTypeDeclaration(body) && !hasC1CharacterReference(body))
         }
-        return XMLInput(
-            decoded: decoded, offset: decision.bomLength, warnings: warnings,
-            mayParseAsIs: plain && !hasDocumentTypeDeclaration(body) && !hasC1CharacterReference(body))
+        preconditionFailure("the candidates end with UTF-8, which needs no converter")
+    }
+
+    /// Whether bytes labelled with another encoding are UTF-8 all the same:
+    /// valid UTF-8 with multi-byte sequences is all but impossible in real
+    /// text of an 8-bit or East Asian encoding (a server's default charset,
+    /// a template's stale declaration). Such a document is read as UTF-8.
+    private static func isMislabelledUTF8(
+        _ body: UnsafeBufferPointer<UInt8>, decision: CharacterEncoding.Decision, warnings: inout [String]
+    ) -> Bool {
+        // What a byte order mark or byte pattern says is certain.
+        guard decision.source != .byteOrderMark, decision.source != .bytePattern, !isASCII(body),
+            case .valid = UTF8Validation.check(body)
+        else { return false }
+        warnings.append(
+            "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
+        return true
     }
 
     /// Bytes taken to be UTF-8: as they are when valid (plain unless they
-    /// hold C1 controls), else read as windows-1252.
+    /// hold C1 controls). Invalid bytes in a document that is mostly UTF-8
+    /// (more well-formed multi-byte sequences than broken ones) become
+    /// U+FFFD, one per broken sequence; a document with few or no
+    /// multi-byte sequences is an 8-bit one and is read as windows-1252.
     private static func readAsUTF8(
         _ body: UnsafeBufferPointer<UInt8>, decision: CharacterEncoding.Decision, warnings: inout [String]
     ) -> (decoded: [UInt8]?, plain: Bool) {
@@ -59,6 +82,13 @@ struct XMLInput {
         case .valid(let hasC1Controls):
             return (nil, !hasC1Controls)
         case .invalid:
+            let repair = UTF8Validation.replacingInvalidSequences(body)
+            if repair.wellFormedMultiByte > repair.replaced {
+                warnings.append(
+                    "bytes are not valid UTF-8 (\(decision.source.rawValue)): \(repair.replaced) broken sequences replaced by U+FFFD"
+                )
+                return (repair.bytes, false)
+            }
             warnings.append("bytes are not valid UTF-8 (\(decision.source.rawValue)); read as windows-1252")
             return (Windows1252.decode(body), false)
         }

@@ -4,13 +4,23 @@ import Glibc
 ///
 /// A small scanner over tags, not an HTML parser: it finds each start tag,
 /// reads its attributes, and rewrites only the values of URL attributes that
-/// are relative, leaving every other byte of the markup as it was.
+/// are relative, leaving every other byte of the markup as it was. An
+/// `xml:base` on an element (inline XHTML keeps them) changes the base for
+/// that element's own attributes and everything inside it (XML Base,
+/// section 4.2), until its end tag.
 enum HTMLLinks {
-    /// Attributes whose values are URLs (HTML 4 and 5), lower case.
+    /// Attributes whose values are one URL (HTML 4 and 5, and the old
+    /// `dynsrc`/`lowsrc`), lower case. `srcset` and `imagesrcset` hold a
+    /// list and are read as such.
     static let urlAttributes: [StaticString] = [
         "href", "src", "cite", "poster", "background", "longdesc", "action", "usemap", "codebase", "data",
-        "formaction", "manifest", "profile",
+        "formaction", "manifest", "profile", "classid", "icon", "dynsrc", "lowsrc", "xlink:href",
     ]
+    static let sourceSetAttributes: [StaticString] = ["srcset", "imagesrcset"]
+    /// Elements without an end tag, which open no `xml:base` scope.
+    private static let voidElements: Set<[UInt8]> = Set(
+        ["area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"]
+            .map { Array($0.utf8) })
 
     static func absolutize(_ html: String, base: String?) -> String {
         guard let base else { return html }
@@ -18,83 +28,181 @@ enum HTMLLinks {
         return html.withUTF8 { absolutize($0, base: base) } ?? html
     }
 
+    /// One attribute of a start tag, as byte ranges.
+    private struct Attribute {
+        var name: Range<Int>
+        var value: Range<Int>
+        var quote: UInt8
+    }
+
     /// nil when nothing changed (no relative URL), so the caller keeps its string.
-    private static func absolutize(_ bytes: UnsafeBufferPointer<UInt8>, base: String) -> String? {
+    private static func absolutize(_ bytes: UnsafeBufferPointer<UInt8>, base documentBase: String) -> String? {
         var out: [UInt8] = []
         var copied = 0
-        var i = 0
         let n = bytes.count
+        let start = bytes.baseAddress!
+        // Only markup that spells `xml:base` needs its elements tracked.
+        let tracksBases = mentionsXMLBase(bytes)
+        var scopes: [(name: ArraySlice<UInt8>, base: String)] = []
+        var attributes: [Attribute] = []
+        var i = 0
         while i < n {
-            // The next start tag: `<` and a letter.
-            guard let hit = memchr(bytes.baseAddress! + i, Int32(UInt8(ascii: "<")), n - i) else { break }
-            i = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - bytes.baseAddress! + 1
-            guard i < n, isLetter(bytes[i]) else { continue }
-            while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">"), bytes[i] != UInt8(ascii: "/") { i += 1 }
-            // attributes
-            while i < n, bytes[i] != UInt8(ascii: ">") {
-                while i < n, isSpace(bytes[i]) || bytes[i] == UInt8(ascii: "/") { i += 1 }
-                let nameStart = i
-                while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: "="), bytes[i] != UInt8(ascii: ">"),
-                    bytes[i] != UInt8(ascii: "/")
-                {
-                    i += 1
-                }
-                let nameEnd = i
-                if nameStart == nameEnd {
-                    if i < n, bytes[i] != UInt8(ascii: ">") { i += 1 }
-                    continue
-                }
-                var k = i
-                while k < n, isSpace(bytes[k]) { k += 1 }
-                guard k < n, bytes[k] == UInt8(ascii: "=") else { continue }
-                k += 1
-                while k < n, isSpace(bytes[k]) { k += 1 }
-                var valueStart = k
-                var valueEnd: Int
-                var quote: UInt8 = 0
-                if k < n, bytes[k] == UInt8(ascii: "\"") || bytes[k] == UInt8(ascii: "'") {
-                    quote = bytes[k]
-                    valueStart = k + 1
-                    valueEnd = valueStart
-                    while valueEnd < n, bytes[valueEnd] != quote { valueEnd += 1 }
-                    i = min(n, valueEnd + 1)
-                } else {
-                    valueEnd = k
-                    while valueEnd < n, !isSpace(bytes[valueEnd]), bytes[valueEnd] != UInt8(ascii: ">") {
-                        valueEnd += 1
-                    }
-                    i = valueEnd
-                }
-                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
-                var schemeStart = valueStart  // a value's leading whitespace does not count
-                while schemeStart < valueEnd, isSpace(bytes[schemeStart]) { schemeStart += 1 }
-                guard isURLAttribute(name), !URLReference.hasScheme(utf8: bytes[schemeStart..<valueEnd]) else {
-                    continue
-                }
-                let value = String(decoding: bytes[valueStart..<valueEnd], as: UTF8.self)
-                var resolved = URLReference.resolve(value, against: base)
-                if quote == UInt8(ascii: "\"") || quote == 0 {
-                    resolved = resolved.replacingAll("\"", with: "&quot;")
-                }
-                if quote == UInt8(ascii: "'") { resolved = resolved.replacingAll("'", with: "&#39;") }
-                if out.isEmpty { out.reserveCapacity(n + 256) }
-                out.append(contentsOf: bytes[copied..<valueStart])
-                out.append(contentsOf: resolved.utf8)
-                copied = valueEnd
+            guard let hit = memchr(start + i, Int32(UInt8(ascii: "<")), n - i) else { break }
+            i = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - start + 1
+            if tracksBases, i + 1 < n, bytes[i] == UInt8(ascii: "/"), isLetter(bytes[i + 1]) {
+                let nameStart = i + 1
+                i = nameStart
+                while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">") { i += 1 }
+                let name = lowercased(bytes[nameStart..<i])
+                if let open = scopes.lastIndex(where: { $0.name == name }) { scopes.removeSubrange(open...) }
+                continue
             }
-            i += 1
+            guard i < n, isLetter(bytes[i]) else { continue }
+            let nameStart = i
+            while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: ">"), bytes[i] != UInt8(ascii: "/") { i += 1 }
+            let tagName = nameStart..<i
+            attributes.removeAll(keepingCapacity: true)
+            i = readAttributes(bytes, from: i, into: &attributes)
+            var base = scopes.last?.base ?? documentBase
+            if tracksBases, let xmlBase = attributes.first(where: { matches(bytes[$0.name], "xml:base") }) {
+                base = URLReference.resolve(String(decoding: bytes[xmlBase.value], as: UTF8.self), against: base)
+                let name = lowercased(bytes[tagName])
+                let selfClosing = i >= 2 && bytes[i - 1] == UInt8(ascii: ">") && bytes[i - 2] == UInt8(ascii: "/")
+                if !selfClosing && !voidElements.contains(Array(name)) { scopes.append((name, base)) }
+            }
+            for attribute in attributes {
+                let name = bytes[attribute.name]
+                let resolved: String
+                if sourceSetAttributes.contains(where: { matches(name, $0) }) {
+                    resolved = resolveSourceSet(String(decoding: bytes[attribute.value], as: UTF8.self), base: base)
+                } else if urlAttributes.contains(where: { matches(name, $0) }) {
+                    var schemeStart = attribute.value.lowerBound  // leading whitespace does not count
+                    while schemeStart < attribute.value.upperBound, isSpace(bytes[schemeStart]) { schemeStart += 1 }
+                    guard !URLReference.hasScheme(utf8: bytes[schemeStart..<attribute.value.upperBound]) else {
+                        continue
+                    }
+                    resolved = URLReference.resolve(
+                        String(decoding: bytes[attribute.value], as: UTF8.self), against: base)
+                } else {
+                    continue
+                }
+                guard !resolved.utf8.elementsEqual(bytes[attribute.value]) else { continue }
+                var escaped = resolved
+                if attribute.quote == UInt8(ascii: "\"") || attribute.quote == 0 {
+                    escaped = escaped.replacingAll("\"", with: "&quot;")
+                }
+                if attribute.quote == UInt8(ascii: "'") { escaped = escaped.replacingAll("'", with: "&#39;") }
+                if out.isEmpty { out.reserveCapacity(n + 256) }
+                out.append(contentsOf: bytes[copied..<attribute.value.lowerBound])
+                out.append(contentsOf: escaped.utf8)
+                copied = attribute.value.upperBound
+            }
         }
         guard copied > 0 else { return nil }
         out.append(contentsOf: bytes[copied...])
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// One of `urlAttributes`, in any case.
-    private static func isURLAttribute(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        urlAttributes.contains { known in
-            known.utf8CodeUnitCount == name.count
-                && (0..<name.count).allSatisfy { name[$0] | 0x20 == known.utf8Start[$0] }
+    /// Reads the attributes of a start tag from `i` (just after its name)
+    /// to its `>`; returns the index after the tag.
+    private static func readAttributes(
+        _ bytes: UnsafeBufferPointer<UInt8>, from start: Int, into attributes: inout [Attribute]
+    ) -> Int {
+        let n = bytes.count
+        var i = start
+        while i < n, bytes[i] != UInt8(ascii: ">") {
+            while i < n, isSpace(bytes[i]) || bytes[i] == UInt8(ascii: "/") { i += 1 }
+            let nameStart = i
+            while i < n, !isSpace(bytes[i]), bytes[i] != UInt8(ascii: "="), bytes[i] != UInt8(ascii: ">"),
+                bytes[i] != UInt8(ascii: "/")
+            {
+                i += 1
+            }
+            let nameEnd = i
+            if nameStart == nameEnd {
+                if i < n, bytes[i] != UInt8(ascii: ">") { i += 1 }
+                continue
+            }
+            var k = i
+            while k < n, isSpace(bytes[k]) { k += 1 }
+            guard k < n, bytes[k] == UInt8(ascii: "=") else { continue }
+            k += 1
+            while k < n, isSpace(bytes[k]) { k += 1 }
+            var valueStart = k
+            var valueEnd: Int
+            var quote: UInt8 = 0
+            if k < n, bytes[k] == UInt8(ascii: "\"") || bytes[k] == UInt8(ascii: "'") {
+                quote = bytes[k]
+                valueStart = k + 1
+                valueEnd = valueStart
+                while valueEnd < n, bytes[valueEnd] != quote { valueEnd += 1 }
+                i = min(n, valueEnd + 1)
+            } else {
+                valueEnd = k
+                while valueEnd < n, !isSpace(bytes[valueEnd]), bytes[valueEnd] != UInt8(ascii: ">") {
+                    valueEnd += 1
+                }
+                i = valueEnd
+            }
+            attributes.append(Attribute(name: nameStart..<nameEnd, value: valueStart..<valueEnd, quote: quote))
         }
+        return min(n, i + 1)
+    }
+
+    /// A `srcset` list (HTML, "parse a srcset attribute"): each candidate's
+    /// URL resolved, its descriptors kept, candidates joined by `, `.
+    static func resolveSourceSet(_ value: String, base: String) -> String {
+        var candidates: [String] = []
+        var rest = Substring(value)
+        while true {
+            rest = rest.drop { $0 == "," || $0.isWhitespace }
+            guard !rest.isEmpty else { break }
+            var url = rest.prefix { !$0.isWhitespace }
+            rest = rest.dropFirst(url.count)
+            var descriptors = ""
+            if url.hasSuffix(",") {
+                while url.hasSuffix(",") { url = url.dropLast() }
+            } else {
+                var depth = 0
+                let end =
+                    rest.firstIndex { c in
+                        if c == "(" { depth += 1 } else if c == ")" { depth = max(0, depth - 1) }
+                        return c == "," && depth == 0
+                    } ?? rest.endIndex
+                descriptors = rest[..<end].split(whereSeparator: \.isWhitespace).joined(separator: " ")
+                rest = rest[end...]
+            }
+            let resolved = URLReference.resolve(String(url), against: base)
+            candidates.append(descriptors.isEmpty ? resolved : resolved + " " + descriptors)
+        }
+        return candidates.joined(separator: ", ")
+    }
+
+    /// Whether an attribute name is `known`, in any case.
+    private static func matches(_ name: Slice<UnsafeBufferPointer<UInt8>>, _ known: StaticString) -> Bool {
+        known.utf8CodeUnitCount == name.count
+            && name.enumerated().allSatisfy { $0.element | 0x20 == known.utf8Start[$0.offset] | 0x20 }
+    }
+
+    private static func lowercased(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> ArraySlice<UInt8> {
+        ArraySlice(name.map { isLetter($0) ? $0 | 0x20 : $0 })
+    }
+
+    /// Whether `xml:base` occurs anywhere (found by its colon, like
+    /// `XMLAttributeMentions` in XMLTree).
+    private static func mentionsXMLBase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = bytes.count
+        var i = 0
+        while i < n, let hit = memchr(bytes.baseAddress! + i, Int32(UInt8(ascii: ":")), n - i) {
+            let colon = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - bytes.baseAddress!
+            i = colon + 1
+            if colon >= 3, colon + 5 <= n, bytes[(colon - 3)..<colon].elementsEqual("xml".utf8),
+                bytes[(colon + 1)..<(colon + 5)].elementsEqual("base".utf8)
+            {
+                return true
+            }
+        }
+        return false
     }
 
     private static func isLetter(_ b: UInt8) -> Bool {

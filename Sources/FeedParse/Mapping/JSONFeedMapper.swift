@@ -11,7 +11,19 @@ struct JSONFeedMapper {
         do {
             object = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
         } catch {
-            throw ParseError(stage: .json, message: "not valid JSON: \(error.localizedDescription)")
+            // A document cut short (size cap, dropped connection) keeps the
+            // items that arrived whole.
+            guard let recovered = JSONTruncation.completePrefix(of: bytes),
+                let partial = try? JSONSerialization.jsonObject(with: Data(recovered.bytes))
+            else {
+                throw ParseError(stage: .json, message: "not valid JSON: \(error.localizedDescription)")
+            }
+            object = partial
+            let items = ((partial as? [String: Any])?["items"] as? [Any])?.count ?? 0
+            context.warnings.append(
+                recovered.droppedItem
+                    ? "document truncated after \(items) complete items; the unfinished one was dropped"
+                    : "document truncated after \(items) items")
         }
         guard let feed = object as? [String: Any] else {
             throw ParseError(stage: .json, message: "a JSON Feed is an object, this JSON is not")
@@ -89,5 +101,73 @@ struct JSONFeedMapper {
         if let instant = DateParser.parse(text) { return instant }
         context.warnings.append("\(label): unparseable date \"\(text.prefix(80))\"")
         return nil
+    }
+}
+
+/// The longest prefix of a truncated JSON Feed that ends on a boundary
+/// between whole values, closed with the brackets still open: between two
+/// members of the top-level object, or between two elements of its `items`
+/// array. An item that was cut off is left out whole.
+enum JSONTruncation {
+    /// nil when the document is not truncated (every bracket was closed) or
+    /// no boundary was passed.
+    static func completePrefix(of bytes: [UInt8]) -> (bytes: [UInt8], droppedItem: Bool)? {
+        var stack: [UInt8] = []  // `{` or `[`
+        var inString = false
+        var escaped = false
+        var expectingKey = false
+        var key: [UInt8] = []
+        var lastKey: [UInt8] = []
+        var itemsDepth = -1  // the stack depth of the `items` array, once open
+        var cut: (end: Int, closing: [UInt8])? = nil
+        for (i, byte) in bytes.enumerated() {
+            if inString {
+                if escaped {
+                    escaped = false
+                } else if byte == UInt8(ascii: "\\") {
+                    escaped = true
+                } else if byte == UInt8(ascii: "\"") {
+                    inString = false
+                    if expectingKey && stack.count == 1 { lastKey = key }
+                } else if expectingKey && stack.count == 1 && key.count < 16 {
+                    key.append(byte)
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""):
+                inString = true
+                key = []
+            case UInt8(ascii: "{"), UInt8(ascii: "["):
+                if byte == UInt8(ascii: "[") && stack == [UInt8(ascii: "{")] && !expectingKey
+                    && lastKey == Array("items".utf8)
+                {
+                    itemsDepth = 2
+                }
+                stack.append(byte)
+                expectingKey = byte == UInt8(ascii: "{") && stack.count == 1
+            case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard !stack.isEmpty else { return nil }
+                stack.removeLast()
+                if stack.count == itemsDepth, itemsDepth == 2 {
+                    cut = (i + 1, Array("]}".utf8))  // an item ended
+                } else if stack.count == 1 {
+                    cut = (i + 1, Array("}".utf8))  // a top-level value ended
+                    if itemsDepth == 2 { itemsDepth = -1 }
+                }
+            case UInt8(ascii: ","):
+                if stack.count == 1 {
+                    cut = (i, Array("}".utf8))
+                    expectingKey = true
+                }
+            case UInt8(ascii: ":"):
+                if stack.count == 1 { expectingKey = false }
+            default:
+                break
+            }
+        }
+        guard !stack.isEmpty || inString, let cut else { return nil }
+        // Deeper than the `items` array at the end: inside an item.
+        return (Array(bytes[..<cut.end]) + cut.closing, itemsDepth == 2 && stack.count > 2)
     }
 }

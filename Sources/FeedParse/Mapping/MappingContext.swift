@@ -14,8 +14,13 @@ struct MappingContext {
 
     /// The base URL in scope at an element: the document URL with every
     /// `xml:base` from the root down resolved onto it.
+    /// Microsoft's CDF puts the same on its root: `<CHANNEL BASE="...">`.
     func base(at element: DOMElement) -> String? {
         var base = documentURL
+        let root = element.document.root
+        if root.lowercasedName == "channel", root.namespace == nil, let cdfBase = root.attribute("BASE") {
+            base = URLReference.resolve(cdfBase, against: base)
+        }
         for xmlBase in element.baseChain { base = URLReference.resolve(xmlBase, against: base) }
         return base
     }
@@ -37,10 +42,35 @@ struct MappingContext {
     }
 
     /// HTML or XHTML made safe to read elsewhere: relative links absolute.
+    /// Inline XHTML is the markup inside its `div`, so an `xml:base` on that
+    /// `div` counts too; those on elements inside stay in the markup and
+    /// `HTMLLinks` applies them.
     func absolutizingLinks(_ value: Text, at element: DOMElement) -> Text {
         guard value.kind != .text else { return value }
+        var scope = element
+        if value.kind == .xhtml {
+            let children = Array(element.children.prefix(2))
+            if children.count == 1, children[0].name == "div" { scope = children[0] }
+        }
         var result = value
-        result.value = HTMLLinks.absolutize(value.value, base: base(at: element))
+        result.value = HTMLLinks.absolutize(value.value, base: base(at: scope))
         return result
+    }
+
+    /// A feed's language: the `xml:lang` on its root element, else what one
+    /// of its elements declared (RSS `language`, `dc:language`).
+    /// - Parameter rssFirst: RSS, where the channel's `language` element is
+    ///   the feed's own statement and wins over an inherited `xml:lang`.
+    func feedLanguage(root: DOMElement, declared: String?, rssFirst: Bool = false) -> String? {
+        let declared = declared.flatMap(DOMElement.languageTag)
+        let inScope = root.attribute("lang", in: .xml).flatMap(DOMElement.languageTag)
+        return rssFirst ? declared ?? inScope : inScope ?? declared
+    }
+
+    /// An entry's language: what it declared itself (`dc:language`), else the
+    /// `xml:lang` in scope (the entry's, else an ancestor's up to the root),
+    /// else the feed's language.
+    func entryLanguage(_ element: DOMElement, declared: String?, feed: String?) -> String? {
+        declared.flatMap(DOMElement.languageTag) ?? element.language ?? feed
     }
 }

@@ -1,0 +1,97 @@
+import FeedModel
+import FeedParse
+import Testing
+
+/// A document cut short (the fetcher's size cap, a dropped connection) gives
+/// the entries that arrived whole, and says so; the one cut off is dropped.
+@Suite struct TruncationTests {
+    static let rss = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <rss version="2.0"><channel><title>Cut</title><link>http://example.org/</link>
+        <item><title>one</title><guid>urn:1</guid></item>
+        <item><title>two</title><guid>urn:2</guid></item>
+        <item><title>three</title><guid>urn:3</guid><description>the body that was cut CUT here</description></item>
+        </channel></rss>
+        """
+
+    static let rdf = """
+        <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
+        <channel rdf:about="http://example.org/"><title>Cut</title></channel>
+        <item rdf:about="urn:1"><title>one</title></item>
+        <item rdf:about="urn:2"><title>two</title></item>
+        <item rdf:about="urn:3"><title>three</title><description>the body CUT here</description></item>
+        </rdf:RDF>
+        """
+
+    static let atom = """
+        <?xml version="1.0" encoding="utf-8"?>
+        <feed xmlns="http://www.w3.org/2005/Atom"><title>Cut</title><id>urn:feed</id>
+        <entry><title>one</title><id>urn:1</id></entry>
+        <entry><title>two</title><id>urn:2</id></entry>
+        <entry><title>three</title><id>urn:3</id><content type="html">&lt;p>the body CUT here&lt;/p></content></entry>
+        </feed>
+        """
+
+    static let json = """
+        {"version": "https://jsonfeed.org/version/1.1", "title": "Cut",
+         "items": [
+          {"id": "urn:1", "title": "one", "tags": ["a]", "{b"]},
+          {"id": "urn:2", "title": "two \\"}]\\" braces in a string"},
+          {"id": "urn:3", "title": "three", "content_text": "the body CUT here"}
+         ]}
+        """
+
+    static let documents = [("rss", rss), ("rdf", rdf), ("atom", atom), ("json", json)]
+
+    /// The document up to (not including) the marker `CUT`.
+    static func cut(_ document: String) -> [UInt8] {
+        let bytes = Array(document.utf8)
+        let marker = Array("CUT".utf8)
+        let at = (0...(bytes.count - marker.count)).first { bytes[$0..<($0 + marker.count)].elementsEqual(marker) }!
+        return Array(bytes[..<at])
+    }
+
+    @Test(arguments: documents)
+    func wholeDocumentHasThreeEntriesAndNoWarning(_ name: String, _ document: String) throws {
+        let feed = try FeedParser.parse(Array(document.utf8))
+        #expect(feed.entries.count == 3)
+        #expect(feed.warnings.isEmpty, "\(feed.warnings)")
+    }
+
+    @Test(arguments: documents)
+    func cutInTheThirdEntryKeepsTwo(_ name: String, _ document: String) throws {
+        let feed = try FeedParser.parse(Self.cut(document))
+        #expect(feed.entries.map { $0.title?.value.prefix(3) } == ["one", "two"])
+        #expect(feed.entries.map(\.id) == ["urn:1", "urn:2"])
+        #expect(feed.warnings.contains { $0.contains("truncated after 2 complete") }, "\(feed.warnings)")
+        #expect(feed.metadata.title?.value == "Cut")
+    }
+
+    /// Cut between two entries: nothing is dropped, the cut is still reported.
+    @Test func cutBetweenEntriesKeepsBoth() throws {
+        let rss = Array(Self.rss.utf8)
+        let end = Array("</item>".utf8)
+        let second = (0..<rss.count).filter { rss[$0...].starts(with: end) }[1] + end.count
+        let feed = try FeedParser.parse(Array(rss[..<second]))
+        #expect(feed.entries.count == 2)
+        #expect(feed.warnings.contains { $0 == "document truncated after 2 complete <item> elements" })
+        let json = Array(Self.json.utf8)
+        let afterSecond = Array(Self.json.utf8).indices.filter { json[$0...].starts(with: Array("},".utf8)) }[1] + 2
+        let jsonFeed = try FeedParser.parse(Array(json[..<afterSecond]))
+        #expect(jsonFeed.entries.count == 2)
+        #expect(jsonFeed.warnings.contains { $0.contains("truncated after 2 items") })
+    }
+
+    @Test func cutInsideTheFirstEntryKeepsTheFeed() throws {
+        let atom = Self.atom.replacingOccurrences(of: "<title>one</title>", with: "<title>one CUT</title>")
+        let feed = try FeedParser.parse(Self.cut(atom))
+        #expect(feed.entries.isEmpty)
+        #expect(feed.metadata.title?.value == "Cut")
+        #expect(feed.warnings.contains { $0.contains("truncated after 0 complete") })
+    }
+
+    /// JSON that is broken, not cut, is still an error.
+    @Test func brokenJSONIsNotTakenForTruncated() {
+        #expect(throws: ParseError.self) { try FeedParser.parse(Array(#"{"version": "x", "items": [}]}"#.utf8)) }
+    }
+}
