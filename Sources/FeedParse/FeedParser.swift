@@ -59,10 +59,11 @@ public enum FeedParser {
         case (.rdf, "RDF"), (nil, "RDF"):
             let isRSS090 = root.children.contains { $0.namespace == .rss09 }
             return try mapRSS(document, context: context, format: isRSS090 ? .rss09x : .rss10)
-        case (.atom, "feed"), (nil, "feed"):
+        // An Atom Entry Document (root `entry`) is read as a feed of one entry.
+        case (.atom, "feed"), (nil, "feed"), (.atom, "entry"):
             var mapper = AtomMapper(context: context)
             return mapper.map(document, format: .atom10)
-        case (.atom03, "feed"):
+        case (.atom03, "feed"), (.atom03, "entry"):
             var mapper = AtomMapper(context: context)
             return mapper.map(document, format: .atom03)
         case (nil, _) where name.lowercased() == "channel":
