@@ -60,8 +60,9 @@ public enum Namespace: String, CaseIterable, Sendable {
         case "http://purl.org/atom/ns#draft-ietf-atompub-format-08": self = .atom
         // The drafts before Atom 0.3 (Mark Pilgrim's "Echo"/"Pie"/"Necho"
         // experiments of 2003): read as Atom 0.3.
-        case "http://example.com/newformat#", "http://necho.org/ns#", "http://purl.org/echo/", "http://purl.org/pie/",
-            "http://purl.org/echo", "http://purl.org/pie", "http://purl.org/atom/ns", "https://purl.org/atom/ns#":
+        case "http://example.com/newformat#", "http://example.com/necho", "http://necho.org/ns#",
+            "http://purl.org/echo/", "http://purl.org/pie/", "http://purl.org/echo", "http://purl.org/pie",
+            "http://purl.org/atom/ns", "https://purl.org/atom/ns#":
             self = .atom03
         case "http://purl.org/rss/1.0", "https://purl.org/rss/1.0/": self = .rss10
         case "http://purl.org/dc/elements/1.0/", "http://purl.org/dc/elements/1.1",
