@@ -28,14 +28,30 @@ struct RSSMapper {
         var metadata = FeedMetadata()
         if let channel { metadata = mapChannel(channel) }
         if metadata.language == nil { metadata.language = root.attribute("lang", in: .xml) }
-        let items: [DOMElement]
+        // RSS 1.0 (and 0.90): `image` is a sibling of the channel, which only points at it.
+        if metadata.image == nil, !rootIsChannel,
+            let image = root.children.first(where: { Self.rssName($0) == "image" && Self.isRSSElement($0.namespace) }),
+            let url = image.children.first(where: { Self.rssName($0) == "url" }).flatMap({ context.text($0) })
+        {
+            metadata.image = context.absolute(url, at: image)
+        }
+        // Inside the channel (RSS 0.9x/2.0), beside it (RSS 1.0/0.90), or, in
+        // broken feeds, both: in document order. Walked, not queried, so every
+        // namespace variant `isRSSElement` accepts counts.
+        var items: [DOMElement] = []
+        func isRSS(_ element: DOMElement, _ name: String) -> Bool {
+            Self.isRSSElement(element.namespace) && Self.rssName(element) == name
+        }
         if rootIsChannel {
-            items = root.children.filter { Self.rssName($0) == "item" && Self.isRSSElement($0.namespace) }
+            items = root.children.filter { isRSS($0, "item") }
         } else {
-            // Inside the channel (RSS 0.9x/2.0), beside it (RSS 1.0/0.90), or, in broken feeds, both.
-            items = try document.select(
-                "/*/channel/item | /*/rss:channel/rss:item | /*/rss:item | /*/rss09:item | /*/item"
-                    + " | /*/channel/rss:item | /*/rss20:channel/rss20:item")
+            for child in root.children {
+                if isRSS(child, "item") {
+                    items.append(child)
+                } else if isRSS(child, "channel") {
+                    items.append(contentsOf: child.children.filter { isRSS($0, "item") })
+                }
+            }
         }
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
