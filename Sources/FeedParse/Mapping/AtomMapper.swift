@@ -46,7 +46,7 @@ struct AtomMapper {
                 break
             case "rights", "copyright":
                 feed.offerRights(context.textConstruct(child, legacyAtom: legacy), rank: 0)
-            case "id": feed.metadata.id = feed.metadata.id ?? context.text(child)
+            case "id": feed.metadata.id = feed.metadata.id ?? atomID(child)
             case "updated", "modified": feed.offerUpdated(context.date(child, label: "feed"), rank: 0)
             case "published", "issued": feed.offerPublished(context.date(child, label: "feed"), rank: 0)
             case "icon": feed.metadata.icon = feed.metadata.icon ?? context.absolute(context.text(child), at: child)
@@ -69,6 +69,13 @@ struct AtomMapper {
         return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
     }
 
+    /// `atom:id`: RFC 4287 wants an absolute IRI; a relative reference (an
+    /// error) is resolved against the base in scope, the only way to make it one.
+    private func atomID(_ element: DOMElement) -> String? {
+        guard let id = context.text(element) else { return nil }
+        return URLReference.hasScheme(id) ? id : context.absolute(id, at: element) ?? id
+    }
+
     private func category(_ element: DOMElement) -> Category? {
         guard let term = (element.attribute("term") ?? context.text(element))?.trimmingWhitespace, !term.isEmpty
         else { return nil }
@@ -78,6 +85,7 @@ struct AtomMapper {
     private mutating func mapEntry(_ element: DOMElement, label: String) -> Entry {
         var builder = EntryBuilder()
         var links = LinkChoice()
+        var sourceAuthors: [Person] = []
         for child in element.children {
             let namespace = child.namespace
             guard isAtom(namespace) else {
@@ -85,7 +93,7 @@ struct AtomMapper {
                 continue
             }
             switch child.name {
-            case "id": builder.entry.id = builder.entry.id ?? context.text(child)
+            case "id": builder.entry.id = builder.entry.id ?? atomID(child)
             case "title": builder.offerTitle(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "summary": builder.offerSummary(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "description":
@@ -119,13 +127,19 @@ struct AtomMapper {
                 } else {
                     links.offer(child, context: context)
                 }
-            // `source` (RFC 4287 4.2.11) holds the metadata of the feed the entry
-            // was copied from: none of it is the entry's own, so none is read.
+            case "source":
+                // RFC 4287 4.2.11: the metadata of the feed the entry was copied
+                // from. Only its authors apply to the entry, and only when the
+                // entry names none (4.2.1); the rest describes the other feed.
+                for member in child.children where isAtom(member.namespace) && member.name == "author" {
+                    if let person = context.atomPerson(member) { sourceAuthors.append(person) }
+                }
             default:
                 break
             }
         }
         if let link = links.best { builder.offerLink(link, rank: 1) }
+        if builder.entry.authors.isEmpty { builder.entry.authors = sourceAuthors }
         // An entry without an alternate link whose id is a web URL: that URL.
         if let id = builder.entry.id, EntryBuilder.isWebURL(id) { builder.linkFromID = id }
         builder.entry.language = element.language
