@@ -22,7 +22,8 @@ import Testing
 
     @Test func itunesNamespaceIsMatchedWhateverItsCase() throws {
         let feed = try Self.parse(
-            #"<rss xmlns:i="HTTP://WWW.ITUNES.COM/DTDS/PODCAST-1.0.DTD"><channel><i:author>Jo</i:author></channel></rss>"#)
+            #"<rss xmlns:i="HTTP://WWW.ITUNES.COM/DTDS/PODCAST-1.0.DTD"><channel><i:author>Jo</i:author></channel></rss>"#
+        )
         #expect(feed.metadata.authors == [Person(name: "Jo")])
     }
 
@@ -72,7 +73,8 @@ import Testing
 
     @Test func itunesExplicit() throws {
         let feed = try Self.parse(
-            Self.rss(channel: "<itunes:explicit>true</itunes:explicit>", item: "<itunes:explicit>clean</itunes:explicit>"))
+            Self.rss(
+                channel: "<itunes:explicit>true</itunes:explicit>", item: "<itunes:explicit>clean</itunes:explicit>"))
         #expect(feed.metadata.explicit == true)
         #expect(feed.entries[0].explicit == false)
     }
@@ -80,7 +82,8 @@ import Testing
     /// feedparser keeps `itunes:owner` as the publisher only; with no author
     /// named anywhere else we take the owner as the feed's author.
     @Test func itunesOwnerIsTheAuthorOnlyWhenNoneIsNamed() throws {
-        let owner = "<itunes:owner><itunes:name>Studio</itunes:name><itunes:email>s@example.com</itunes:email></itunes:owner>"
+        let owner =
+            "<itunes:owner><itunes:name>Studio</itunes:name><itunes:email>s@example.com</itunes:email></itunes:owner>"
         let alone = try Self.parse(Self.rss(channel: owner, item: ""))
         #expect(alone.metadata.authors == [Person(name: "Studio", email: "s@example.com")])
         let withAuthor = try Self.parse(Self.rss(channel: owner + "<itunes:author>Host</itunes:author>", item: ""))
@@ -103,7 +106,9 @@ import Testing
 
     @Test func mediaCategoryDefaultsToTheMediaRSSScheme() throws {
         let feed = try Self.parse(
-            Self.rss(item: #"<media:category>a</media:category><media:category scheme="urn:x" label="B">b</media:category>"#))
+            Self.rss(
+                item: #"<media:category>a</media:category><media:category scheme="urn:x" label="B">b</media:category>"#)
+        )
         #expect(
             feed.entries[0].categories == [
                 Category(term: "a", scheme: "http://search.yahoo.com/mrss/category_schema"),
@@ -122,14 +127,17 @@ import Testing
     /// (or with no role) is the entry's author when nothing else names one.
     @Test func mediaCreditInAnAuthorRoleIsTheFallbackAuthor() throws {
         let feed = try Self.parse(
-            Self.rss(item: #"<media:credit role="producer">P</media:credit><media:credit role="author">A</media:credit>"#))
+            Self.rss(
+                item: #"<media:credit role="producer">P</media:credit><media:credit role="author">A</media:credit>"#))
         #expect(feed.entries[0].authors == [Person(name: "A")])
     }
 
     @Test func mediaContentIsAnEnclosureWithItsDuration() throws {
         let feed = try Self.parse(
             Self.rss(
-                item: #"<media:group><media:content url="v.mp4" fileSize="10" type="video/mp4" duration="61"/></media:group>"#))
+                item:
+                    #"<media:group><media:content url="v.mp4" fileSize="10" type="video/mp4" duration="61"/></media:group>"#
+            ))
         #expect(
             feed.entries[0].enclosures == [
                 Enclosure(url: "http://example.org/v.mp4", length: 10, type: "video/mp4", duration: 61)
@@ -139,7 +147,8 @@ import Testing
     // MARK: RSS
 
     @Test func emptyChannelDescriptionIsAnEmptySubtitle() throws {
-        let feed = try Self.parse("<rss version=\"2.0\"><channel><description/><link>http://e.com/</link></channel></rss>")
+        let feed = try Self.parse(
+            "<rss version=\"2.0\"><channel><description/><link>http://e.com/</link></channel></rss>")
         #expect(feed.metadata.subtitle == Text("", kind: .html))
         #expect(feed.metadata.link == "http://e.com/")
     }

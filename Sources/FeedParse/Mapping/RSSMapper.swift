@@ -228,7 +228,8 @@ struct RSSMapper {
         case (.atom, "rights"): builder.offerRights(context.textConstruct(child, legacyAtom: false), rank: 0)
         case (.atom, "category"):
             if let term = (child.attribute("term") ?? context.text(child))?.trimmingWhitespace, !term.isEmpty {
-                builder.addCategory(Category(term: term, scheme: child.attribute("scheme"), label: child.attribute("label")))
+                builder.addCategory(
+                    Category(term: term, scheme: child.attribute("scheme"), label: child.attribute("label")))
             }
         case (.atom, "summary"): builder.offerSummary(context.textConstruct(child, legacyAtom: false), rank: 2)
         case (.atom, "content"):
