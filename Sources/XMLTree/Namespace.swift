@@ -13,6 +13,8 @@ public enum Namespace: String, CaseIterable, Sendable {
     case content = "http://purl.org/rss/1.0/modules/content/"
     case media = "http://search.yahoo.com/mrss/"
     case itunes = "http://www.itunes.com/dtds/podcast-1.0.dtd"
+    /// Google Play's podcast namespace: a subset of iTunes' (author, description, image, category, explicit).
+    case googleplay = "http://www.google.com/schemas/play-podcasts/1.0"
     case xhtml = "http://www.w3.org/1999/xhtml"
     case xml = "http://www.w3.org/XML/1998/namespace"
     case slash = "http://purl.org/rss/1.0/modules/slash/"
@@ -38,6 +40,7 @@ public enum Namespace: String, CaseIterable, Sendable {
         case .content: "content"
         case .media: "media"
         case .itunes: "itunes"
+        case .googleplay: "googleplay"
         case .xhtml: "xhtml"
         case .xml: "xml"
         case .slash: "slash"
@@ -77,6 +80,8 @@ public enum Namespace: String, CaseIterable, Sendable {
         case "http://www.itunes.com/dtds/podcast-1.0.dtd", "https://www.itunes.com/dtds/podcast-1.0.dtd",
             "http://www.itunes.com/dtds/podcast-1.0.dtd/":
             self = .itunes
+        case "http://www.google.com/schemas/play-podcasts/1.0/", "https://www.google.com/schemas/play-podcasts/1.0":
+            self = .googleplay
         case "http://www.w3.org/1999/xhtml/": self = .xhtml
         case "http://my.netscape.com/rdf/simple/0.9": self = .rss09
         case "http://blogs.law.harvard.edu/tech/rss", "http://blogs.law.harvard.edu/tech/rss/",
@@ -98,6 +103,7 @@ public enum Namespace: String, CaseIterable, Sendable {
         case "content": self = .content
         case "media": self = .media
         case "itunes": self = .itunes
+        case "googleplay": self = .googleplay
         case "rdf": self = .rdf
         case "xhtml": self = .xhtml
         case "slash": self = .slash

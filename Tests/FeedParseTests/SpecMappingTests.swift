@@ -234,4 +234,38 @@ import Testing
         #expect(feed.metadata.authors == [Person(name: "Jo", email: "jo@example.com")])
         #expect(feed.metadata.language == "de")
     }
+
+    // MARK: Google Play
+
+    @Test func googlePlayTagsAreReadAsTheirITunesTwins() throws {
+        let feed = try Self.parse(
+            """
+            <rss xmlns:googleplay="http://www.google.com/schemas/play-podcasts/1.0"><channel>
+            <googleplay:author>GP Author</googleplay:author><googleplay:description>GP desc</googleplay:description>
+            <googleplay:image href="http://a.b/gp.png"/><googleplay:category text="Technology"/>
+            <item><googleplay:description>Episode</googleplay:description></item></channel></rss>
+            """)
+        #expect(feed.metadata.authors == [Person(name: "GP Author")])
+        #expect(feed.metadata.subtitle == Text("GP desc"))
+        #expect(feed.metadata.image == "http://a.b/gp.png")
+        #expect(feed.metadata.categories.map(\.term) == ["Technology"])
+        #expect(feed.entries[0].summary == Text("Episode"))
+    }
+
+    // MARK: Dublin Core
+
+    @Test func dcmiTermsNamespaceCarriesTheFifteenElementsToo() throws {
+        let feed = try Self.parse(
+            """
+            <rss xmlns:dcterms="http://purl.org/dc/terms/"><channel><item>
+            <dcterms:title>T</dcterms:title><dcterms:creator>C</dcterms:creator>
+            <dcterms:abstract>A</dcterms:abstract><dcterms:created>2020-01-02T00:00:00Z</dcterms:created>
+            </item></channel></rss>
+            """)
+        let entry = feed.entries[0]
+        #expect(entry.title == Text("T"))
+        #expect(entry.authors == [Person(name: "C")])
+        #expect(entry.summary == Text("A", kind: .html))
+        #expect(entry.published?.rfc3339 == "2020-01-02T00:00:00Z")
+    }
 }

@@ -115,6 +115,10 @@ extension MappingContext {
         case .dc?, .dcterms?:
             return mapDublinCore(child, name: name, terms: namespace == .dcterms, into: &builder, label: label)
         case .itunes?: return mapITunes(child, name: name, into: &builder)
+        case .googleplay?:
+            // Google Play's podcast tags, a subset of iTunes': read as those.
+            guard ["author", "description", "image", "explicit"].contains(name) else { return false }
+            return mapITunes(child, name: name == "description" ? "summary" : name, into: &builder)
         case .media?: return mapMedia(child, name: name, level: 0, into: &builder)
         case .content? where name == "encoded":
             if let value = rssText(child, kind: .html) { builder.entry.content.append(value) }

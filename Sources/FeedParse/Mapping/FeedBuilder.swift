@@ -121,6 +121,21 @@ extension MappingContext {
                 // (new-feed-url is a move the fetch layer learns from HTTP).
                 return false
             }
+        case .googleplay?:
+            // Google Play's podcast tags, a subset of iTunes' (ranked just after them).
+            switch name {
+            case "author": feed.addAuthor(text(child).map(Self.person(fromRSS:)), rank: 3)
+            case "owner", "email":
+                feed.addPublisher(text(child).map { Person(email: Self.address(in: $0)) }, rank: 2)
+            case "description": feed.offerSubtitle(rssText(child, kind: .text), rank: 4)
+            case "image": feed.offerImage(itunesImage(child), rank: 1)
+            case "category":
+                if let term = child.attribute("text")?.trimmingWhitespace, !term.isEmpty {
+                    feed.addCategory(Category(term: term, scheme: Namespace.googleplay.rawValue))
+                }
+            case "explicit": feed.metadata.explicit = feed.metadata.explicit ?? text(child).flatMap(Self.explicit(_:))
+            default: return false
+            }
         case .media?:
             switch name {
             case "title": feed.offerTitle(mediaText(child), rank: 5)
