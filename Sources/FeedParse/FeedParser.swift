@@ -46,7 +46,19 @@ public enum FeedParser {
         }
         var parsed = try map(document, context: context)
         parsed.warnings.insert(contentsOf: document.warnings, at: 0)
+        parsed.metadata.language = parsed.metadata.language.flatMap(languageTag)
+        for index in parsed.entries.indices where parsed.entries[index].language != nil {
+            parsed.entries[index].language = parsed.entries[index].language.flatMap(languageTag)
+        }
         return parsed
+    }
+
+    /// A language as a BCP 47 tag: `en_US` (a POSIX locale name, written by
+    /// mistake for `en-US`) gets its hyphen; blank is none.
+    static func languageTag(_ value: String) -> String? {
+        let trimmed = value.trimmingWhitespace
+        guard !trimmed.isEmpty else { return nil }
+        return trimmed.contains("_") ? String(trimmed.map { $0 == "_" ? "-" : $0 }) : trimmed
     }
 
     private static func map(_ document: DOMDocument, context: MappingContext) throws(ParseError) -> ParsedFeed {

@@ -268,4 +268,13 @@ import Testing
         #expect(entry.summary == Text("A", kind: .html))
         #expect(entry.published?.rfc3339 == "2020-01-02T00:00:00Z")
     }
+
+    @Test func languageIsABCP47Tag() throws {
+        let atom = try Self.parse(#"<feed version="0.3" xmlns="http://purl.org/atom/ns#" xml:lang="en_US"/>"#)
+        #expect(atom.metadata.language == "en-US")
+        let rss = try Self.parse(
+            Self.rss(channel: "<language> pt_BR </language>", item: "<dc:language>de_AT</dc:language>"))
+        #expect(rss.metadata.language == "pt-BR")
+        #expect(rss.entries[0].language == "de-AT")
+    }
 }
