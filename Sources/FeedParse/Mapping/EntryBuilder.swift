@@ -113,7 +113,7 @@ extension MappingContext {
     ) -> Bool {
         switch namespace {
         case .dc?, .dcterms?:
-            return mapDublinCore(child, name: name, terms: namespace == .dcterms, into: &builder, label: label)
+            return mapDublinCore(child, name: name, into: &builder, label: label)
         case .itunes?: return mapITunes(child, name: name, into: &builder)
         case .googleplay?:
             // Google Play's podcast tags, a subset of iTunes': read as those.
@@ -137,7 +137,7 @@ extension MappingContext {
     /// Dublin Core: the fifteen elements (`http://purl.org/dc/elements/1.1/`)
     /// and the same names plus the refinements of DCMI terms (`http://purl.org/dc/terms/`).
     private mutating func mapDublinCore(
-        _ child: DOMElement, name: String, terms: Bool, into builder: inout EntryBuilder, label: String
+        _ child: DOMElement, name: String, into builder: inout EntryBuilder, label: String
     ) -> Bool {
         switch name {
         case "creator", "author":  // `dc:author` is not Dublin Core, but feeds write it
