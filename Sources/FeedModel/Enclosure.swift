@@ -7,10 +7,14 @@ public struct Enclosure: Sendable, Hashable, Codable {
     public var url: String
     public var length: Int?
     public var type: String?
+    /// Playing time in whole seconds. Media RSS: `media:content duration`;
+    /// iTunes: the item's `itunes:duration`; JSON Feed: `duration_in_seconds`.
+    public var duration: Int?
 
-    public init(url: String, length: Int? = nil, type: String? = nil) {
+    public init(url: String, length: Int? = nil, type: String? = nil, duration: Int? = nil) {
         self.url = url
         self.length = length
         self.type = type
+        self.duration = duration
     }
 }

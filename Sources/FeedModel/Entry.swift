@@ -29,6 +29,9 @@ public struct Entry: Sendable, Hashable, Codable {
     public var language: String?
     /// Media RSS `media:thumbnail`, iTunes `itunes:image`; JSON Feed: `image`.
     public var image: String?
+    /// iTunes `itunes:explicit` (`true`/`yes`/`explicit` against `false`/`no`/`clean`);
+    /// Media RSS `media:rating` of `adult`/`nonadult`. nil when the document does not say.
+    public var explicit: Bool?
 
     public init() {}
 }

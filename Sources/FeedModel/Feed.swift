@@ -27,6 +27,8 @@ public struct FeedMetadata: Sendable, Hashable {
     public var authors: [Person] = []
     public var contributors: [Person] = []
     public var categories: [Category] = []
+    /// iTunes `itunes:explicit` of the channel; Media RSS `media:rating` of the channel.
+    public var explicit: Bool?
 
     public init() {}
 }

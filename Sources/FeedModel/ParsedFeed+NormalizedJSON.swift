@@ -49,6 +49,7 @@ extension ParsedFeed {
                 json.field("url", enclosure.url)
                 json.field("length", enclosure.length)
                 json.field("type", enclosure.type)
+                json.field("duration", enclosure.duration)
                 json.endObject()
             }
             json.endArray()

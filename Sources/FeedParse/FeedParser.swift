@@ -46,7 +46,19 @@ public enum FeedParser {
         }
         var parsed = try map(document, context: context)
         parsed.warnings.insert(contentsOf: document.warnings, at: 0)
+        parsed.metadata.language = parsed.metadata.language.flatMap(languageTag)
+        for index in parsed.entries.indices where parsed.entries[index].language != nil {
+            parsed.entries[index].language = parsed.entries[index].language.flatMap(languageTag)
+        }
         return parsed
+    }
+
+    /// A language as a BCP 47 tag: `en_US` (a POSIX locale name, written by
+    /// mistake for `en-US`) gets its hyphen; blank is none.
+    static func languageTag(_ value: String) -> String? {
+        let trimmed = value.trimmingWhitespace
+        guard !trimmed.isEmpty else { return nil }
+        return trimmed.contains("_") ? String(trimmed.map { $0 == "_" ? "-" : $0 }) : trimmed
     }
 
     private static func map(_ document: DOMDocument, context: MappingContext) throws(ParseError) -> ParsedFeed {
@@ -59,10 +71,11 @@ public enum FeedParser {
         case (.rdf, "RDF"), (nil, "RDF"):
             let isRSS090 = root.children.contains { $0.namespace == .rss09 }
             return try mapRSS(document, context: context, format: isRSS090 ? .rss09x : .rss10)
-        case (.atom, "feed"), (nil, "feed"):
+        // An Atom Entry Document (root `entry`) is read as a feed of one entry.
+        case (.atom, "feed"), (nil, "feed"), (.atom, "entry"):
             var mapper = AtomMapper(context: context)
             return mapper.map(document, format: .atom10)
-        case (.atom03, "feed"):
+        case (.atom03, "feed"), (.atom03, "entry"):
             var mapper = AtomMapper(context: context)
             return mapper.map(document, format: .atom03)
         case (nil, _) where name.lowercased() == "channel":

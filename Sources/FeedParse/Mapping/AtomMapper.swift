@@ -20,58 +20,60 @@ struct AtomMapper {
     mutating func map(_ document: DOMDocument, format: FeedFormat) -> ParsedFeed {
         legacy = format == .atom03
         let root = document.root
-        var metadata = FeedMetadata()
+        // An Atom Entry Document (RFC 4287, 2): one entry, no feed metadata.
+        if root.name == "entry" {
+            let entry = mapEntry(root, label: "entry 0")
+            var metadata = FeedMetadata()
+            metadata.language = root.attribute("lang", in: .xml)
+            return ParsedFeed(format: format, metadata: metadata, entries: [entry], warnings: context.warnings)
+        }
+        var feed = FeedBuilder()
         var entries: [Entry] = []
         var links = LinkChoice()
         for child in root.children {
             let namespace = child.namespace
             guard isAtom(namespace) else {
-                mapFeedExtension(child, namespace: namespace, into: &metadata)
+                _ = context.mapFeedExtension(child, into: &feed)
                 continue
             }
             switch child.name {
-            case "entry": entries.append(mapEntry(child, label: "entry \(entries.count)"))
-            case "title": metadata.title = metadata.title ?? context.textConstruct(child, legacyAtom: legacy)
+            // `item`: what some pre-1.0 drafts (and confused feeds) call an entry.
+            case "entry", "item": entries.append(mapEntry(child, label: "entry \(entries.count)"))
+            case "title": feed.offerTitle(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "subtitle", "tagline":
-                metadata.subtitle = metadata.subtitle ?? context.textConstruct(child, legacyAtom: legacy)
+                feed.offerSubtitle(context.textConstruct(child, legacyAtom: legacy), rank: 0)
+            case "info":  // Atom 0.3: a human-readable explanation of the format, not of the feed
+                break
             case "rights", "copyright":
-                metadata.rights = metadata.rights ?? context.textConstruct(child, legacyAtom: legacy)
-            case "id": metadata.id = metadata.id ?? context.text(child)
-            case "updated", "modified": metadata.updated = metadata.updated ?? context.date(child, label: "feed")
-            case "published", "issued": metadata.published = metadata.published ?? context.date(child, label: "feed")
-            case "icon": metadata.icon = metadata.icon ?? context.absolute(context.text(child), at: child)
-            case "logo": metadata.logo = metadata.logo ?? context.absolute(context.text(child), at: child)
+                feed.offerRights(context.textConstruct(child, legacyAtom: legacy), rank: 0)
+            case "id": feed.metadata.id = feed.metadata.id ?? atomID(child)
+            case "updated", "modified": feed.offerUpdated(context.date(child, label: "feed"), rank: 0)
+            case "published", "issued": feed.offerPublished(context.date(child, label: "feed"), rank: 0)
+            case "icon": feed.metadata.icon = feed.metadata.icon ?? context.absolute(context.text(child), at: child)
+            case "logo": feed.metadata.logo = feed.metadata.logo ?? context.absolute(context.text(child), at: child)
             case "generator":
-                metadata.generator = metadata.generator ?? context.text(child) ?? child.attribute("uri")
-            case "author":
-                if let person = context.atomPerson(child) { metadata.authors.append(person) }
-            case "contributor":
-                if let person = context.atomPerson(child) { metadata.contributors.append(person) }
+                feed.metadata.generator = feed.metadata.generator ?? context.text(child) ?? child.attribute("uri")
+            case "author": feed.addAuthor(context.atomPerson(child), rank: 0)
+            case "contributor": feed.addContributor(context.atomPerson(child))
             case "category":
-                if let category = category(child) { metadata.categories.append(category) }
+                if let category = category(child) { feed.metadata.categories.append(category) }
             case "link":
                 links.offer(child, context: context)
             default:
                 break
             }
         }
+        var metadata = feed.build()
         metadata.link = links.best
         metadata.language = root.attribute("lang", in: .xml) ?? metadata.language
         return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
     }
 
-    private mutating func mapFeedExtension(
-        _ child: DOMElement, namespace: Namespace?, into metadata: inout FeedMetadata
-    ) {
-        switch (namespace, child.name) {
-        case (.dc, "language"): metadata.language = metadata.language ?? context.text(child)
-        case (.dc, "rights"): metadata.rights = metadata.rights ?? context.rssText(child, kind: .text)
-        case (.dc, "subject"):
-            if let term = context.text(child) { metadata.categories.append(Category(term: term)) }
-        case (.itunes, "image"):
-            metadata.image = metadata.image ?? context.absolute(child.attribute("href"), at: child)
-        default: break
-        }
+    /// `atom:id`: RFC 4287 wants an absolute IRI; a relative reference (an
+    /// error) is resolved against the base in scope, the only way to make it one.
+    private func atomID(_ element: DOMElement) -> String? {
+        guard let id = context.text(element) else { return nil }
+        return URLReference.hasScheme(id) ? id : context.absolute(id, at: element) ?? id
     }
 
     private func category(_ element: DOMElement) -> Category? {
@@ -83,6 +85,7 @@ struct AtomMapper {
     private mutating func mapEntry(_ element: DOMElement, label: String) -> Entry {
         var builder = EntryBuilder()
         var links = LinkChoice()
+        var sourceAuthors: [Person] = []
         for child in element.children {
             let namespace = child.namespace
             guard isAtom(namespace) else {
@@ -90,39 +93,55 @@ struct AtomMapper {
                 continue
             }
             switch child.name {
-            case "id": builder.entry.id = builder.entry.id ?? context.text(child)
+            case "id": builder.entry.id = builder.entry.id ?? atomID(child)
             case "title": builder.offerTitle(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "summary": builder.offerSummary(context.textConstruct(child, legacyAtom: legacy), rank: 0)
+            case "description":
+                // Not Atom: RSS's name for the summary, which feeds mixing the two write.
+                builder.offerSummary(context.rssText(child, kind: .html), rank: 2)
             case "content":
                 if let value = context.textConstruct(child, legacyAtom: legacy) {
                     builder.entry.content.append(value)
                 } else if let source = context.absolute(child.attribute("src"), at: child) {
+                    // RFC 4287 4.1.3.2: out-of-line content; its address is where the entry is read.
                     builder.offerLink(source, rank: 8)
                 }
             case "published", "issued": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "created": builder.offerPublished(context.date(child, label: label), rank: 2)
             case "updated", "modified": builder.offerUpdated(context.date(child, label: label), rank: 1)
             case "rights", "copyright":
-                builder.entry.rights = builder.entry.rights ?? context.textConstruct(child, legacyAtom: legacy)
+                builder.offerRights(context.textConstruct(child, legacyAtom: legacy), rank: 0)
             case "author":
-                if let person = context.atomPerson(child) { builder.entry.authors.append(person) }
+                if let person = context.atomPerson(child) { builder.addAuthor(person) }
             case "contributor":
                 if let person = context.atomPerson(child) { builder.entry.contributors.append(person) }
             case "category":
                 if let category = category(child) { builder.addCategory(category) }
             case "link":
-                let rel = child.attribute("rel")?.trimmingWhitespace ?? "alternate"
-                if rel == "enclosure", let href = context.absolute(child.attribute("href"), at: child) {
+                let rel = child.attribute("rel")?.trimmingWhitespace.lowercased() ?? "alternate"
+                if rel == "enclosure" || rel == "http://www.iana.org/assignments/relation/enclosure",
+                    let href = context.absolute(child.attribute("href"), at: child)
+                {
                     let length = child.attribute("length").flatMap { Int($0.trimmingWhitespace) }
                     builder.addEnclosure(Enclosure(url: href, length: length, type: child.attribute("type")))
                 } else {
                     links.offer(child, context: context)
+                }
+            case "source":
+                // RFC 4287 4.2.11: the metadata of the feed the entry was copied
+                // from. Only its authors apply to the entry, and only when the
+                // entry names none (4.2.1); the rest describes the other feed.
+                for member in child.children where isAtom(member.namespace) && member.name == "author" {
+                    if let person = context.atomPerson(member) { sourceAuthors.append(person) }
                 }
             default:
                 break
             }
         }
         if let link = links.best { builder.offerLink(link, rank: 1) }
+        if builder.entry.authors.isEmpty { builder.entry.authors = sourceAuthors }
+        // An entry without an alternate link whose id is a web URL: that URL.
+        if let id = builder.entry.id, EntryBuilder.isWebURL(id) { builder.linkFromID = id }
         builder.entry.language = element.language
         return builder.build()
     }

@@ -2,47 +2,94 @@ import FeedModel
 import XMLTree
 
 extension MappingContext {
-    /// An Atom person construct (`author`, `contributor`): `name`, `email`, `uri` (0.3: `url`).
+    /// An Atom person construct (`author`, `contributor`): `name`, `email`, `uri`
+    /// (0.3: `url`; the pre-0.3 drafts: `homepage`). A construct with no child
+    /// elements but text is read as a person string.
     func atomPerson(_ element: DOMElement) -> Person? {
         var person = Person()
+        var hasChildren = false
         for child in element.children {
-            switch child.name {
-            case "name": person.name = text(child)
-            case "email": person.email = text(child)
-            case "uri", "url", "homepage": person.uri = absolute(text(child), at: child)
+            hasChildren = true
+            switch child.lowercasedName {
+            case "name": person.name = person.name ?? text(child)
+            case "email": person.email = person.email ?? text(child).map(Self.strippingMailto)
+            case "uri", "url", "homepage": person.uri = person.uri ?? absolute(text(child), at: child)
             default: break
             }
         }
-        if person.isEmpty, let name = text(element) { person.name = name }
+        if !hasChildren, let value = text(element) { person = Self.person(fromRSS: value) }
         return person.isEmpty ? nil : person
     }
 
-    /// An RSS-style person: `jo@example.com (Jo Smith)`, `Jo Smith <jo@example.com>`,
-    /// a bare address, or a bare name.
+    /// A person written as one string, as RSS `author`, `managingEditor`,
+    /// `dc:creator`, `itunes:author` and `media:credit` have it. The forms:
+    ///
+    /// - `Jo Smith <jo@example.com>` (RFC 5322's name-addr);
+    /// - `jo@example.com (Jo Smith)` (RSS 2.0's own example), or the other
+    ///   way round, `Jo Smith (jo@example.com)`;
+    /// - a bare address, `jo@example.com` or `mailto:jo@example.com`;
+    /// - anything else is a name, the whole string: `Nick Ames (now), Ed Aarons
+    ///   and Ben Fisher (earlier)` is one name, not a name and an "email".
+    ///
+    /// An email is only ever a string `isAddress` accepts.
     static func person(fromRSS value: String) -> Person {
-        var text = value.trimmingWhitespace
-        var name: String? = nil
-        var email: String? = nil
+        let text = value.trimmingWhitespace
+        guard !text.isEmpty else { return Person() }
+        if let address = address(in: text) { return Person(email: address) }
+        // name <address>
+        if text.hasSuffix(">"), let open = text.lastIndex(of: "<") {
+            let inside = text[text.index(after: open)..<text.index(before: text.endIndex)]
+            if let address = address(in: String(inside).trimmingWhitespace) {
+                let name = String(text[..<open]).trimmingWhitespace.trimmingCharacters(quotes: true).trimmingWhitespace
+                return Person(name: name.isEmpty ? nil : name, email: address)
+            }
+        }
+        // address (name) or name (address)
         if text.hasSuffix(")"), let open = text.lastIndex(of: "(") {
             let inside = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
             let outside = String(text[..<open]).trimmingWhitespace
-            // `me@example.com (Me)` or `Me (me@example.com)`: the part with an @ is the address.
-            if inside.utf8.contains(UInt8(ascii: "@")) && !outside.utf8.contains(UInt8(ascii: "@")) {
-                return Person(name: outside.isEmpty ? nil : outside, email: inside)
+            if let address = address(in: outside) {
+                return Person(name: inside.isEmpty ? nil : inside, email: address)
             }
-            name = inside
-            text = outside
+            if let address = address(in: inside) {
+                let name = outside.trimmingCharacters(quotes: true).trimmingWhitespace
+                return Person(name: name.isEmpty ? nil : name, email: address)
+            }
         }
-        if text.hasSuffix(">"), let open = text.lastIndex(of: "<") {
-            email = String(text[text.index(after: open)..<text.index(before: text.endIndex)]).trimmingWhitespace
-            text = String(text[..<open]).trimmingWhitespace
-            if name == nil, !text.isEmpty { name = text.trimmingCharacters(quotes: true) }
-        } else if text.utf8.contains(UInt8(ascii: "@")), !text.utf8.contains(UInt8(ascii: " ")) {
-            email = text.hasPrefix("mailto:") ? String(text.dropFirst(7)) : text
-        } else if !text.isEmpty {
-            if name == nil { name = text } else { email = text }
+        return Person(name: text)
+    }
+
+    /// The address `text` is, without a `mailto:` prefix; nil when it is not one.
+    static func address(in text: String) -> String? {
+        let candidate = strippingMailto(text)
+        return isAddress(candidate) ? candidate : nil
+    }
+
+    /// Whether `text` is an email address: one token (no whitespace, no
+    /// brackets, parentheses, commas or quotes), exactly one `@`, a non-empty
+    /// local part and a non-empty domain that neither starts nor ends with a dot.
+    static func isAddress(_ text: String) -> Bool {
+        var ats = 0
+        var localCount = 0
+        var domain: [UInt8] = []
+        for byte in text.utf8 {
+            switch byte {
+            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"),
+                UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"):
+                return false
+            case UInt8(ascii: "@"):
+                ats += 1
+            default:
+                if ats == 0 { localCount += 1 } else { domain.append(byte) }
+            }
         }
-        return Person(name: name?.isEmpty == true ? nil : name, email: email?.isEmpty == true ? nil : email)
+        return ats == 1 && localCount > 0 && !domain.isEmpty && domain.first != UInt8(ascii: ".")
+            && domain.last != UInt8(ascii: ".")
+    }
+
+    static func strippingMailto(_ text: String) -> String {
+        guard text.utf8.count > 7, text.prefix(7).lowercased() == "mailto:" else { return text }
+        return String(text.dropFirst(7)).trimmingWhitespace
     }
 }
 

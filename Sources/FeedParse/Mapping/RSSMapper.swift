@@ -28,14 +28,30 @@ struct RSSMapper {
         var metadata = FeedMetadata()
         if let channel { metadata = mapChannel(channel) }
         if metadata.language == nil { metadata.language = root.attribute("lang", in: .xml) }
-        let items: [DOMElement]
+        // RSS 1.0 (and 0.90): `image` is a sibling of the channel, which only points at it.
+        if metadata.image == nil, !rootIsChannel,
+            let image = root.children.first(where: { Self.rssName($0) == "image" && Self.isRSSElement($0.namespace) }),
+            let url = image.children.first(where: { Self.rssName($0) == "url" }).flatMap({ context.text($0) })
+        {
+            metadata.image = context.absolute(url, at: image)
+        }
+        // Inside the channel (RSS 0.9x/2.0), beside it (RSS 1.0/0.90), or, in
+        // broken feeds, both: in document order. Walked, not queried, so every
+        // namespace variant `isRSSElement` accepts counts.
+        var items: [DOMElement] = []
+        func isRSS(_ element: DOMElement, _ name: String) -> Bool {
+            Self.isRSSElement(element.namespace) && Self.rssName(element) == name
+        }
         if rootIsChannel {
-            items = root.children.filter { Self.rssName($0) == "item" && Self.isRSSElement($0.namespace) }
+            items = root.children.filter { isRSS($0, "item") }
         } else {
-            // Inside the channel (RSS 0.9x/2.0), beside it (RSS 1.0/0.90), or, in broken feeds, both.
-            items = try document.select(
-                "/*/channel/item | /*/rss:channel/rss:item | /*/rss:item | /*/rss09:item | /*/item"
-                    + " | /*/channel/rss:item | /*/rss20:channel/rss20:item")
+            for child in root.children {
+                if isRSS(child, "item") {
+                    items.append(child)
+                } else if isRSS(child, "channel") {
+                    items.append(contentsOf: child.children.filter { isRSS($0, "item") })
+                }
+            }
         }
         var entries: [Entry] = []
         entries.reserveCapacity(items.count)
@@ -46,101 +62,79 @@ struct RSSMapper {
     }
 
     private mutating func mapChannel(_ channel: DOMElement) -> FeedMetadata {
-        var feed = FeedMetadata()
+        var feed = FeedBuilder()
         var links: [(Int, String)] = []
-        var authors: [(rank: Int, person: Person)] = []
+        var emptyDescription = false
         for child in channel.children {
             let namespace = child.namespace
             if Self.isRSSElement(namespace) {
                 let name = Self.rssName(child)
                 switch name {
-                case "title": feed.title = feed.title ?? context.rssText(child, kind: .text)
+                case "title": feed.offerTitle(context.rssText(child, kind: .text), rank: 0)
                 case "link": links.append((0, context.absolute(context.text(child), at: child) ?? ""))
-                case "description", "abstract": feed.subtitle = feed.subtitle ?? context.rssText(child, kind: .html)
-                case "language": feed.language = feed.language ?? context.text(child)
-                case "copyright": feed.rights = feed.rights ?? context.rssText(child, kind: .text)
+                case "description", "abstract":
+                    let value = context.rssText(child, kind: .html)
+                    if value == nil && name == "description" { emptyDescription = true }
+                    feed.offerSubtitle(value, rank: 0)
+                case "language": feed.offerLanguage(context.text(child), rank: 0)
+                case "copyright": feed.offerRights(context.rssText(child, kind: .text), rank: 0)
                 case "managingeditor", "author":
-                    if let value = context.text(child) { authors.append((0, MappingContext.person(fromRSS: value))) }
+                    feed.addAuthor(context.text(child).map(MappingContext.person(fromRSS:)), rank: 0)
                 case "webmaster":
-                    if let value = context.text(child) { authors.append((3, MappingContext.person(fromRSS: value))) }
-                case "pubdate": feed.published = feed.published ?? context.date(child, label: "feed")
-                case "lastbuilddate": feed.updated = feed.updated ?? context.date(child, label: "feed")
+                    feed.addPublisher(context.text(child).map(MappingContext.person(fromRSS:)), rank: 2)
+                case "pubdate": feed.offerPublished(context.date(child, label: "feed"), rank: 0)
+                case "lastbuilddate": feed.offerUpdated(context.date(child, label: "feed"), rank: 0)
                 case "category":
                     if let term = context.text(child) {
-                        feed.categories.append(Category(term: term, scheme: child.attribute("domain")))
+                        feed.addCategory(Category(term: term, scheme: child.attribute("domain")))
                     }
-                case "generator": feed.generator = feed.generator ?? context.text(child)
+                case "generator": feed.metadata.generator = feed.metadata.generator ?? context.text(child)
                 case "image":
-                    if let url = child.children.first(where: { Self.rssName($0) == "url" }).flatMap({ context.text($0) }
-                    ) {
-                        feed.image = feed.image ?? context.absolute(url, at: child)
-                    }
+                    let url = child.children.first { Self.rssName($0) == "url" }.flatMap { context.text($0) }
+                    feed.offerImage(context.absolute(url, at: child), rank: 0)
                 default: break
                 }
                 continue
             }
+            if context.mapFeedExtension(child, into: &feed) { continue }
             switch (namespace, child.name) {
             case (.atom, "link"):
                 let rel = child.attribute("rel") ?? "alternate"
                 if rel == "alternate", let href = context.absolute(child.attribute("href"), at: child) {
                     links.append((1, href))
                 }
-            case (.atom, "id"): feed.id = feed.id ?? context.text(child)
-            case (.atom, "updated"): feed.updated = feed.updated ?? context.date(child, label: "feed")
-            case (.atom, "title"): feed.title = feed.title ?? context.textConstruct(child, legacyAtom: false)
-            case (.atom, "subtitle"): feed.subtitle = feed.subtitle ?? context.textConstruct(child, legacyAtom: false)
-            case (.dc, "title"): feed.title = feed.title ?? context.rssText(child, kind: .text)
-            case (.dc, "description"): feed.subtitle = feed.subtitle ?? context.rssText(child, kind: .html)
-            case (.dc, "language"): feed.language = feed.language ?? context.text(child)
-            case (.dc, "rights"), (.dcterms, "rights"): feed.rights = feed.rights ?? context.rssText(child, kind: .text)
-            case (.dc, "creator"), (.dc, "author"):
-                if let value = context.text(child) { authors.append((1, MappingContext.person(fromRSS: value))) }
-            case (.dc, "publisher"), (.itunes, "author"):
-                if let value = context.text(child) { authors.append((2, MappingContext.person(fromRSS: value))) }
-            case (.dc, "contributor"):
-                if let value = context.text(child) { feed.contributors.append(MappingContext.person(fromRSS: value)) }
-            case (.dc, "date"), (.dcterms, "modified"):
-                feed.updated = feed.updated ?? context.date(child, label: "feed")
-            case (.dcterms, "issued"), (.dcterms, "created"):
-                feed.published = feed.published ?? context.date(child, label: "feed")
-            case (.dc, "subject"):
-                if let term = context.text(child) { feed.categories.append(Category(term: term)) }
-            case (.itunes, "category"):
-                if let term = child.attribute("text") {
-                    feed.categories.append(Category(term: term, scheme: "http://www.itunes.com/"))
-                }
-            case (.itunes, "keywords"):
-                for keyword in (context.text(child) ?? "").split(separator: ",") {
-                    let term = String(keyword).trimmingWhitespace
-                    if !term.isEmpty { feed.categories.append(Category(term: term, scheme: "http://www.itunes.com/")) }
-                }
-            case (.itunes, "image"):
-                feed.image = feed.image ?? context.absolute(child.attribute("href") ?? context.text(child), at: child)
-            case (.itunes, "summary"), (.itunes, "subtitle"):
-                feed.subtitle = feed.subtitle ?? context.rssText(child, kind: .text)
-            case (.itunes, "owner"):
-                let person = Person(
-                    name: child.child("name", in: .itunes).flatMap { context.text($0) },
-                    email: child.child("email", in: .itunes).flatMap { context.text($0) })
-                if !person.isEmpty { authors.append((4, person)) }
+            case (.atom, "id"): feed.metadata.id = feed.metadata.id ?? context.text(child)
+            case (.atom, "updated"): feed.offerUpdated(context.date(child, label: "feed"), rank: 1)
+            case (.atom, "title"): feed.offerTitle(context.textConstruct(child, legacyAtom: false), rank: 1)
+            case (.atom, "subtitle"): feed.offerSubtitle(context.textConstruct(child, legacyAtom: false), rank: 1)
+            case (.atom, "rights"): feed.offerRights(context.textConstruct(child, legacyAtom: false), rank: 1)
+            case (.atom, "author"): feed.addAuthor(context.atomPerson(child), rank: 0)
+            case (.atom, "contributor"): feed.addContributor(context.atomPerson(child))
+            case (.atom, "logo"):
+                feed.metadata.logo = feed.metadata.logo ?? context.absolute(context.text(child), at: child)
+            case (.atom, "icon"):
+                feed.metadata.icon = feed.metadata.icon ?? context.absolute(context.text(child), at: child)
             default: break
             }
         }
-        if feed.id == nil, let about = channel.attribute("about", in: .rdf) { feed.id = about }
+        // `<description/>`: the channel says it has no description; an empty
+        // one, unless some other element describes it.
+        if emptyDescription { feed.offerSubtitle(Text("", kind: .html), rank: 100) }
+        if feed.metadata.id == nil, let about = channel.attribute("about", in: .rdf) { feed.metadata.id = about }
         if let href = channel.attribute("HREF") ?? channel.attribute("href") {
             links.append((2, context.absolute(href, at: channel) ?? ""))
         }
-        if feed.updated == nil, let lastModified = channel.attribute("LASTMOD") {
-            feed.updated = DateParser.parse(lastModified)
+        if let lastModified = channel.attribute("LASTMOD") {
+            feed.offerUpdated(DateParser.parse(lastModified), rank: 9)
         }
-        feed.link = links.filter { !$0.1.isEmpty }.min { $0.0 < $1.0 }?.1
-        feed.authors = authors.sorted { $0.rank < $1.rank }.map(\.person).uniqued()
-        feed.categories = feed.categories.uniqued(by: \.term)
-        return feed
+        feed.metadata.link = links.filter { !$0.1.isEmpty }.min { $0.0 < $1.0 }?.1
+        return feed.build()
     }
 
     private mutating func mapItem(_ item: DOMElement, label: String) -> Entry {
         var builder = EntryBuilder()
+        // `description` and `summary` (not RSS, but written) in document order.
+        var summaries: [Text] = []
         for child in item.children {
             let namespace = child.namespace
             guard Self.isRSSElement(namespace) else {
@@ -152,24 +146,24 @@ struct RSSMapper {
             switch Self.rssName(child) {
             case "title": builder.offerTitle(context.rssText(child, kind: .text), rank: 0)
             case "link": builder.offerLink(context.absolute(context.text(child), at: child), rank: 1)
-            case "description", "abstract":
-                builder.offerSummary(context.rssText(child, kind: .html), rank: 0)
-            case "summary": builder.offerSummary(context.rssText(child, kind: .html), rank: 1)
+            case "description", "summary":
+                if let value = context.rssText(child, kind: .html) { summaries.append(value) }
+            case "abstract": builder.offerSummary(context.rssText(child, kind: .html), rank: 1)
             case "body", "fullitem":
                 if let value = context.rssText(child, kind: .html) { builder.entry.content.append(value) }
             case "guid":
                 guard let guid = context.text(child) else { break }
                 builder.entry.id = builder.entry.id ?? guid
+                // RSS 2.0: a guid is a permalink unless isPermaLink="false"; the
+                // reader "may assume" it opens in a browser, so only a web URL is one.
                 let isPermaLink = child.attribute("isPermaLink")?.trimmingWhitespace.lowercased() != "false"
-                if isPermaLink, builder.permalinkGUID == nil, URLReference.hasScheme(guid) {
+                if isPermaLink, builder.permalinkGUID == nil, EntryBuilder.isWebURL(guid) {
                     builder.permalinkGUID = guid
                 }
             case "pubdate": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "modified", "updated": builder.offerUpdated(context.date(child, label: label), rank: 2)
             case "author":
-                if let value = context.text(child) {
-                    builder.entry.authors.append(MappingContext.person(fromRSS: value))
-                }
+                if let value = context.text(child) { builder.addAuthor(MappingContext.person(fromRSS: value)) }
             case "category":
                 if let term = context.text(child) {
                     builder.addCategory(Category(term: term, scheme: child.attribute("domain")))
@@ -186,6 +180,15 @@ struct RSSMapper {
                 }
             case "comments": builder.entry.comments = context.absolute(context.text(child), at: child)
             default: break
+            }
+        }
+        // The first of `description` and `summary` is the summary; a second,
+        // different one is the longer text, so content (feedparser reads both
+        // orders the same way).
+        if let first = summaries.first {
+            builder.offerSummary(first, rank: 0)
+            for other in summaries.dropFirst() where other.value != first.value {
+                builder.entry.content.append(other)
             }
         }
         if builder.entry.id == nil, let about = item.attribute("about", in: .rdf) { builder.entry.id = about }
@@ -218,7 +221,16 @@ struct RSSMapper {
         case (.atom, "updated"): builder.offerUpdated(context.date(child, label: label), rank: 1)
         case (.atom, "published"): builder.offerPublished(context.date(child, label: label), rank: 2)
         case (.atom, "author"):
-            if let person = context.atomPerson(child) { builder.entry.authors.append(person) }
+            if let person = context.atomPerson(child) { builder.addAuthor(person) }
+        case (.atom, "contributor"):
+            if let person = context.atomPerson(child) { builder.entry.contributors.append(person) }
+        case (.atom, "title"): builder.offerTitle(context.textConstruct(child, legacyAtom: false), rank: 1)
+        case (.atom, "rights"): builder.offerRights(context.textConstruct(child, legacyAtom: false), rank: 0)
+        case (.atom, "category"):
+            if let term = (child.attribute("term") ?? context.text(child))?.trimmingWhitespace, !term.isEmpty {
+                builder.addCategory(
+                    Category(term: term, scheme: child.attribute("scheme"), label: child.attribute("label")))
+            }
         case (.atom, "summary"): builder.offerSummary(context.textConstruct(child, legacyAtom: false), rank: 2)
         case (.atom, "content"):
             if let value = context.textConstruct(child, legacyAtom: false) { builder.entry.content.append(value) }
