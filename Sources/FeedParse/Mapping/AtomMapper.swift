@@ -24,7 +24,7 @@ struct AtomMapper {
         if root.name == "entry" {
             let entry = mapEntry(root, label: "entry 0")
             var metadata = FeedMetadata()
-            metadata.language = root.attribute("lang", in: .xml)
+            metadata.language = context.feedLanguage(root: root, declared: nil)
             return ParsedFeed(format: format, metadata: metadata, entries: [entry], warnings: context.warnings)
         }
         var feed = FeedBuilder()
@@ -65,7 +65,7 @@ struct AtomMapper {
         }
         var metadata = feed.build()
         metadata.link = links.best
-        metadata.language = root.attribute("lang", in: .xml) ?? metadata.language
+        metadata.language = context.feedLanguage(root: root, declared: metadata.language)
         return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
     }
 
@@ -142,7 +142,7 @@ struct AtomMapper {
         if builder.entry.authors.isEmpty { builder.entry.authors = sourceAuthors }
         // An entry without an alternate link whose id is a web URL: that URL.
         if let id = builder.entry.id, EntryBuilder.isWebURL(id) { builder.linkFromID = id }
-        builder.entry.language = element.language
+        builder.entry.language = context.entryLanguage(element, declared: builder.entry.language, feed: nil)
         return builder.build()
     }
 }

@@ -27,7 +27,7 @@ struct RSSMapper {
             ? root : root.children.first { Self.rssName($0) == "channel" && Self.isRSSElement($0.namespace) }
         var metadata = FeedMetadata()
         if let channel { metadata = mapChannel(channel) }
-        if metadata.language == nil { metadata.language = root.attribute("lang", in: .xml) }
+        metadata.language = context.feedLanguage(root: root, declared: metadata.language, rssFirst: true)
         // RSS 1.0 (and 0.90): `image` is a sibling of the channel, which only points at it.
         if metadata.image == nil, !rootIsChannel,
             let image = root.children.first(where: { Self.rssName($0) == "image" && Self.isRSSElement($0.namespace) }),
@@ -199,7 +199,7 @@ struct RSSMapper {
         if let lastModified = item.attribute("LASTMOD") {
             builder.offerUpdated(DateParser.parse(lastModified), rank: 8)
         }
-        builder.entry.language = builder.entry.language ?? item.language
+        builder.entry.language = context.entryLanguage(item, declared: builder.entry.language, feed: nil)
         return builder.build()
     }
 
