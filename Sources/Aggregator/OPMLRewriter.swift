@@ -81,9 +81,7 @@ public enum OPMLRewriter {
             if out.isEmpty { out.reserveCapacity(units.count + 64) }
             out += units[copied..<value.lowerBound]
             for scalar in escaped(target).unicodeScalars {
-                out += encode(scalar) ?? "&#x\(String(scalar.value, radix: 16, uppercase: true));".unicodeScalars.map {
-                    Unit($0.value)
-                }
+                out += encode(scalar) ?? characterReference(scalar).map { Unit($0.value) }
             }
             copied = value.upperBound
             count += 1
@@ -125,6 +123,11 @@ public enum OPMLRewriter {
         text += rest
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+
+    /// `&#xHEX;`, for a character the file's encoding cannot hold.
+    private static func characterReference(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+        "&#x\(String(scalar.value, radix: 16, uppercase: true));".unicodeScalars
     }
 
     /// Escaped for either quote character, and so that no white space is normalized away.

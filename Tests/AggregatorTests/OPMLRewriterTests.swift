@@ -16,7 +16,9 @@ import Testing
     static let old = "http://example.org/old?a=1&b=2"
     static let new = "http://example.org/new?caf\u{E9}=\u{20AC}&q=\"x\"'y'"
 
-    static func document(declaration: String, quote: String = "\"", value: String = "http://example.org/old?a=1&amp;b=2")
+    static func document(
+        declaration: String, quote: String = "\"", value: String = "http://example.org/old?a=1&amp;b=2"
+    )
         -> Document
     {
         Document(
