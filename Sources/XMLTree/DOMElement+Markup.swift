@@ -28,6 +28,8 @@ extension DOMElement {
     /// that inherited the feed's namespace.
     private static let feedNamespaces: Set<Namespace> = [.atom, .atom03, .rss10, .rss09, .rss20, .xhtml]
 
+    private static let xlink = "http://www.w3.org/1999/xlink"
+
     private static func appendChildren(of node: xmlNodePtr, to out: inout [UInt8], scope: MarkupScope) {
         var child = node.pointee.children
         while let current = child {
@@ -61,11 +63,18 @@ extension DOMElement {
         }
         var attribute = node.pointee.properties
         while let current = attribute {
+            var binding: (prefix: String, uri: String)?
             if let ns = current.pointee.ns, let prefix = ns.pointee.prefix.map({ String(cString: $0) }),
-                prefix != "xml", let href = ns.pointee.href.map({ String(cString: $0) }), scope.prefixes[prefix] != href
+                prefix != "xml", let href = ns.pointee.href.map({ String(cString: $0) })
             {
-                scope.prefixes[prefix] = href
-                appendDeclaration(prefix: prefix, uri: href, to: &out)
+                binding = (prefix, href)
+            } else if current.pointee.ns == nil, bytes(ofCString: current.pointee.name).starts(with: "xlink:".utf8) {
+                // The prefix was used without a declaration (naked markup in RSS): it can only mean XLink.
+                binding = ("xlink", xlink)
+            }
+            if let binding, scope.prefixes[binding.prefix] != binding.uri {
+                scope.prefixes[binding.prefix] = binding.uri
+                appendDeclaration(prefix: binding.prefix, uri: binding.uri, to: &out)
             }
             attribute = current.pointee.next
         }

@@ -160,4 +160,19 @@ import Testing
             .root
         #expect(try #require(root.child("description")).innerMarkup == #"a <p class="x">b</p>"#)
     }
+
+    /// `xlink:href` left undeclared in naked RSS markup gets the declaration it can only mean.
+    @Test func undeclaredXLinkPrefixIsDeclared() throws {
+        let root = try DOMDocument(
+            parsing: Array(
+                #"<rss><description><svg xmlns="http://www.w3.org/2000/svg"><a xlink:href="x"><b xlink:href="y"/></a></svg></description></rss>"#
+                    .utf8)
+        ).root
+        let markup = try #require(root.child("description")).innerMarkup
+        let reparsed = try Self.reparsed(markup)
+        let a = try #require(reparsed.children.first { _ in true }?.children.first { _ in true })
+        #expect(a.attributes.map(\.namespaceURI) == ["http://www.w3.org/1999/xlink"])
+        #expect(a.children.first { _ in true }?.attributes.map(\.namespaceURI) == ["http://www.w3.org/1999/xlink"])
+        #expect(markup.components(separatedBy: "xmlns:xlink=").count - 1 == 1)
+    }
 }
