@@ -24,8 +24,9 @@ extension DOMElement {
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr",
     ]
 
-    /// Namespaces whose elements, met inside content, are unqualified markup
-    /// that inherited the feed's namespace.
+    /// Namespaces whose elements are written as HTML: XHTML (any spelling
+    /// of it), and the feed formats' own, which markup left unqualified in
+    /// a feed's element inherited.
     private static let feedNamespaces: Set<Namespace> = [.atom, .atom03, .rss10, .rss09, .rss20, .xhtml]
 
     private static let xlink = "http://www.w3.org/1999/xlink"
