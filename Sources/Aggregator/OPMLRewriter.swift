@@ -2,39 +2,287 @@ import FeedEmit
 import Foundation
 
 /// `--update-opml`: writes permanent redirects back into the OPML files the
-/// subscriptions came from. Only the `xmlUrl` attribute values change; every
-/// other byte (structure, comments, other outlines) stays as it was, and
-/// the file is replaced atomically.
+/// subscriptions came from. Only the bytes of the moved `xmlUrl` values
+/// change: the file is never decoded as a whole, so its encoding, comments,
+/// layout and other outlines stay byte for byte as they were, and it is
+/// replaced atomically.
 public enum OPMLRewriter {
     /// - Returns: how many outlines were updated, per file.
     public static func apply(_ reports: [FeedReport]) -> [String: Int] {
-        var moves: [String: [(old: String, new: String)]] = [:]
+        var moves: [String: [String: String]] = [:]
         for report in reports {
             guard let file = report.subscription.opmlFile, let target = report.movedTo,
                 target != report.subscription.url
             else { continue }
-            moves[file, default: []].append((report.subscription.url, target))
+            moves[file, default: [:]][report.subscription.url] = target
         }
         var updated: [String: Int] = [:]
         for (file, pairs) in moves {
             guard let data = FileManager.default.contents(atPath: file) else { continue }
-            var text = String(decoding: data, as: UTF8.self)
-            var count = 0
-            for (old, new) in pairs {
-                for quote in ["\"", "'"] {
-                    let from = "xmlUrl=\(quote)\(escape(old))\(quote)"
-                    guard text.contains(from) else { continue }
-                    text = text.replacingOccurrences(of: from, with: "xmlUrl=\(quote)\(escape(new))\(quote)")
-                    count += 1
-                }
+            let result = rewrite(Array(data), moves: pairs)
+            if result.count > 0, (try? AtomicFile.write(bytes: result.bytes, to: file)) != nil {
+                updated[file] = result.count
             }
-            if count > 0, (try? AtomicFile.write(text, to: file)) != nil { updated[file] = count }
         }
         return updated
     }
 
-    private static func escape(_ url: String) -> String {
-        url.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "\"", with: "&quot;")
-            .replacingOccurrences(of: "<", with: "&lt;")
+    /// `bytes` with each `xmlUrl` attribute whose value, read as
+    /// `OPMLReader` reads it (references decoded, white space trimmed), is a
+    /// key of `moves` set to that key's value: written in the file's
+    /// encoding (a character it cannot hold as a character reference) and
+    /// escaped as an attribute value.
+    static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int) {
+        switch OPMLEncoding(of: bytes) {
+        case .utf8:
+            let result = rewrite(
+                bytes, moves: moves, decode: { String(decoding: $0, as: UTF8.self) },
+                encode: { Array(String($0).utf8) })
+            return (result.units, result.count)
+        case .singleByte(let encoding, let limit):
+            let result = rewrite(
+                bytes, moves: moves,
+                decode: { String(bytes: $0, encoding: encoding) ?? String(decoding: $0, as: Unicode.ASCII.self) },
+                encode: { $0.value < limit ? [UInt8($0.value)] : nil })
+            return (result.units, result.count)
+        case .utf16(let bigEndian):
+            var units: [UInt16] = []
+            units.reserveCapacity(bytes.count / 2)
+            for k in stride(from: 0, to: bytes.count - 1, by: 2) {
+                let (high, low) = bigEndian ? (bytes[k], bytes[k + 1]) : (bytes[k + 1], bytes[k])
+                units.append(UInt16(high) << 8 | UInt16(low))
+            }
+            let result = rewrite(
+                units, moves: moves, decode: { String(decoding: $0, as: UTF16.self) },
+                encode: { Array(String($0).utf16) })
+            var out: [UInt8] = []
+            out.reserveCapacity(result.units.count * 2 + 1)
+            for unit in result.units {
+                let (high, low) = (UInt8(unit >> 8), UInt8(unit & 0xFF))
+                out += bigEndian ? [high, low] : [low, high]
+            }
+            if bytes.count % 2 == 1 { out.append(bytes[bytes.count - 1]) }
+            return (out, result.count)
+        }
+    }
+
+    /// The replacement over code units (bytes, or UTF-16 units).
+    /// - Parameters:
+    ///   - decode: an attribute value's units as text.
+    ///   - encode: one character as units, nil when the encoding cannot hold it.
+    private static func rewrite<Unit: FixedWidthInteger & UnsignedInteger>(
+        _ units: [Unit], moves: [String: String], decode: ([Unit]) -> String, encode: (Unicode.Scalar) -> [Unit]?
+    ) -> (units: [Unit], count: Int) {
+        var out: [Unit] = []
+        var copied = 0
+        var count = 0
+        for value in OPMLMarkupScanner(units).xmlURLValues() {
+            guard let target = moves[normalized(decode(Array(units[value])))] else { continue }
+            if out.isEmpty { out.reserveCapacity(units.count + 64) }
+            out += units[copied..<value.lowerBound]
+            for scalar in escaped(target).unicodeScalars {
+                out += encode(scalar) ?? characterReference(scalar).map { Unit($0.value) }
+            }
+            copied = value.upperBound
+            count += 1
+        }
+        guard count > 0 else { return (units, 0) }
+        out += units[copied...]
+        return (out, count)
+    }
+
+    /// An attribute value as an XML parser reports it (white space
+    /// characters as spaces, then references decoded), trimmed as
+    /// `OPMLReader` trims it.
+    static func normalized(_ raw: String) -> String {
+        var text = ""
+        var rest = Substring(String(raw.map { $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }))
+        while let ampersand = rest.firstIndex(of: "&") {
+            text += rest[..<ampersand]
+            let tail = rest[rest.index(after: ampersand)...]
+            guard let semicolon = tail.prefix(12).firstIndex(of: ";") else {
+                text += "&"
+                rest = tail
+                continue
+            }
+            let name = tail[..<semicolon]
+            let predefined = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
+            if let character = predefined[String(name)] {
+                text += character
+            } else if name.hasPrefix("#"),
+                let value = name.hasPrefix("#x") || name.hasPrefix("#X")
+                    ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst(), radix: 10),
+                let scalar = Unicode.Scalar(value)
+            {
+                text.unicodeScalars.append(scalar)
+            } else {
+                text += "&" + name + ";"
+            }
+            rest = tail[tail.index(after: semicolon)...]
+        }
+        text += rest
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
+        return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+
+    /// `&#xHEX;`, for a character the file's encoding cannot hold.
+    private static func characterReference(_ scalar: Unicode.Scalar) -> String.UnicodeScalarView {
+        "&#x\(String(scalar.value, radix: 16, uppercase: true));".unicodeScalars
+    }
+
+    /// Escaped for either quote character, and so that no white space is normalized away.
+    private static func escaped(_ url: String) -> String {
+        var text = ""
+        for scalar in url.unicodeScalars {
+            switch scalar {
+            case "&": text += "&amp;"
+            case "<": text += "&lt;"
+            case ">": text += "&gt;"
+            case "\"": text += "&quot;"
+            case "'": text += "&apos;"
+            case "\t", "\n", "\r": text += "&#\(scalar.value);"
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text
+    }
+}
+
+/// The encoding of an OPML file, as far as finding and writing an
+/// attribute value needs it: BOM, then the first characters, then the XML
+/// declaration (XML 1.0, appendix F).
+enum OPMLEncoding: Equatable {
+    case utf8
+    case utf16(bigEndian: Bool)
+    /// An ASCII-compatible encoding; characters below `limit` are one byte of the same value.
+    case singleByte(String.Encoding, limit: UInt32)
+
+    init(of bytes: [UInt8]) {
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0x00, 0x3C, 0x00]) {
+            self = .utf16(bigEndian: true)
+        } else if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0x3C, 0x00, 0x3F, 0x00]) {
+            self = .utf16(bigEndian: false)
+        } else {
+            self = Self.declared(in: bytes)
+        }
+    }
+
+    private static func declared(in bytes: [UInt8]) -> OPMLEncoding {
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return .utf8 }
+        let head = String(decoding: bytes.prefix(200), as: Unicode.ASCII.self)
+        guard head.hasPrefix("<?xml"), let end = head.range(of: "?>"),
+            let key = head[..<end.lowerBound].range(of: "encoding")
+        else { return .utf8 }
+        let value = head[key.upperBound..<end.lowerBound].drop { $0 == " " || $0 == "=" || $0 == "\t" }
+        guard let quote = value.first, quote == "\"" || quote == "'" else { return .utf8 }
+        let name = value.dropFirst().prefix { $0 != quote }.lowercased()
+        switch name {
+        case "utf-8", "utf8": return .utf8
+        case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1":
+            return .singleByte(.isoLatin1, limit: 0x100)
+        case "us-ascii", "ascii": return .singleByte(.ascii, limit: 0x80)
+        case "windows-1252", "cp1252": return .singleByte(.windowsCP1252, limit: 0x80)
+        case "iso-8859-2", "latin2": return .singleByte(.isoLatin2, limit: 0x80)
+        case "windows-1250", "cp1250": return .singleByte(.windowsCP1250, limit: 0x80)
+        case "windows-1251", "cp1251": return .singleByte(.windowsCP1251, limit: 0x80)
+        case "shift_jis", "shift-jis", "sjis": return .singleByte(.shiftJIS, limit: 0x80)
+        case "euc-jp": return .singleByte(.japaneseEUC, limit: 0x80)
+        default: return .singleByte(.ascii, limit: 0x80)
+        }
+    }
+}
+
+/// Finds the values of `xmlUrl` attributes in start tags, skipping
+/// comments, processing instructions, CDATA sections and declarations.
+/// Works on any code units whose ASCII characters are themselves.
+struct OPMLMarkupScanner<Unit: FixedWidthInteger & UnsignedInteger> {
+    private let units: [Unit]
+    private var i = 0
+    private var inTag = false
+
+    init(_ units: [Unit]) { self.units = units }
+
+    /// The unit ranges of the values, quotes excluded, in document order.
+    func xmlURLValues() -> [Range<Int>] {
+        var scanner = self
+        var values: [Range<Int>] = []
+        while let range = scanner.nextValue() { values.append(range) }
+        return values
+    }
+
+    private mutating func nextValue() -> Range<Int>? {
+        while i < units.count {
+            if inTag {
+                if let value = nextValueInTag() { return value }
+                continue
+            }
+            guard units[i] == ascii("<") else {
+                i += 1
+                continue
+            }
+            if starts(with: "<!--") {
+                skip(past: "-->")
+            } else if starts(with: "<![CDATA[") {
+                skip(past: "]]>")
+            } else if starts(with: "<?") {
+                skip(past: "?>")
+            } else if starts(with: "<!") {
+                skip(past: ">")
+            } else {
+                i += 1
+                while i < units.count, !isSpace(units[i]), units[i] != ascii(">") { i += 1 }
+                inTag = true
+            }
+        }
+        return nil
+    }
+
+    /// Reads the attributes of the tag `i` is in, up to the next `xmlUrl`
+    /// value or the end of the tag.
+    private mutating func nextValueInTag() -> Range<Int>? {
+        while i < units.count {
+            while i < units.count, isSpace(units[i]) || units[i] == ascii("/") { i += 1 }
+            guard i < units.count, units[i] != ascii(">") else {
+                i += 1
+                inTag = false
+                return nil
+            }
+            let nameStart = i
+            while i < units.count, !isSpace(units[i]), units[i] != ascii("="), units[i] != ascii(">") { i += 1 }
+            let isXMLURL = matches(nameStart..<i, "xmlUrl") || matches(nameStart..<i, "xmlurl")
+            while i < units.count, isSpace(units[i]) { i += 1 }
+            guard i < units.count, units[i] == ascii("=") else { continue }
+            i += 1
+            while i < units.count, isSpace(units[i]) { i += 1 }
+            guard i < units.count, units[i] == ascii("\"") || units[i] == ascii("'") else { continue }
+            let quote = units[i]
+            let valueStart = i + 1
+            i = valueStart
+            while i < units.count, units[i] != quote { i += 1 }
+            guard i < units.count else { return nil }  // unterminated: leave it alone
+            i += 1
+            if isXMLURL { return valueStart..<i - 1 }
+        }
+        return nil
+    }
+
+    private func ascii(_ character: Unicode.Scalar) -> Unit { Unit(character.value) }
+
+    private func isSpace(_ unit: Unit) -> Bool {
+        unit == 0x20 || unit == 0x09 || unit == 0x0A || unit == 0x0D
+    }
+
+    private func matches(_ range: Range<Int>, _ text: String) -> Bool {
+        range.count == text.utf8.count && zip(units[range], text.utf8).allSatisfy { $0 == Unit($1) }
+    }
+
+    private func starts(with text: String) -> Bool {
+        i + text.utf8.count <= units.count && matches(i..<i + text.utf8.count, text)
+    }
+
+    private mutating func skip(past terminator: String) {
+        i += 1
+        while i < units.count, !starts(with: terminator) { i += 1 }
+        i = min(i + terminator.utf8.count, units.count)
     }
 }

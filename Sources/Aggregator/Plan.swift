@@ -36,7 +36,7 @@ struct Plan: Sendable {
             return .failed(
                 Failure(
                     message: message, status: error.status, gone: error.status == 410,
-                    retryAfter: error.retryAfterSeconds))
+                    retryAfter: error.retryAfter))
         }
         let notBefore = Self.cacheLifetime(response.headers)
         if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
@@ -59,19 +59,14 @@ struct Plan: Sendable {
                 movedTo: response.permanentlyRedirected ? response.finalURL : nil, notBefore: notBefore))
     }
 
-    /// Seconds the response may be reused: `Cache-Control: max-age`, else
-    /// `Expires`; at most a day, so a wrong header cannot silence a feed.
-    static func cacheLifetime(_ headers: ResponseHeaders) -> Int? {
-        if let control = headers.cacheControl?.lowercased() {
-            if control.contains("no-cache") || control.contains("no-store") { return nil }
-            for part in control.split(separator: ",") {
-                let pair = part.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: " \t") }
-                if pair.count == 2, pair[0] == "max-age", let seconds = Int(pair[1]) {
-                    return min(max(0, seconds), 86_400)
-                }
-            }
-        }
-        return nil
+    /// Seconds the response may be reused before it is fetched again: its
+    /// freshness lifetime (`Cache-Control: max-age`, else `Expires` minus
+    /// `Date`; none under `no-cache` or `no-store`), at most a day, so a
+    /// wrong header cannot silence a feed.
+    /// - Parameter receivedAt: when the response arrived by the wall clock,
+    ///   used only when the server sent no `Date`.
+    static func cacheLifetime(_ headers: ResponseHeaders, receivedAt: Int64 = Int64(time(nil))) -> Int? {
+        headers.freshnessLifetime(receivedAt: receivedAt).map { min($0, 86_400) }
     }
 }
 
@@ -90,7 +85,8 @@ struct Failure: Sendable {
     var message: String
     var status: Int?
     var gone: Bool
-    var retryAfter: Int?
+    /// A delay counts from the run's time; a date is stored as it is.
+    var retryAfter: RetryAfter?
 }
 
 enum Outcome: Sendable {
@@ -119,7 +115,7 @@ enum Outcome: Sendable {
         case .failed(let failure):
             return FeedUpdate(
                 url: url, outcome: .failed(message: failure.message, gone: failure.gone), status: failure.status,
-                movedTo: nil, notBefore: later(failure.retryAfter), now: now)
+                movedTo: nil, notBefore: failure.retryAfter?.notBefore(now: now), now: now)
         }
     }
 }

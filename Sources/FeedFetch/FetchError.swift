@@ -1,3 +1,6 @@
+import FeedModel
+import Glibc
+
 /// Why a fetch gave no body. Carries the URL, the stage, and what libcurl
 /// (or the server) said.
 public struct FetchError: Error, Sendable, CustomStringConvertible {
@@ -34,18 +37,24 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var message: String
     /// The HTTP status, when there was one.
     public var status: Int?
-    /// For 429 and 503: seconds to wait, from `Retry-After` (seconds or an HTTP date).
-    public var retryAfterSeconds: Int?
+    /// For 429 and 503: when to ask again, from `Retry-After`.
+    public var retryAfter: RetryAfter?
 
     public init(
-        code: Code, url: String, stage: Stage, message: String, status: Int? = nil, retryAfterSeconds: Int? = nil
+        code: Code, url: String, stage: Stage, message: String, status: Int? = nil, retryAfter: RetryAfter? = nil
     ) {
         self.code = code
         self.url = url
         self.stage = stage
         self.message = message
         self.status = status
-        self.retryAfterSeconds = retryAfterSeconds
+        self.retryAfter = retryAfter
+    }
+
+    /// Seconds to wait from now by the wall clock, for messages; what is
+    /// stored comes from `retryAfter` and the run's time.
+    public var retryAfterSeconds: Int? {
+        retryAfter?.seconds(from: Timestamp(secondsSince1970: Int64(time(nil))))
     }
 
     public var description: String {

@@ -32,8 +32,11 @@ public struct ResponseHeaders: Sendable, Hashable {
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
+    /// Every `Cache-Control` line, joined with commas (RFC 9110, 5.3).
     public var cacheControl: String?
     public var expires: String?
+    /// When the server made the response, by its clock.
+    public var date: String?
     public var retryAfter: String?
     public var contentEncoding: String?
 
@@ -45,11 +48,90 @@ public struct ResponseHeaders: Sendable, Hashable {
         case "content-type": contentType = value
         case "etag": etag = value
         case "last-modified": lastModified = value
-        case "cache-control": cacheControl = value
+        case "cache-control": cacheControl = cacheControl.map { "\($0), \(value)" } ?? value
         case "expires": expires = value
+        case "date": date = value
         case "retry-after": retryAfter = value
         case "content-encoding": contentEncoding = value
         default: break
         }
+    }
+}
+
+extension ResponseHeaders {
+    /// How many seconds a private cache may reuse the response without
+    /// asking again (RFC 9111, 4.2.1): `max-age`, else `Expires` minus
+    /// `Date`, both by the server's clock, so our clock's skew does not
+    /// count (the time of arrival, `receivedAt`, stands in for a missing
+    /// `Date`). Nil when nothing is said or the response must be
+    /// revalidated (`no-cache`) or not stored (`no-store`); 0 for an invalid
+    /// `Expires` or `max-age`, which mean "already expired" (5.3, 4.2.1).
+    /// `s-maxage` is for shared caches and ignored.
+    public func freshnessLifetime(receivedAt: Int64) -> Int? {
+        let directives = CacheDirective.parse(cacheControl ?? "")
+        if directives.contains(where: { $0.name == "no-store" || $0.name == "no-cache" && $0.argument == nil }) {
+            return nil
+        }
+        let maxAges = directives.filter { $0.name == "max-age" }
+        if let first = maxAges.first {
+            guard maxAges.allSatisfy({ $0.argument == first.argument }), let text = first.argument, !text.isEmpty,
+                text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") })
+            else { return 0 }
+            return Int(text).map { min($0, Int(Int32.max)) } ?? Int(Int32.max)
+        }
+        guard let expires else { return nil }
+        guard let expiry = HTTPDate.parse(expires) else { return 0 }
+        let served = date.flatMap(HTTPDate.parse) ?? receivedAt
+        return Int(max(0, min(expiry - served, Int64(Int32.max))))
+    }
+}
+
+/// One directive of a `Cache-Control` list (RFC 9111, 5.2): a
+/// case-insensitive name and an optional token or quoted-string argument.
+struct CacheDirective: Equatable {
+    var name: String
+    /// Unquoted, backslash escapes removed.
+    var argument: String?
+
+    /// Reads a comma-separated list; commas inside a quoted argument do not
+    /// split it, and empty members (`a,,b`) are skipped.
+    static func parse(_ field: String) -> [CacheDirective] {
+        var directives: [CacheDirective] = []
+        let bytes = Array(field.utf8)
+        var i = 0
+        func skipSpace() { while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x09 { i += 1 } }
+        func token() -> String {
+            let start = i
+            while i < bytes.count, ![0x20, 0x09, UInt8(ascii: ","), UInt8(ascii: "=")].contains(bytes[i]) { i += 1 }
+            return String(decoding: bytes[start..<i], as: UTF8.self)
+        }
+        while i < bytes.count {
+            skipSpace()
+            let name = token().lowercased()
+            skipSpace()
+            var argument: String?
+            if i < bytes.count, bytes[i] == UInt8(ascii: "=") {
+                i += 1
+                skipSpace()
+                if i < bytes.count, bytes[i] == UInt8(ascii: "\"") {
+                    var value: [UInt8] = []
+                    i += 1
+                    while i < bytes.count, bytes[i] != UInt8(ascii: "\"") {
+                        if bytes[i] == UInt8(ascii: "\\"), i + 1 < bytes.count { i += 1 }
+                        value.append(bytes[i])
+                        i += 1
+                    }
+                    i += 1
+                    argument = String(decoding: value, as: UTF8.self)
+                } else {
+                    argument = token()
+                }
+            }
+            if !name.isEmpty { directives.append(CacheDirective(name: name, argument: argument)) }
+            // Whatever follows up to the next comma is not part of a well-formed member.
+            while i < bytes.count, bytes[i] != UInt8(ascii: ",") { i += 1 }
+            i += 1
+        }
+        return directives
     }
 }

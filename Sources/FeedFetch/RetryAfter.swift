@@ -1,13 +1,37 @@
 import FeedModel
 
-/// `Retry-After` (RFC 9110, 10.2.3): delay seconds, or an HTTP date.
-enum RetryAfter {
-    /// Seconds to wait from `now` (seconds since 1970), never negative.
-    static func seconds(_ value: String, now: Int64) -> Int? {
+/// `Retry-After` (RFC 9110, 10.2.3): a delay in seconds, counted from when
+/// the response arrived, or an HTTP date, an absolute instant. The two are
+/// kept apart so that the instant is stored as it is and the delay is added
+/// to the run's own time (which `--now` may set), never the wall clock's.
+public enum RetryAfter: Sendable, Hashable {
+    case delay(seconds: Int)
+    case date(Timestamp)
+
+    /// Nil when the value is neither form.
+    init?(parsing value: String) {
         let text = value.trimmingCharacters(in: " \t")
-        if let delay = Int(text), delay >= 0 { return delay }
-        guard let date = HTTPDate.parse(text) else { return nil }
-        return Int(max(0, date - now))
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // delta-seconds too large for any clock: as long as RFC 9111 1.2.2 lets a cache count.
+            self = .delay(seconds: Int(text).map { min($0, Int(Int32.max)) } ?? Int(Int32.max))
+        } else if let date = HTTPDate.parse(text) {
+            self = .date(Timestamp(secondsSince1970: date))
+        } else {
+            return nil
+        }
+    }
+
+    /// The earliest time to ask again, for a response received at `now`.
+    public func notBefore(now: Timestamp) -> Timestamp {
+        switch self {
+        case .delay(let seconds): Timestamp(secondsSince1970: now.secondsSince1970 + Int64(seconds))
+        case .date(let date): date
+        }
+    }
+
+    /// Seconds to wait from `now`, never negative.
+    public func seconds(from now: Timestamp) -> Int {
+        Int(max(0, notBefore(now: now).secondsSince1970 - now.secondsSince1970))
     }
 }
 

@@ -56,7 +56,7 @@ enum TransferOutcome {
         var failure = FetchError(
             code: .httpStatus, url: url, stage: .transfer, message: "HTTP \(status)", status: status)
         if status == 429 || status == 503, let retry = transfer.headers.retryAfter {
-            failure.retryAfterSeconds = RetryAfter.seconds(retry, now: Int64(Date().timeIntervalSince1970))
+            failure.retryAfter = RetryAfter(parsing: retry)
         }
         return .failure(failure)
     }

@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+
+@testable import Aggregator
+
+/// `--update-opml` changes the moved `xmlUrl` values and not one other byte,
+/// whatever the file's encoding.
+@Suite struct OPMLRewriterTests {
+    /// A document in three parts: what comes before the moved value, the value, what comes after.
+    struct Document {
+        var before: String
+        var value: String
+        var after: String
+    }
+
+    static let old = "http://example.org/old?a=1&b=2"
+    static let new = "http://example.org/new?caf\u{E9}=\u{20AC}&q=\"x\"'y'"
+
+    static func document(
+        declaration: String, quote: String = "\"", value: String = "http://example.org/old?a=1&amp;b=2"
+    )
+        -> Document
+    {
+        Document(
+            before: """
+                \(declaration)
+                <!-- Caf\u{E9} list; <outline xmlUrl="\(old)"/> is a comment -->
+                <opml version="2.0"><head><title>Caf\u{E9} \u{E0} la carte</title></head><body>
+                  <outline text="Caf\u{E9}" type="rss" xmlUrl=\(quote)
+                """,
+            value: value,
+            after: """
+                \(quote) htmlUrl="http://example.org/caf\u{E9}"/>
+                  <outline text="other" xmlUrl="http://example.org/other"/>
+                </body></opml>
+
+                """)
+    }
+
+    static func latin1(_ text: String) -> [UInt8] { text.unicodeScalars.map { UInt8($0.value) } }
+
+    static func utf16(_ text: String, bigEndian: Bool) -> [UInt8] {
+        text.utf16.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+    }
+
+    /// Rewrites `document` (encoded by `encode`) and checks that only the value changed, into `expected`.
+    func check(_ document: Document, expected: String, encode: (String) -> [UInt8]) throws {
+        let bytes = encode(document.before) + encode(document.value) + encode(document.after)
+        let result = OPMLRewriter.rewrite(bytes, moves: [Self.old: Self.new])
+        #expect(result.count == 1)
+        #expect(result.bytes == encode(document.before) + encode(expected) + encode(document.after))
+        var list = SubscriptionList()
+        try OPMLReader.read(result.bytes, source: "list.opml", into: &list)
+        #expect(list.subscriptions.map(\.url) == [Self.new, "http://example.org/other"])
+    }
+
+    @Test func latin1KeepsEveryOtherByte() throws {
+        try check(
+            Self.document(declaration: #"<?xml version="1.0" encoding="ISO-8859-1"?>"#),
+            expected: "http://example.org/new?caf\u{E9}=&#x20AC;&amp;q=&quot;x&quot;&apos;y&apos;",
+            encode: Self.latin1)
+    }
+
+    @Test func utf8KeepsEveryOtherByte() throws {
+        try check(
+            Self.document(declaration: #"<?xml version="1.0" encoding="utf-8"?>"#, quote: "'"),
+            expected: "http://example.org/new?caf\u{E9}=\u{20AC}&amp;q=&quot;x&quot;&apos;y&apos;",
+            encode: { Array($0.utf8) })
+    }
+
+    @Test(arguments: [true, false])
+    func utf16KeepsEveryOtherByte(bigEndian: Bool) throws {
+        let bom = "\u{FEFF}"
+        try check(
+            Self.document(declaration: bom + #"<?xml version="1.0" encoding="UTF-16"?>"#),
+            expected: "http://example.org/new?caf\u{E9}=\u{20AC}&amp;q=&quot;x&quot;&apos;y&apos;",
+            encode: { Self.utf16($0, bigEndian: bigEndian) })
+    }
+
+    /// The stored URL is the value as read: references decoded, white space trimmed.
+    @Test func valueIsMatchedAsTheReaderReadsIt() throws {
+        try check(
+            Self.document(
+                declaration: #"<?xml version="1.0" encoding="ISO-8859-1"?>"#,
+                value: "  http://example.org/old?a=1&#38;b=&#x32;\n"),
+            expected: "http://example.org/new?caf\u{E9}=&#x20AC;&amp;q=&quot;x&quot;&apos;y&apos;",
+            encode: Self.latin1)
+    }
+
+    @Test func nothingToMoveLeavesTheBytes() {
+        let bytes = Self.latin1(Self.document(declaration: "<?xml version=\"1.0\" encoding=\"latin1\"?>").before)
+        let result = OPMLRewriter.rewrite(bytes, moves: ["http://example.org/absent": Self.new])
+        #expect(result.count == 0)
+        #expect(result.bytes == bytes)
+    }
+
+    /// The whole path of `--update-opml`: a Latin-1 file is rewritten in place.
+    @Test func applyRewritesALatin1FileInPlace() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-opml-\(getpid()).opml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let document = Self.document(declaration: #"<?xml version="1.0" encoding="ISO-8859-1"?>"#)
+        try Data(Self.latin1(document.before + document.value + document.after)).write(to: file)
+        let report = FeedReport(
+            subscription: Subscription(url: Self.old, opmlFile: file.path), status: .ok, entriesParsed: 0,
+            entriesKept: 0, bytes: 0, warnings: [], movedTo: "http://example.org/new?caf\u{E9}=1")
+        #expect(OPMLRewriter.apply([report]) == [file.path: 1])
+        let expected = Self.latin1(document.before + "http://example.org/new?caf\u{E9}=1" + document.after)
+        #expect(try [UInt8](Data(contentsOf: file)) == expected)
+    }
+}
