@@ -9,7 +9,7 @@ import Testing
 /// date and author that `parse` gave (the feed's authors where the entry
 /// names none). Over the fixtures beside this file (always) and every real
 /// captured feed of `../shared/corpora/realworld` (when that folder is there).
-@Suite struct EveryEntryArrivesTests {
+@Suite(.serialized) struct EveryEntryArrivesTests {
     static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     static let now = "2100-01-01T00:00:00Z"
 
