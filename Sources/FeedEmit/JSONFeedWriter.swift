@@ -68,6 +68,7 @@ enum JSONFeedWriter {
                 json.field("url", enclosure.url)
                 json.field("mime_type", enclosure.mediaType ?? "application/octet-stream")
                 json.field("size_in_bytes", enclosure.length)
+                json.field("duration_in_seconds", enclosure.duration)
                 json.endObject()
             }
             json.endArray()

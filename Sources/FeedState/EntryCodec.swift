@@ -3,9 +3,11 @@ import FeedModel
 /// A compact binary form of `Entry` for the state: a version byte, then the
 /// fields in a fixed order, each string as a varint length and its UTF-8
 /// bytes, each optional behind a presence byte. Several times faster than
-/// JSON both ways, and smaller. A new field means a new version byte.
+/// JSON both ways, and smaller. A new field means a new version byte;
+/// fields are only ever added at the end, so every older version still
+/// decodes (2: enclosure durations, then `explicit`).
 enum EntryCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     static func encode(_ entry: Entry) -> [UInt8] {
         var out = Writer()
@@ -38,13 +40,16 @@ enum EntryCodec {
         out.string(entry.comments)
         out.string(entry.language)
         out.string(entry.image)
+        for enclosure in entry.enclosures { out.integer(enclosure.duration.map(Int64.init)) }
+        out.flag(entry.explicit)
         return out.bytes
     }
 
     /// - Returns: nil when the bytes are not an entry of this version.
     static func decode(_ bytes: [UInt8]) -> Entry? {
         var r = Reader(bytes: bytes)
-        guard r.byte() == version else { return nil }
+        let stored = r.byte()
+        guard stored >= 1, stored <= version else { return nil }
         var e = Entry()
         e.id = r.string()
         e.title = r.text()
@@ -65,6 +70,10 @@ enum EntryCodec {
         e.comments = r.string()
         e.language = r.string()
         e.image = r.string()
+        if stored >= 2 {
+            for index in e.enclosures.indices { e.enclosures[index].duration = r.integer().map { Int($0) } }
+            e.explicit = r.flag()
+        }
         return r.failed ? nil : e
     }
 
@@ -107,6 +116,9 @@ enum EntryCodec {
         }
 
         mutating func timestamp(_ t: Timestamp?) { integer(t?.secondsSince1970) }
+
+        /// nil, false, true as 0, 1, 2.
+        mutating func flag(_ value: Bool?) { byte(value.map { $0 ? 2 : 1 } ?? 0) }
 
         mutating func people(_ people: [Person]) {
             count(people.count)
@@ -180,6 +192,14 @@ enum EntryCodec {
         }
 
         mutating func timestamp() -> Timestamp? { integer().map { Timestamp(secondsSince1970: $0) } }
+
+        mutating func flag() -> Bool? {
+            switch byte() {
+            case 1: return false
+            case 2: return true
+            default: return nil
+            }
+        }
 
         mutating func people() -> [Person] {
             (0..<count()).map { _ in Person(name: string(), email: string(), uri: string()) }

@@ -29,6 +29,7 @@ enum FeedMetadataCodec {
             out.string(category.scheme)
             out.string(category.label)
         }
+        out.flag(metadata.explicit)
         return out.bytes
     }
 
@@ -54,6 +55,7 @@ enum FeedMetadataCodec {
         m.categories = (0..<r.count()).map { _ in
             Category(term: r.string() ?? "", scheme: r.string(), label: r.string())
         }
+        m.explicit = r.flag()
         return r.failed ? nil : m
     }
 }

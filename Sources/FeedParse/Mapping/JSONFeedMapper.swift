@@ -71,7 +71,8 @@ struct JSONFeedMapper {
             entry.enclosures.append(
                 Enclosure(
                     url: address, length: (attachment["size_in_bytes"] as? NSNumber)?.intValue,
-                    type: string(attachment["mime_type"])))
+                    type: string(attachment["mime_type"]),
+                    duration: (attachment["duration_in_seconds"] as? NSNumber)?.intValue))
         }
         return entry
     }
