@@ -29,8 +29,13 @@ struct Plan: Sendable {
     func run(client: HTTPClient) async -> Outcome {
         if let skip { return .skipped(skip) }
         let response: FetchResponse
+        var cut: String?
         do {
             response = try await client.fetch(request)
+        } catch let error where error.partialResponse != nil {
+            // Over the size cap: the entries that arrived whole are kept, with a warning.
+            response = error.partialResponse!
+            cut = "\(error.message): the document was cut there"
         } catch {
             let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
             return .failed(
@@ -41,12 +46,14 @@ struct Plan: Sendable {
         let notBefore = Self.cacheLifetime(response.headers)
         if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
         let base = response.finalURL.contains("://") ? response.finalURL : nil
-        let feed: ParsedFeed
+        var feed: ParsedFeed
         do {
             feed = try FeedParser.parse(
                 response.body, options: .init(url: base, contentType: response.headers.contentType))
+            if let cut { feed.warnings.insert(cut, at: 0) }
         } catch {
-            return .failed(Failure(message: error.message, status: response.status, gone: false, retryAfter: nil))
+            let message = cut.map { "\($0); \(error.message)" } ?? error.message
+            return .failed(Failure(message: message, status: response.status, gone: false, retryAfter: nil))
         }
         let source = FeedSource(
             metadata: feed.metadata, subscription: subscription,

@@ -39,6 +39,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     public var status: Int?
     /// For 429 and 503: when to ask again, from `Retry-After`.
     public var retryAfter: RetryAfter?
+    /// For `tooLarge`: a 2xx response with its body cut at the cap, from
+    /// which the parser can still take the entries that arrived whole.
+    public var partialResponse: FetchResponse?
 
     public init(
         code: Code, url: String, stage: Stage, message: String, status: Int? = nil, retryAfter: RetryAfter? = nil

@@ -100,6 +100,13 @@ final class Transfer {
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
         let length = size * count
         guard transfer.body.count + length <= transfer.configuration.maximumBodyBytes else {
+            // What still fits is kept: the parser can take the entries that arrived whole.
+            let room = transfer.configuration.maximumBodyBytes - transfer.body.count
+            if let data, room > 0 {
+                data.withMemoryRebound(to: UInt8.self, capacity: room) {
+                    transfer.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: room))
+                }
+            }
             transfer.exceededSizeLimit = true
             return 0  // makes libcurl fail the transfer with CURLE_WRITE_ERROR
         }

@@ -13,8 +13,13 @@ enum TransferOutcome {
             .failure(FetchError(code: kind, url: url, stage: stage, message: message, status: status))
         }
         if transfer.exceededSizeLimit {
-            return error(
-                .tooLarge, .transfer, "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)")
+            let cut = response(of: transfer)
+            var failure = FetchError(
+                code: .tooLarge, url: url, stage: .transfer,
+                message: "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)",
+                status: cut.status == 0 ? nil : cut.status)
+            if (200..<300).contains(cut.status) { failure.partialResponse = cut }
+            return .failure(failure)
         }
         if let refused = transfer.refusedAddress { return error(.refusedAddress, .connect, refused) }
         let curlMessage =
@@ -35,6 +40,20 @@ enum TransferOutcome {
         default:
             return error(.transport, .transfer, curlMessage)
         }
+        let response = response(of: transfer)
+        let status = response.status
+        if (200..<300).contains(status) || status == 304 { return .success(response) }
+        var failure = FetchError(
+            code: .httpStatus, url: url, stage: .transfer, message: "HTTP \(status)", status: status)
+        if status == 429 || status == 503, let retry = transfer.headers.retryAfter {
+            failure.retryAfter = RetryAfter(parsing: retry)
+        }
+        return .failure(failure)
+    }
+
+    /// The response as the transfer received it: status, final URL, redirects, headers, body, timings.
+    private static func response(of transfer: Transfer) -> FetchResponse {
+        let easy = transfer.handle
         var status = 0
         CCurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
         var effective: UnsafeMutablePointer<CChar>? = nil
@@ -47,17 +66,11 @@ enum TransferOutcome {
         let queued =
             Double((transfer.started ?? transfer.enqueued).uptimeNanoseconds - transfer.enqueued.uptimeNanoseconds)
             / 1e9
-        let response = FetchResponse(
-            status: status, finalURL: effective.map { String(cString: $0) } ?? url, redirected: !hops.isEmpty,
+        return FetchResponse(
+            status: status, finalURL: effective.map { String(cString: $0) } ?? transfer.request.url,
+            redirected: !hops.isEmpty,
             permanentlyRedirected: !hops.isEmpty && hops.allSatisfy { $0 == 301 || $0 == 308 },
             headers: transfer.headers, body: status == 304 ? [] : transfer.body,
             timings: .init(total: Double(total) / 1e6, firstByte: Double(firstByte) / 1e6, queued: queued))
-        if (200..<300).contains(status) || status == 304 { return .success(response) }
-        var failure = FetchError(
-            code: .httpStatus, url: url, stage: .transfer, message: "HTTP \(status)", status: status)
-        if status == 429 || status == 503, let retry = transfer.headers.retryAfter {
-            failure.retryAfter = RetryAfter(parsing: retry)
-        }
-        return .failure(failure)
     }
 }

@@ -290,6 +290,17 @@ struct MergeCommand {
                 StandardOutput.error("feedmerge: \(error)")
             }
         }
+        if !verbose && !quiet {
+            // An unreadable date is never silently "now": each feed that had some says so.
+            for report in reports {
+                let unreadable = report.warnings.filter(ParseWarning.isUnreadableDate)
+                guard let first = unreadable.first else { continue }
+                StandardOutput.error(
+                    "feedmerge: \(report.subscription.url): \(unreadable.count) unreadable dates (\(first)); "
+                        + "those entries count as undated (first seen, with a state; else the feed's date or the run's time)"
+                )
+            }
+        }
         if verbose {
             for report in reports {
                 for warning in report.warnings {

@@ -30,7 +30,8 @@ import Testing
 
         let atom = try FeedParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: atomPath))))
         func credit(_ title: String) -> [String] {
-            atom.entries.first { $0.title?.value.hasPrefix(title) == true }?.authors.compactMap { $0.name ?? $0.email } ?? ["missing"]
+            atom.entries.first { $0.title?.value.hasPrefix(title) == true }?.authors.compactMap { $0.name ?? $0.email }
+                ?? ["missing"]
         }
         #expect(credit("Live") == ["Nick Ames (now), Ed Aarons and Ben Fisher (earlier)"])
         #expect(atom.entries.first { $0.title?.value == "Live" }?.authors.first?.email == nil)

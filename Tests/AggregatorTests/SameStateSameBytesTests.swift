@@ -82,3 +82,47 @@ import Testing
         #expect(names.sorted() == ["Entry Author", "Feed Author", "Item Author", "JSON Feed Author"])
     }
 }
+
+/// A feed larger than `--max-bytes` is cut at the cap: the entries that
+/// arrived whole are kept, with a warning, and the one cut off is dropped.
+@Suite struct SizeCapTests {
+    @Test func aFeedCutAtTheCapKeepsItsWholeEntries() throws {
+        let w = try StateTests.Workspace("size-cap")
+        let output = w.path("out.json")
+        let run = try CommandRun.feedmerge([
+            PlanetServer.state.url("/big"), "-o", output, "--no-state", "--limit", "0", "--max-bytes", "40000",
+            "--now", "2024-02-01T00:00:00Z", "--verbose",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("body larger than 40000 bytes"), "\(run.standardError)")
+        #expect(run.standardError.contains("truncated"), "\(run.standardError)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+        let items = (json as? [String: Any])?["items"] as? [[String: Any]] ?? []
+        // About 40,000 / 330 bytes per item; every one written is whole.
+        #expect(items.count > 100 && items.count < 130, "\(items.count) items")
+        #expect(items.allSatisfy { ($0["content_html"] as? String)?.count == 200 })
+    }
+}
+
+/// A date that cannot be read is never silently "now": the run says so,
+/// without `--verbose`.
+@Suite struct UnreadableDateTests {
+    @Test func theRunNamesFeedsWithUnreadableDates() throws {
+        let w = try StateTests.Workspace("unreadable-date")
+        let feed = w.path("feed.rss")
+        try Data(
+            """
+            <rss version="2.0"><channel><title>t</title><link>http://t.example/</link><description>d</description>
+            <item><title>a</title><guid>urn:a</guid><pubDate>Sometime around lunch</pubDate></item>
+            <item><title>b</title><guid>urn:b</guid><pubDate>Seg, 24 Set 2018 10:00:00 -0300</pubDate></item>
+            </channel></rss>
+            """.utf8
+        ).write(to: URL(fileURLWithPath: feed))
+        let run = try CommandRun.feedmerge([
+            feed, "-o", w.path("out.json"), "--no-state", "--now", "2024-02-01T00:00:00Z",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("1 unreadable dates"), "\(run.standardError)")
+        #expect(run.standardError.contains("Sometime around lunch"))
+    }
+}

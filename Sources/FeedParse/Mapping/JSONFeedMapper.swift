@@ -100,7 +100,7 @@ struct JSONFeedMapper {
     private mutating func date(_ value: Any?, label: String) -> Timestamp? {
         guard let text = string(value) else { return nil }
         if let instant = DateParser.parse(text) { return instant }
-        context.warnings.append("\(label): unparseable date \"\(text.prefix(80))\"")
+        context.warnings.append("\(label): \(ParseWarning.unreadableDate) \"\(text.prefix(80))\"")
         return nil
     }
 }

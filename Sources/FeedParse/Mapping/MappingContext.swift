@@ -37,7 +37,9 @@ struct MappingContext {
         guard let instant = element.withTrimmedText({ DateParser.parse(bytes: $0) }) else { return nil }
         if let instant { return instant }
         let text = text(element) ?? ""
-        warnings.append("\(label): unparseable date \"\(text.prefix(80))\" in <\(element.name)> (line \(element.line))")
+        warnings.append(
+            "\(label): \(ParseWarning.unreadableDate) \"\(text.prefix(80))\" in <\(element.name)> (line \(element.line))"
+        )
         return nil
     }
 

@@ -17,6 +17,7 @@ feed's behaviour for the following requests:
 A NAME starting with "atom" serves an Atom feed with feed-level metadata
 (id, updated, author, category), one starting with "json" a JSON Feed with
 top-level authors; the failure modes apply to them too.
+/big serves a 400-item feed (about 130 KB), for the size cap.
 /stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
 modes and counters. Prints the port; exits when stdin closes.
 """
@@ -132,6 +133,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with LOCK:
                 payload = json.dumps(STATS).encode()
             return self.reply(200, payload, count=False)
+        if parts[0] == "big":
+            # 400 items of about 300 bytes: a client with a small --max-bytes gets it cut short.
+            items = "".join("<item><title>big %d</title><guid>urn:big:%d</guid><pubDate>Mon, 01 Jan 2024 %02d:%02d:00 GMT"
+                            "</pubDate><description>%s</description></item>" % (k, k, k // 60 % 24, k % 60, "x" * 200)
+                            for k in range(400))
+            payload = ('<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>'
+                       "<link>http://state.example/big/</link><description>d</description>%s</channel></rss>"
+                       % items).encode()
+            return self.reply(200, payload, [("Content-Type", "application/rss+xml")])
         if parts[0] != "feed":
             return self.reply(404)
         name = parts[1]
