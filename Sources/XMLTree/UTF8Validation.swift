@@ -70,8 +70,11 @@ enum UTF8Validation {
     /// The bytes with every ill-formed sequence replaced by U+FFFD, one per
     /// maximal subpart (Unicode, section 3.9, as WHATWG and Python do), and
     /// how many well-formed multi-byte sequences and replacements there were.
+    /// With `windows1252`, each byte of an ill-formed sequence is read as the
+    /// windows-1252 character it stands for instead (a document that mixes
+    /// UTF-8 with stray 8-bit text).
     static func replacingInvalidSequences(
-        _ bytes: UnsafeBufferPointer<UInt8>
+        _ bytes: UnsafeBufferPointer<UInt8>, windows1252: Bool = false
     ) -> (bytes: [UInt8], wellFormedMultiByte: Int, replaced: Int) {
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
@@ -99,6 +102,10 @@ enum UTF8Validation {
                 out.append(contentsOf: bytes[i..<(i + length)])
                 multiByte += 1
                 i += length
+            } else if windows1252 {
+                UTF8Writer.append(Windows1252.scalar(forC1: UInt32(b)), to: &out)
+                replaced += 1
+                i += 1
             } else {
                 out.append(contentsOf: [0xEF, 0xBF, 0xBD])
                 replaced += 1

@@ -31,7 +31,7 @@ struct XMLInput {
                 if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
                     plain = !UTF8Validation.hasC1Controls(body)
                 } else {
-                    decoded = Windows1252.decode(body)
+                    decoded = readAsMostlyUTF8(body, decision: decision, warnings: &warnings) ?? Windows1252.decode(body)
                 }
             default:
                 guard
@@ -68,6 +68,22 @@ struct XMLInput {
         warnings.append(
             "declared \(decision.name) (\(decision.source.rawValue)) but the bytes are UTF-8; read as UTF-8")
         return true
+    }
+
+    /// Bytes labelled 8-bit that are mostly UTF-8 (more well-formed
+    /// multi-byte sequences than stray high bytes: UTF-8 items in a Latin-1
+    /// template, say) are read sequence by sequence: UTF-8 where it is well
+    /// formed, windows-1252 for each other byte. nil: an 8-bit document.
+    private static func readAsMostlyUTF8(
+        _ body: UnsafeBufferPointer<UInt8>, decision: CharacterEncoding.Decision, warnings: inout [String]
+    ) -> [UInt8]? {
+        guard decision.source != .byteOrderMark, decision.source != .bytePattern else { return nil }
+        let mixed = UTF8Validation.replacingInvalidSequences(body, windows1252: true)
+        guard mixed.wellFormedMultiByte > mixed.replaced else { return nil }
+        warnings.append(
+            "declared \(decision.name) (\(decision.source.rawValue)) but mostly UTF-8: "
+                + "\(mixed.replaced) other bytes read as windows-1252")
+        return mixed.bytes
     }
 
     /// Bytes taken to be UTF-8: as they are when valid (plain unless they
