@@ -45,4 +45,37 @@ import Testing
         let title = try FeedParser.parse(xml).entries.first?.title?.value
         #expect(title == "café ’ \u{FFFD}")
     }
+
+    /// A zone written after an am/pm time counts (feedparser reads these as UTC:
+    /// rome's sunnyvale.xml and yweather.xml in the real-world corpus).
+    @Test(arguments: [
+        ("Mon, 21 Jan 2008 8:56 am PST", "2008-01-21T16:56:00Z"),
+        ("Sun, 20 Apr 2014 8:19 pm CEST", "2014-04-20T18:19:00Z"),
+    ])
+    func zonesAfterTwelveHourTimesCount(_ text: String, _ instant: String) {
+        #expect(DateParser.parse(text)?.rfc3339 == instant)
+    }
+
+    /// `&utm;` is not an entity: feedparser's lenient HTML reading turns
+    /// `&utm_medium` in a guid into `&utm;_medium` (FeedKit's Ampersand.xml).
+    @Test func anAmpersandBeforeWordCharactersIsNotAnEntity() throws {
+        let xml = """
+            <rss version="2.0"><channel><title>t</title><item><guid>http://a.example/?x=1&amp;utm_medium=rss</guid>\
+            <link>http://a.example/?x=1&utm_medium=rss</link></item></channel></rss>
+            """
+        let entry = try FeedParser.parse(Array(xml.utf8)).entries.first
+        #expect(entry?.id == "http://a.example/?x=1&utm_medium=rss")
+        #expect(entry?.link == "http://a.example/?x=1&utm_medium=rss")
+    }
+
+    /// A relative guid stays as written (feedparser resolves reddit's
+    /// `t3_42tizy` against the feed into `/t3_42tizy`): an id is a name, not a link.
+    @Test func aRelativeGuidIsNotResolved() throws {
+        let xml = """
+            <rss version="2.0"><channel><title>t</title><item><guid isPermaLink="false">t3_42tizy</guid></item>\
+            </channel></rss>
+            """
+        let entry = try FeedParser.parse(Array(xml.utf8), options: .init(url: "https://www.reddit.com/.rss")).entries
+        #expect(entry.first?.id == "t3_42tizy")
+    }
 }
