@@ -44,6 +44,15 @@ struct URLReference: Equatable {
         return out
     }
 
+    /// An absolute URL whose path is opaque (`javascript:x`, `mailto:a@b`,
+    /// `urn:x:y`): no authority and a path not starting with "/". It cannot be
+    /// a base (URL Standard: parsing a relative URL against it fails), so a
+    /// reference is left as it is rather than glued onto its scheme.
+    var isOpaque: Bool { scheme != nil && authority == nil && !path.hasPrefix("/") }
+
+    /// Whether `text` is an absolute URL with an opaque path: no base.
+    static func isOpaque(_ text: String) -> Bool { URLReference(Substring(text)).isOpaque }
+
     /// Whether a string starts with a scheme (`http:`, `mailto:`): already absolute.
     static func hasScheme(_ text: String) -> Bool { hasScheme(utf8: text.utf8) }
 
@@ -68,7 +77,7 @@ struct URLReference: Equatable {
         let trimmed = reference.trimmingWhitespace
         guard let base, !hasScheme(trimmed) else { return trimmed }
         let b = URLReference(Substring(base))
-        guard b.scheme != nil else { return trimmed }
+        guard b.scheme != nil, !b.isOpaque else { return trimmed }
         let r = URLReference(Substring(trimmed))
         var t = URLReference(Substring(""))
         if r.authority != nil {

@@ -15,14 +15,23 @@ struct MappingContext {
     /// The base URL in scope at an element: the document URL with every
     /// `xml:base` from the root down resolved onto it.
     /// Microsoft's CDF puts the same on its root: `<CHANNEL BASE="...">`.
+    /// A base that cannot be one (an opaque `javascript:` or `mailto:` URL)
+    /// is skipped: the base in scope before it still holds.
     func base(at element: DOMElement) -> String? {
-        var base = documentURL
+        var base = documentURL.flatMap { URLReference.isOpaque($0) ? nil : $0 }
         let root = element.document.root
         if root.lowercasedName == "channel", root.namespace == nil, let cdfBase = root.attribute("BASE") {
-            base = URLReference.resolve(cdfBase, against: base)
+            base = Self.rebase(base, on: cdfBase)
         }
-        for xmlBase in element.baseChain { base = URLReference.resolve(xmlBase, against: base) }
+        for xmlBase in element.baseChain { base = Self.rebase(base, on: xmlBase) }
         return base
+    }
+
+    /// `base` with one more base declaration resolved onto it, unless the
+    /// result cannot serve as a base.
+    private static func rebase(_ base: String?, on declared: String) -> String? {
+        let next = URLReference.resolve(declared, against: base)
+        return URLReference.isOpaque(next) ? base : next
     }
 
     /// A URL from the document made absolute against the base in scope.
