@@ -199,7 +199,9 @@ public final class DOMDocument {
             if !wellFormed, let error {
                 warnings.append("not well-formed XML, recovered: \(error)")
             }
-            if !log.openAtEnd.isEmpty {
+            // Elements left open at the end, in a document that ends with its root's end tag, were
+            // left open by mismatched tags (raw `<br>` in a description), not by a cut: nothing is dropped.
+            if let root = log.openAtEnd.first, !Truncation.endsWithEndTag(of: root, prepared) {
                 warnings.append(Truncation.dropUnfinishedRecord(open: log.openAtEnd, recordNames: limits.recordNames))
             }
             return .success(

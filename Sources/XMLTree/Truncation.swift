@@ -5,6 +5,35 @@ internal import CLibXML2
 /// mode keeps everything that arrived, and the one record that was cut off
 /// is removed, so no half-read entry reaches the feed.
 enum Truncation {
+    /// Whether the bytes end (white space aside) with the end tag of `root`,
+    /// as its name is written (`</rss>`, `</rdf:RDF >`): the document was
+    /// not cut, whatever libxml2's recovery left open.
+    static func endsWithEndTag(of root: xmlNodePtr, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var name = root.pointee.name.map { Array(String(cString: $0).utf8) } ?? []
+        if let prefix = root.pointee.ns?.pointee.prefix {
+            name = Array(String(cString: prefix).utf8) + [UInt8(ascii: ":")] + name
+        }
+        func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        var end = bytes.count
+        while true {
+            while end > 0, isSpace(bytes[end - 1]) || bytes[end - 1] == 0 { end -= 1 }
+            // A comment after the root (`<!-- generated in 0.2 s -->`) is not the document's end.
+            let close: [UInt8] = Array("-->".utf8)
+            guard end >= 7, bytes[(end - 3)..<end].elementsEqual(close) else { break }
+            let open: [UInt8] = Array("<!--".utf8)
+            var start = end - 3
+            while start >= 4, !bytes[(start - 4)..<start].elementsEqual(open) { start -= 1 }
+            guard start >= 4 else { return false }
+            end = start - 4
+        }
+        guard end > 0, bytes[end - 1] == UInt8(ascii: ">") else { return false }
+        end -= 1
+        while end > 0, isSpace(bytes[end - 1]) { end -= 1 }
+        let tag = [UInt8(ascii: "<"), UInt8(ascii: "/")] + name
+        guard end >= tag.count else { return false }
+        return bytes[(end - tag.count)..<end].elementsEqual(tag)
+    }
+
     /// Removes the outermost open element named in `recordNames` (never the
     /// root) and describes what was kept.
     /// - Parameter open: the elements open at the end, outermost first.

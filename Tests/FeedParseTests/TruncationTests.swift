@@ -95,3 +95,44 @@ import Testing
         #expect(throws: ParseError.self) { try FeedParser.parse(Array(#"{"version": "x", "items": [}]}"#.utf8)) }
     }
 }
+
+/// A complete document whose raw HTML leaves tags unclosed (`<br>` in a
+/// description) makes libxml2's recovery leave the item open at the end:
+/// it was not cut, and nothing of it is dropped.
+@Suite struct MismatchedTagsAreNotTruncationTests {
+    static func feed(breaks: Int, trailer: String = "") -> String {
+        let body = Array(repeating: "line<br>", count: breaks).joined() + "end"
+        return """
+            <?xml version="1.0" encoding="utf-8"?>
+            <rss version="2.0"><channel><title>t</title><link>http://example.org/</link>
+            <item><title>one</title><guid>urn:1</guid><description>\(body)</description></item>
+            <item><title>two</title><guid>urn:2</guid><description>\(body)</description></item>
+            <item><title>three</title><guid>urn:3</guid></item>
+            </channel></rss>\(trailer)
+            """
+    }
+
+    @Test(arguments: [1, 3, 5])
+    func rawLineBreaksKeepEveryItem(_ breaks: Int) throws {
+        // libxml2's recovery nests what follows the unclosed tags inside the first item
+        // (a limit of recover mode); that first item must survive, not be taken for a cut.
+        let parsed = try FeedParser.parse(Array(Self.feed(breaks: breaks).utf8))
+        #expect(parsed.entries.first?.id == "urn:1")
+        #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
+    }
+
+    @Test func anItemAfterACleanOneIsKept() throws {
+        let xml = """
+            <rss version="2.0"><channel><title>t</title>
+            <item><title>one</title><guid>urn:1</guid></item>
+            <item><title>two</title><guid>urn:2</guid><description>line<br>line<br>line<br>end</description></item>
+            </channel></rss>
+            """
+        #expect(try FeedParser.parse(Array(xml.utf8)).entries.map(\.id) == ["urn:1", "urn:2"])
+    }
+
+    @Test func aCommentAfterTheRootIsStillTheEnd() throws {
+        let parsed = try FeedParser.parse(Array(Self.feed(breaks: 5, trailer: "\n<!-- generated in 0.2 s -->\n").utf8))
+        #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
+    }
+}
