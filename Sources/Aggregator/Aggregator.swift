@@ -26,6 +26,8 @@ public struct FeedReport: Sendable {
     public var entriesKept: Int
     public var bytes: Int
     public var warnings: [String]
+    /// Warnings that are shown without `--verbose` (a body cut at the size cap).
+    public var notices: [String] = []
     /// With a state: the entries stored for the feed and the newest one's date.
     public var entriesStored: Int?
     public var newestEntry: Timestamp?
@@ -125,6 +127,7 @@ public enum Aggregator {
             report.bytes = fetched.bytes
             report.entriesParsed = fetched.feed.entries.count
             report.warnings = fetched.feed.warnings
+            report.notices = fetched.notice.map { [$0] } ?? []
             report.movedTo = fetched.movedTo
         case .notModified(let status, _):
             report.status = .notModified

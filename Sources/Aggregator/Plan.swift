@@ -62,8 +62,11 @@ struct Plan: Sendable {
         return .fetched(
             Fetched(
                 feed: feed, source: source, bytes: response.body.count, status: response.status,
-                etag: response.headers.etag, lastModified: response.headers.lastModified,
-                movedTo: response.permanentlyRedirected ? response.finalURL : nil, notBefore: notBefore))
+                // A cut document's validators are not kept: a 304 would serve the cut entries for good.
+                etag: cut == nil ? response.headers.etag : nil,
+                lastModified: cut == nil ? response.headers.lastModified : nil,
+                movedTo: response.permanentlyRedirected ? response.finalURL : nil, notBefore: notBefore,
+                notice: cut))
     }
 
     /// Seconds the response may be reused before it is fetched again: its
@@ -86,6 +89,8 @@ struct Fetched: Sendable {
     var lastModified: String?
     var movedTo: String?
     var notBefore: Int?
+    /// What the user must hear of even without `--verbose` (a body cut at the size cap).
+    var notice: String?
 }
 
 struct Failure: Sendable {

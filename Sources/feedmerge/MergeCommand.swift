@@ -291,6 +291,11 @@ struct MergeCommand {
             }
         }
         if !verbose && !quiet {
+            for report in reports {
+                for notice in report.notices {
+                    StandardOutput.error("feedmerge: \(report.subscription.url): \(notice)")
+                }
+            }
             // An unreadable date is never silently "now": each feed that had some says so.
             for report in reports {
                 let unreadable = report.warnings.filter(ParseWarning.isUnreadableDate)

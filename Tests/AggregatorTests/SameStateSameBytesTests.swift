@@ -102,6 +102,29 @@ import Testing
         #expect(items.count > 100 && items.count < 130, "\(items.count) items")
         #expect(items.allSatisfy { ($0["content_html"] as? String)?.count == 200 })
     }
+
+    /// With a state, the cut document's validators are not stored: the next
+    /// run fetches it whole instead of being told 304 and keeping the cut.
+    @Test func aCutFeedIsFetchedWholeNextTime() throws {
+        let w = try StateTests.Workspace("size-cap-state")
+        func run(_ extra: [String]) throws -> (CommandRun, Int) {
+            let output = w.path("out.json")
+            let run = try CommandRun.feedmerge(
+                [
+                    PlanetServer.state.url("/big"), "-o", output, "--state", w.state, "--limit", "0",
+                    "--now", "2024-02-01T00:00:00Z",
+                ] + extra)
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
+            return (run, ((json as? [String: Any])?["items"] as? [Any])?.count ?? 0)
+        }
+        let (cut, few) = try run(["--max-bytes", "40000"])
+        #expect(
+            cut.standardError.contains("the document was cut there"), "shown without --verbose: \(cut.standardError)")
+        #expect(few < 130)
+        let (whole, all) = try run([])
+        #expect(whole.standardError.contains("1 feeds ok"), "\(whole.standardError)")
+        #expect(all == 400)
+    }
 }
 
 /// A date that cannot be read is never silently "now": the run says so,

@@ -141,7 +141,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
             payload = ('<?xml version="1.0"?><rss version="2.0"><channel><title>big</title>'
                        "<link>http://state.example/big/</link><description>d</description>%s</channel></rss>"
                        % items).encode()
-            return self.reply(200, payload, [("Content-Type", "application/rss+xml")])
+            if self.headers.get("If-None-Match") == '"big"':
+                return self.reply(304, b"", [("ETag", '"big"')])
+            return self.reply(200, payload, [("Content-Type", "application/rss+xml"), ("ETag", '"big"')])
         if parts[0] != "feed":
             return self.reply(404)
         name = parts[1]
