@@ -31,7 +31,12 @@ public final class SQLiteStateStore: StateStore {
         """,
         // 2: the feed's whole metadata (`FeedMetadataCodec`), so that a feed
         // served from the state gives the same source as its last fetch.
-        "ALTER TABLE feeds ADD COLUMN metadata BLOB;",
+        // Validators stored before it are dropped: each feed is fetched whole
+        // once more (not answered 304), which fills its metadata in.
+        """
+        ALTER TABLE feeds ADD COLUMN metadata BLOB;
+        UPDATE feeds SET etag = NULL, last_modified = NULL;
+        """,
     ]
 
     public init(path: String) throws(StateError) {

@@ -1,4 +1,5 @@
 import FeedModel
+import Foundation
 import Testing
 
 @testable import FeedState
@@ -63,5 +64,32 @@ import Testing
         metadata.categories = [Category(term: "c", scheme: "s")]
         metadata.explicit = false
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(metadata)) == metadata)
+    }
+}
+
+/// A state file of schema 1 is upgraded in place; its feeds lose their
+/// validators once, so the next run fetches them whole and stores their
+/// metadata (a 304 would serve them without it, changing the output).
+@Suite struct StateMigrationTests {
+    @Test func schema1FilesAreUpgradedAndRefetchedOnce() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-migrate-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+        do {
+            let old = try SQLiteDatabase(path: path)
+            try old.execute(SQLiteStateStore.migrations[0])
+            try old.execute("PRAGMA user_version = 1")
+            try old.execute(
+                "INSERT INTO feeds(url, first_seen, etag, last_modified, title, link) "
+                    + "VALUES ('http://a.example/feed', 1, '\"v1\"', 'Tue, 02 Jan 2024 00:00:00 GMT', 'A', 'http://a.example/')"
+            )
+        }
+        let store = try SQLiteStateStore(path: path)
+        let record = try #require(try store.feed("http://a.example/feed"))
+        #expect(record.etag == nil && record.lastModified == nil)
+        #expect(record.metadata?.title?.value == "A")
+        #expect(record.metadata?.link == "http://a.example/")
     }
 }
