@@ -79,15 +79,28 @@ import Testing
         #expect(feed.entries[0].explicit == false)
     }
 
-    /// feedparser keeps `itunes:owner` as the publisher only; with no author
-    /// named anywhere else we take the owner as the feed's author.
-    @Test func itunesOwnerIsTheAuthorOnlyWhenNoneIsNamed() throws {
-        let owner =
+    /// `itunes:owner`, `webMaster` and `dc:publisher` are contacts, not
+    /// authors (as in feedparser, which keeps them as the publisher): the
+    /// merge credits a feed's entries with its authors, so a contact would be
+    /// credited with every post.
+    @Test func ownersWebmastersAndPublishersAreNotAuthors() throws {
+        let contacts =
             "<itunes:owner><itunes:name>Studio</itunes:name><itunes:email>s@example.com</itunes:email></itunes:owner>"
-        let alone = try Self.parse(Self.rss(channel: owner, item: ""))
-        #expect(alone.metadata.authors == [Person(name: "Studio", email: "s@example.com")])
-        let withAuthor = try Self.parse(Self.rss(channel: owner + "<itunes:author>Host</itunes:author>", item: ""))
+            + "<webMaster>ops@example.com (Site Ops)</webMaster><dc:publisher>Publishing House</dc:publisher>"
+        let alone = try Self.parse(Self.rss(channel: contacts, item: ""))
+        #expect(alone.metadata.authors.isEmpty)
+        let withAuthor = try Self.parse(Self.rss(channel: contacts + "<itunes:author>Host</itunes:author>", item: ""))
         #expect(withAuthor.metadata.authors == [Person(name: "Host")])
+    }
+
+    /// Authors come from the best-ranked source only: `managingEditor` and
+    /// `itunes:author` are two spellings of one credit, not two authors.
+    @Test func feedAuthorsComeFromTheBestRankedSourceOnly() throws {
+        let feed = try Self.parse(
+            Self.rss(
+                channel: "<managingEditor>ed@example.com (Ed)</managingEditor><itunes:author>Pod Person</itunes:author>",
+                item: ""))
+        #expect(feed.metadata.authors == [Person(name: "Ed", email: "ed@example.com")])
     }
 
     @Test func itunesAuthorOfAnItemOnlyWithoutOtherAuthors() throws {

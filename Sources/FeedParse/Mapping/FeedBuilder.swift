@@ -11,7 +11,8 @@ struct FeedBuilder {
     /// creator (1), `itunes:author` (2).
     var authors: [(rank: Int, person: Person)] = []
     /// Who publishes rather than writes the feed (`dc:publisher`,
-    /// `itunes:owner`, `webMaster`, `media:credit`): the authors when the feed names none.
+    /// `itunes:owner`, `webMaster`): contacts, never the feed's authors
+    /// (the model has no place for them yet).
     var publishers: [(rank: Int, person: Person)] = []
     /// `dc:identifier`: the id when the format gives none.
     var fallbackID: String?
@@ -59,10 +60,12 @@ struct FeedBuilder {
 
     consuming func build() -> FeedMetadata {
         if metadata.id == nil { metadata.id = fallbackID }
-        // A stable sort: within a rank, document order.
-        let chosen = authors.isEmpty ? publishers : authors
-        metadata.authors = chosen.enumerated().sorted { ($0.element.rank, $0.offset) < ($1.element.rank, $1.offset) }
-            .map(\.element.person).uniqued()
+        // The best-ranked source of authors only, in document order: an RSS
+        // `managingEditor` and an `itunes:author` are two spellings of one
+        // credit, not two authors. Publishers, owners and webmasters are
+        // contacts, not authors: the merge credits entries with these authors.
+        let best = authors.map(\.rank).min()
+        metadata.authors = authors.filter { $0.rank == best }.map(\.person).uniqued()
         return metadata
     }
 }
