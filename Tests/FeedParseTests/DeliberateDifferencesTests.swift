@@ -78,4 +78,17 @@ import Testing
         let entry = try FeedParser.parse(Array(xml.utf8), options: .init(url: "https://www.reddit.com/.rss")).entries
         #expect(entry.first?.id == "t3_42tizy")
     }
+
+    /// A relative Atom id stays as written and is no link: resolved, it would
+    /// depend on where the feed was fetched from (feedparser resolves it).
+    @Test func aRelativeAtomIDIsNotResolved() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://ex.org/blog/"><title>t</title>\
+            <entry><id>post-42</id><title>p</title></entry></feed>
+            """
+        let entry = try FeedParser.parse(Array(xml.utf8), options: .init(url: "https://ex.org/feeds/atom.xml"))
+            .entries.first
+        #expect(entry?.id == "post-42")
+        #expect(entry?.link == nil)
+    }
 }

@@ -69,12 +69,11 @@ struct AtomMapper {
         return ParsedFeed(format: format, metadata: metadata, entries: entries, warnings: context.warnings)
     }
 
-    /// `atom:id`: RFC 4287 wants an absolute IRI; a relative reference (an
-    /// error) is resolved against the base in scope, the only way to make it one.
-    private func atomID(_ element: DOMElement) -> String? {
-        guard let id = context.text(element) else { return nil }
-        return URLReference.hasScheme(id) ? id : context.absolute(id, at: element) ?? id
-    }
+    /// `atom:id`, as written. RFC 4287 wants an absolute IRI, but resolving a
+    /// relative one would make the id depend on the address the feed was
+    /// fetched from (and change the entry's identity in the state when the
+    /// feed moves): an id is a name, kept as the feed gave it.
+    private func atomID(_ element: DOMElement) -> String? { context.text(element) }
 
     private func category(_ element: DOMElement) -> Category? {
         guard let term = (element.attribute("term") ?? context.text(element))?.trimmingWhitespace, !term.isEmpty
