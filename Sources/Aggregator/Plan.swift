@@ -107,6 +107,12 @@ enum Outcome: Sendable {
     case skipped(FeedReport.Status)
     case failed(Failure)
 
+    /// A Retry-After at most a week away: a wrong or hostile header must not
+    /// silence a feed for good (cache lifetimes stop at a day).
+    static func capped(_ notBefore: Timestamp, now: Timestamp) -> Timestamp {
+        Timestamp(secondsSince1970: min(notBefore.secondsSince1970, now.secondsSince1970 + 7 * 86_400))
+    }
+
     /// What to store; nil when nothing happened (a skipped feed).
     func update(url: String, now: Timestamp) -> FeedUpdate? {
         func later(_ seconds: Int?) -> Timestamp? {
@@ -127,7 +133,8 @@ enum Outcome: Sendable {
         case .failed(let failure):
             return FeedUpdate(
                 url: url, outcome: .failed(message: failure.message, gone: failure.gone), status: failure.status,
-                movedTo: nil, notBefore: failure.retryAfter?.notBefore(now: now), now: now)
+                movedTo: nil, notBefore: failure.retryAfter.map { Self.capped($0.notBefore(now: now), now: now) },
+                now: now)
         }
     }
 }

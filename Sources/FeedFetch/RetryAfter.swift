@@ -63,8 +63,8 @@ enum HTTPDate {
                 month = index + 1
             }
         }
-        guard let day, let month, let year, let time, (1...31).contains(day), time[0] < 24, time[1] < 60,
-            time[2] < 61
+        guard let day, let month, let year, let time, (1...31).contains(day), (1...9999).contains(year),
+            time.allSatisfy({ $0 >= 0 }), time[0] < 24, time[1] < 60, time[2] < 61
         else { return nil }
         return CivilTime.timestamp(
             year: year, month: month, day: day, hour: time[0], minute: time[1], second: time[2]

@@ -105,6 +105,17 @@ import Testing
         #expect(Self.stored(retryAfter) == Timestamp(secondsSince1970: 1_706_745_600 + 3600))
     }
 
+    /// A Retry-After far away (a date in 9999, a huge delay) is capped at a week.
+    @Test(arguments: ["Fri, 31 Dec 9999 23:59:59 GMT", "999999999999"])
+    func farRetryAfterIsCappedAtAWeek(_ value: String) throws {
+        let retryAfter = try #require(RetryAfter(parsing: value))
+        #expect(Self.stored(retryAfter) == Timestamp(secondsSince1970: 1_706_745_600 + 7 * 86_400))
+    }
+
+    @Test func impossibleYearsAreNoDate() {
+        #expect(RetryAfter(parsing: "Fri, 31 Dec 99999999999 23:59:59 GMT") == nil)
+    }
+
     @Test func noRetryAfterStoresNoTime() {
         #expect(Self.stored(nil) == nil)
     }
