@@ -97,7 +97,16 @@ public struct Timeline {
             chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
             chosen.removeSubrange(perFeed...)
         }
-        // Links normalized once: they name entries, and show which links the feed shares among several.
+        // A full timeline rejects an entry older than its last in O(1): before any link is normalized.
+        if let limit = rules.limit, keys.count >= limit, let last = keys.last {
+            let feed = Int32(subscription)
+            chosen.removeAll {
+                !(TimelineKey(date: $0.date.secondsSince1970, subscription: feed, entry: Int32($0.index)) < last)
+            }
+        }
+        guard !chosen.isEmpty else { return 0 }
+        // Links normalized once: they name entries, and show which links the feed shares among
+        // several (over the whole feed, whatever got in, so that arrival order does not matter).
         let links = parsed.entries.map { entry in entry.link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) }
         }
         let shared = Self.sharedLinks(links, in: parsed.entries)
