@@ -26,7 +26,18 @@ import Testing
         #expect(
             HTMLLinks.absolutize(#"<a href='it"s'>x</a>"#, base: base)
                 == #"<a href='http://example.org/dir/it"s'>x</a>"#)
-        #expect(HTMLLinks.absolutize(#"<a href=x>y</a>"#, base: base) == #"<a href=http://example.org/dir/x>y</a>"#)
+        #expect(HTMLLinks.absolutize(#"<a href=x>y</a>"#, base: base) == #"<a href="http://example.org/dir/x">y</a>"#)
+    }
+
+    /// An unquoted value is quoted once resolved: a base holding a space or
+    /// `>` cannot end it early and start attributes or elements of its own.
+    @Test func unquotedValuesAreQuotedOnceResolved() {
+        let result = HTMLLinks.absolutize(
+            #"<div xml:base="http://ex.org/my blog/x><img src=q onerror=alert(1)>/"><img src=pic.png alt=x></div>"#,
+            base: base)
+        #expect(
+            result.contains(#"<img src="http://ex.org/my blog/x><img src=q onerror=alert(1)>/pic.png" alt=x>"#),
+            "\(result)")
     }
 
     @Test func xmlBaseScopeEndsWithItsElement() {

@@ -136,3 +136,17 @@ import Testing
         #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
     }
 }
+
+/// JSON Feed numbers out of range are no size or duration.
+@Suite struct JSONFeedNumberTests {
+    @Test func negativeHugeOrNonFiniteNumbersAreDropped() throws {
+        let json = """
+            {"version": "https://jsonfeed.org/version/1.1", "title": "t", "items": [{"id": "1", "attachments": [
+              {"url": "http://a.example/1.mp3", "mime_type": "audio/mpeg", "size_in_bytes": -1e300, "duration_in_seconds": 1e300},
+              {"url": "http://a.example/2.mp3", "mime_type": "audio/mpeg", "size_in_bytes": 1234, "duration_in_seconds": 61.5}]}]}
+            """
+        let enclosures = try FeedParser.parse(Array(json.utf8)).entries.first?.enclosures ?? []
+        #expect(enclosures.map(\.length) == [nil, 1234])
+        #expect(enclosures.map(\.duration) == [nil, 61])
+    }
+}

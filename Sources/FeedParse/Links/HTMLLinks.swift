@@ -94,7 +94,11 @@ enum HTMLLinks {
                 if attribute.quote == UInt8(ascii: "'") { escaped = escaped.replacingAll("'", with: "&#39;") }
                 if out.isEmpty { out.reserveCapacity(n + 256) }
                 out.append(contentsOf: bytes[copied..<attribute.value.lowerBound])
+                // An unquoted value is quoted once resolved: a base with a space or `>` in it
+                // must not end the value early and start new attributes or elements.
+                if attribute.quote == 0 { out.append(UInt8(ascii: "\"")) }
                 out.append(contentsOf: escaped.utf8)
+                if attribute.quote == 0 { out.append(UInt8(ascii: "\"")) }
                 copied = attribute.value.upperBound
             }
         }

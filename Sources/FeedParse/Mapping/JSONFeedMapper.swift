@@ -70,11 +70,19 @@ struct JSONFeedMapper {
             guard let address = url(attachment["url"], base: base) else { continue }
             entry.enclosures.append(
                 Enclosure(
-                    url: address, length: (attachment["size_in_bytes"] as? NSNumber)?.intValue,
-                    type: string(attachment["mime_type"]),
-                    duration: (attachment["duration_in_seconds"] as? NSNumber)?.intValue))
+                    url: address, length: count(attachment["size_in_bytes"]),
+                    type: string(attachment["mime_type"]), duration: count(attachment["duration_in_seconds"])))
         }
         return entry
+    }
+
+    /// A size or a duration: a finite number from 0 up, else nothing (a
+    /// `-1e300` must not become `Int.min` in the outputs).
+    private func count(_ value: Any?) -> Int? {
+        guard let number = value as? NSNumber else { return nil }
+        let double = number.doubleValue
+        guard double.isFinite, double >= 0, double < 9.0e18 else { return nil }
+        return Int(double)
     }
 
     /// `authors` (1.1) or `author` (1.0).
