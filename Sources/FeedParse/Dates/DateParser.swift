@@ -25,7 +25,12 @@ public enum DateParser {
         if let instant = iso.scan() { return instant }
         if let instant = RFC822FastPath.scan(trimmed) { return instant }
         var words = WordDateScanner(trimmed)
-        return words.scan()
+        if let instant = words.scan() { return instant }
+        // RFC 2822's trailing comment (`... -0000 (UTC)`, `... +0200 (CEST)`): the zone before it counts.
+        guard trimmed.last == UInt8(ascii: ")"), let open = trimmed.lastIndex(of: UInt8(ascii: "(")), open > 0 else {
+            return nil
+        }
+        return parse(bytes: UnsafeBufferPointer(rebasing: trimmed[..<open]))
     }
 
     static func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
