@@ -181,10 +181,19 @@ public struct Timeline {
     /// they are not used to match at all. Decided per feed, before any
     /// entry goes in, so that the result does not depend on arrival order.
     private static func sharedLinks(_ links: [String?], in entries: [Entry]) -> Set<String> {
+        // Most feeds give every entry its own link: a set finds a repeat
+        // without building a map; only then are ids compared.
+        var seen = Set<String>(minimumCapacity: links.count)
+        var repeated = false
+        for case let link? in links where !seen.insert(link).inserted {
+            repeated = true
+            break
+        }
+        guard repeated else { return [] }
         var idByLink: [String: String] = [:]
         var shared: Set<String> = []
-        for (entry, link) in zip(entries, links) {
-            guard let id = entry.id, !id.isEmpty, let link else { continue }
+        for index in entries.indices {
+            guard let link = links[index], let id = entries[index].id, !id.isEmpty else { continue }
             if let other = idByLink.updateValue(id, forKey: link), other != id { shared.insert(link) }
         }
         return shared

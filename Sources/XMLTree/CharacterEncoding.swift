@@ -41,9 +41,9 @@ enum CharacterEncoding {
             return [Decision(name: name, source: .bytePattern)]
         }
         var result: [Decision] = []
-        func add(_ label: String?, _ source: Decision.Source) {
+        func add(_ label: String?, _ source: Decision.Source, canonical: Bool = false) {
             guard let label else { return }
-            let name = canonicalName(label)
+            let name = canonical ? label : canonicalName(label)
             guard !name.isEmpty, !isWide(name), !result.contains(where: { $0.name == name }) else { return }
             result.append(Decision(name: name, source: source))
         }
@@ -54,7 +54,7 @@ enum CharacterEncoding {
         }
         add(declaredEncoding(bytes), .declaration)
         if let media, !media.isXML { add(media.charset, .http) }
-        add("utf-8", .assumed)
+        add("utf-8", .assumed, canonical: true)
         return result
     }
 
@@ -136,6 +136,12 @@ enum CharacterEncoding {
     /// WHATWG Encoding Standard where it differs from the IANA registry:
     /// ISO-8859-1 and US-ASCII labels mean windows-1252.
     static func canonicalName(_ label: String) -> String {
+        // The common labels, as written, need no trimming or folding.
+        switch label {
+        case "utf-8", "UTF-8": return "utf-8"
+        case "ISO-8859-1", "iso-8859-1", "windows-1252": return "windows-1252"
+        default: break
+        }
         let name = label.trimmingSpaces.trimmingCharacters(in: "\"'").lowercased()
         switch name {
         case "utf8", "utf-8", "unicode-1-1-utf-8", "x-unicode20utf8", "cp65001": return "utf-8"

@@ -63,14 +63,14 @@ enum HTMLLinks {
             let tagName = nameStart..<i
             attributes.removeAll(keepingCapacity: true)
             i = readAttributes(bytes, from: i, into: &attributes)
-            var base = scopes.last?.base ?? documentBase
+            var base = tracksBases ? scopes.last?.base ?? documentBase : documentBase
             if tracksBases, let xmlBase = attributes.first(where: { matches(bytes[$0.name], "xml:base") }) {
                 base = URLReference.resolve(String(decoding: bytes[xmlBase.value], as: UTF8.self), against: base)
                 let name = lowercased(bytes[tagName])
                 let selfClosing = i >= 2 && bytes[i - 1] == UInt8(ascii: ">") && bytes[i - 2] == UInt8(ascii: "/")
                 if !selfClosing && !voidElements.contains(Array(name)) { scopes.append((name, base)) }
             }
-            for attribute in attributes {
+            for attribute in attributes where mayBeURLAttribute(bytes[attribute.name]) {
                 let name = bytes[attribute.name]
                 let resolved: String
                 if sourceSetAttributes.contains(where: { matches(name, $0) }) {
@@ -195,18 +195,26 @@ enum HTMLLinks {
     /// Whether `xml:base` occurs anywhere (found by its colon, like
     /// `XMLAttributeMentions` in XMLTree).
     private static func mentionsXMLBase(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // Searching for `x` (a colon search stopped at every `http:`), then comparing the word.
         let n = bytes.count
         var i = 0
-        while i < n, let hit = memchr(bytes.baseAddress! + i, Int32(UInt8(ascii: ":")), n - i) {
-            let colon = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - bytes.baseAddress!
-            i = colon + 1
-            if colon >= 3, colon + 5 <= n, bytes[(colon - 3)..<colon].elementsEqual("xml".utf8),
-                bytes[(colon + 1)..<(colon + 5)].elementsEqual("base".utf8)
-            {
-                return true
-            }
+        while i + 8 <= n, let hit = memchr(bytes.baseAddress! + i, Int32(UInt8(ascii: "x")), n - i) {
+            let x = UnsafeRawPointer(hit).assumingMemoryBound(to: UInt8.self) - bytes.baseAddress!
+            if x + 8 <= n, bytes[x..<(x + 8)].elementsEqual("xml:base".utf8) { return true }
+            i = x + 1
         }
         return false
+    }
+
+    /// First letters of the URL attributes' names, as bits: a name starting
+    /// otherwise is skipped without comparing it to each.
+    private static let urlAttributeInitials: UInt32 = (urlAttributes + sourceSetAttributes).reduce(0) {
+        $0 | 1 << UInt32($1.utf8Start[0] - UInt8(ascii: "a"))
+    }
+
+    private static func mayBeURLAttribute(_ name: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        guard let first = name.first, isLetter(first) else { return false }
+        return urlAttributeInitials >> UInt32((first | 0x20) - UInt8(ascii: "a")) & 1 != 0
     }
 
     private static func isLetter(_ b: UInt8) -> Bool {

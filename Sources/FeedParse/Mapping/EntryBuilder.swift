@@ -67,7 +67,7 @@ struct EntryBuilder {
     }
 
     /// The entry, moved out of the builder.
-    consuming func build() -> Entry {
+    mutating func build() -> Entry {
         if entry.id == nil { entry.id = fallbackID }
         if entry.link == nil { entry.link = permalinkGUID ?? linkFromID }
         if entry.authors.isEmpty { entry.authors = itunesAuthors.isEmpty ? creditAuthors : itunesAuthors }
@@ -76,13 +76,18 @@ struct EntryBuilder {
                 entry.enclosures[index].duration = itunesDuration
             }
         }
-        return entry
+        // Moved out, not copied: the builder is done with.
+        var built = Entry()
+        swap(&built, &entry)
+        return built
     }
 
     /// Whether `value` is an http or https URL: the only ids that are links too.
     static func isWebURL(_ value: String) -> Bool {
-        let lower = value.prefix(8).lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
+        func starts(with prefix: String.UTF8View) -> Bool {
+            value.utf8.count > prefix.count && zip(value.utf8, prefix).allSatisfy { $0 | 0x20 == $1 }
+        }
+        return starts(with: "http://".utf8) || starts(with: "https://".utf8)
     }
 }
 

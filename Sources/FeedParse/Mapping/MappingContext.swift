@@ -20,7 +20,10 @@ struct MappingContext {
     func base(at element: DOMElement) -> String? {
         var base = documentURL.flatMap { URLReference.isOpaque($0) ? nil : $0 }
         let root = element.document.root
-        if root.lowercasedName == "channel", root.namespace == nil, let cdfBase = root.attribute("BASE") {
+        // CDF's `<CHANNEL BASE=...>` root (the name's length first: no lower-casing for `rss` or `feed`).
+        if root.namespace == nil, root.name.utf8.count == 7, root.lowercasedName == "channel",
+            let cdfBase = root.attribute("BASE")
+        {
             base = Self.rebase(base, on: cdfBase)
         }
         for xmlBase in element.baseChain { base = Self.rebase(base, on: xmlBase) }

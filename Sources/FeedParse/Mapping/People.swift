@@ -71,7 +71,9 @@ extension MappingContext {
     static func isAddress(_ text: String) -> Bool {
         var ats = 0
         var localCount = 0
-        var domain: [UInt8] = []
+        var domainCount = 0
+        var domainFirst: UInt8 = 0
+        var domainLast: UInt8 = 0
         for byte in text.utf8 {
             switch byte {
             case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"),
@@ -80,15 +82,22 @@ extension MappingContext {
             case UInt8(ascii: "@"):
                 ats += 1
             default:
-                if ats == 0 { localCount += 1 } else { domain.append(byte) }
+                if ats == 0 {
+                    localCount += 1
+                } else {
+                    if domainCount == 0 { domainFirst = byte }
+                    domainLast = byte
+                    domainCount += 1
+                }
             }
         }
-        return ats == 1 && localCount > 0 && !domain.isEmpty && domain.first != UInt8(ascii: ".")
-            && domain.last != UInt8(ascii: ".")
+        return ats == 1 && localCount > 0 && domainCount > 0 && domainFirst != UInt8(ascii: ".")
+            && domainLast != UInt8(ascii: ".")
     }
 
     static func strippingMailto(_ text: String) -> String {
-        guard text.utf8.count > 7, text.prefix(7).lowercased() == "mailto:" else { return text }
+        let prefix = "mailto:".utf8
+        guard text.utf8.count > 7, zip(text.utf8, prefix).allSatisfy({ $0 | 0x20 == $1 }) else { return text }
         return String(text.dropFirst(7)).trimmingWhitespace
     }
 }
