@@ -5,9 +5,15 @@ import XMLTree
 /// document URL (base of relative links) and the warnings it collects.
 struct MappingContext {
     let documentURL: String?
+    /// The document URL as a base: nil when opaque (`javascript:`, `mailto:`).
+    /// Worked out once: `base(at:)` runs for every link of the document.
+    private let documentBase: String?
     var warnings: [String] = []
 
-    init(documentURL: String?) { self.documentURL = documentURL }
+    init(documentURL: String?) {
+        self.documentURL = documentURL
+        documentBase = documentURL.flatMap { URLReference.isOpaque($0) ? nil : $0 }
+    }
 
     /// The trimmed text of an element, nil when empty.
     func text(_ element: DOMElement) -> String? { element.trimmedText }
@@ -18,7 +24,7 @@ struct MappingContext {
     /// A base that cannot be one (an opaque `javascript:` or `mailto:` URL)
     /// is skipped: the base in scope before it still holds.
     func base(at element: DOMElement) -> String? {
-        var base = documentURL.flatMap { URLReference.isOpaque($0) ? nil : $0 }
+        var base = documentBase
         let root = element.document.root
         // CDF's `<CHANNEL BASE=...>` root (the name's length first: no lower-casing for `rss` or `feed`).
         if root.namespace == nil, root.name.utf8.count == 7, root.lowercasedName == "channel",
