@@ -107,7 +107,8 @@ public struct Timeline {
         guard !chosen.isEmpty else { return 0 }
         // Links normalized once: they name entries, and show which links the feed shares among
         // several (over the whole feed, whatever got in, so that arrival order does not matter).
-        let links = parsed.entries.map { entry in entry.link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) }
+        let links = parsed.entries.map { entry in
+            entry.link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
         }
         let shared = Self.sharedLinks(links, in: parsed.entries)
         var kept = 0
@@ -124,8 +125,8 @@ public struct Timeline {
                 entry.published = entry.published.map { min($0, rules.now) }
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
-            let link = links[index].flatMap { shared.contains($0) ? nil : $0 }
-            let names = EntryNames(id: entry.id, normalizedLink: link)
+            let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
+            let names = EntryNames(id: entry.id, link: link)
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
         }
         return kept
@@ -180,12 +181,12 @@ public struct Timeline {
     /// entries one, and across feeds they name no entry in particular, so
     /// they are not used to match at all. Decided per feed, before any
     /// entry goes in, so that the result does not depend on arrival order.
-    private static func sharedLinks(_ links: [String?], in entries: [Entry]) -> Set<String> {
-        // Most feeds give every entry its own link: a set finds a repeat
-        // without building a map; only then are ids compared.
-        var seen = Set<String>(minimumCapacity: links.count)
+    private static func sharedLinks(_ links: [EntryName?], in entries: [Entry]) -> Set<String> {
+        // Most feeds give every entry its own link: the links' own hashes find
+        // a repeat without hashing a string again; only then are ids compared.
+        var seen = Set<Int>(minimumCapacity: links.count)
         var repeated = false
-        for case let link? in links where !seen.insert(link).inserted {
+        for case let link? in links where !seen.insert(link.hash).inserted {
             repeated = true
             break
         }
@@ -193,7 +194,7 @@ public struct Timeline {
         var idByLink: [String: String] = [:]
         var shared: Set<String> = []
         for index in entries.indices {
-            guard let link = links[index], let id = entries[index].id, !id.isEmpty else { continue }
+            guard let link = links[index]?.name, let id = entries[index].id, !id.isEmpty else { continue }
             if let other = idByLink.updateValue(id, forKey: link), other != id { shared.insert(link) }
         }
         return shared
@@ -265,7 +266,11 @@ struct EntryNames {
     }
 
     init(id: String?, normalizedLink: String?) {
+        self.init(id: id, link: normalizedLink.map { EntryName($0) })
+    }
+
+    init(id: String?, link: EntryName?) {
         self.id = id.flatMap { $0.isEmpty ? nil : EntryName($0) }
-        self.link = normalizedLink.map { EntryName($0) }
+        self.link = link
     }
 }
