@@ -30,12 +30,7 @@ enum EntryCodec {
             out.integer(enclosure.length.map(Int64.init))
             out.string(enclosure.type)
         }
-        out.count(entry.categories.count)
-        for category in entry.categories {
-            out.string(category.term)
-            out.string(category.scheme)
-            out.string(category.label)
-        }
+        out.categories(entry.categories)
         out.text(entry.rights)
         out.string(entry.comments)
         out.string(entry.language)
@@ -63,9 +58,7 @@ enum EntryCodec {
         e.enclosures = (0..<r.count()).map { _ in
             Enclosure(url: r.string() ?? "", length: r.integer().map { Int($0) }, type: r.string())
         }
-        e.categories = (0..<r.count()).map { _ in
-            Category(term: r.string() ?? "", scheme: r.string(), label: r.string())
-        }
+        e.categories = r.categories()
         e.rights = r.text()
         e.comments = r.string()
         e.language = r.string()
@@ -119,6 +112,15 @@ enum EntryCodec {
 
         /// nil, false, true as 0, 1, 2.
         mutating func flag(_ value: Bool?) { byte(value.map { $0 ? 2 : 1 } ?? 0) }
+
+        mutating func categories(_ categories: [Category]) {
+            count(categories.count)
+            for category in categories {
+                string(category.term)
+                string(category.scheme)
+                string(category.label)
+            }
+        }
 
         mutating func people(_ people: [Person]) {
             count(people.count)
@@ -199,6 +201,10 @@ enum EntryCodec {
             case 2: return true
             default: return nil
             }
+        }
+
+        mutating func categories() -> [Category] {
+            (0..<count()).map { _ in Category(term: string() ?? "", scheme: string(), label: string()) }
         }
 
         mutating func people() -> [Person] {

@@ -23,12 +23,7 @@ enum FeedMetadataCodec {
         out.string(metadata.generator)
         out.people(metadata.authors)
         out.people(metadata.contributors)
-        out.count(metadata.categories.count)
-        for category in metadata.categories {
-            out.string(category.term)
-            out.string(category.scheme)
-            out.string(category.label)
-        }
+        out.categories(metadata.categories)
         out.flag(metadata.explicit)
         return out.bytes
     }
@@ -52,9 +47,7 @@ enum FeedMetadataCodec {
         m.generator = r.string()
         m.authors = r.people()
         m.contributors = r.people()
-        m.categories = (0..<r.count()).map { _ in
-            Category(term: r.string() ?? "", scheme: r.string(), label: r.string())
-        }
+        m.categories = r.categories()
         m.explicit = r.flag()
         return r.failed ? nil : m
     }
