@@ -20,6 +20,8 @@ struct MarkupRepair {
         var doctypeDeclaredEntities = false
         var droppedCharacters = 0
         var entitiesLeftUnexpanded = 0
+        /// HTML void elements (`<br>`) written self-closing.
+        var closedVoidElements = 0
     }
 
     private enum Mode { case markup, cdata, comment, instruction }
@@ -96,9 +98,11 @@ struct MarkupRepair {
                     if b == UInt8(ascii: "<") {
                         // Start and end tags, by far the most common, need nothing.
                         let next = i + 1 < n ? input[i + 1] : 0
-                        i =
-                            next == UInt8(ascii: "!") || next == UInt8(ascii: "?")
-                            ? markupOpening(at: i, mode: &mode) : i + 1
+                        if next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
+                            i = markupOpening(at: i, mode: &mode)
+                        } else {
+                            i = closingVoidElement(at: i)
+                        }
                     } else if b == UInt8(ascii: "&") {
                         i =
                             i + 4 <= n && (input[i + 1] == UInt8(ascii: "l") || input[i + 1] == UInt8(ascii: "g"))
@@ -187,6 +191,63 @@ struct MarkupRepair {
             return i + 3
         }
         return i + 1
+    }
+
+    /// HTML's void elements that raw HTML in feeds leaves unclosed (`<br>`,
+    /// `<img ...>`), and that no feed format uses as an element of its own
+    /// (`link` and `source` are RSS elements: not in the list).
+    private static let voidElements: [StaticString] = [
+        "br", "hr", "img", "wbr", "area", "col", "embed", "param", "track", "input",
+    ]
+
+    /// At a `<`: a start tag of an HTML void element that is not closed
+    /// (`<br>`, not `<br/>` nor `<br></br>`) is written self-closing.
+    /// Without it libxml2's recovery keeps the element open, and every item
+    /// after it nests inside the item that held it and is lost.
+    /// - Returns: the index to go on from.
+    private mutating func closingVoidElement(at i: Int) -> Int {
+        let n = input.count
+        guard i + 2 < n, input[i + 1] | 0x20 >= UInt8(ascii: "a"), input[i + 1] | 0x20 <= UInt8(ascii: "z") else {
+            return i + 1
+        }
+        guard
+            let name = Self.voidElements.first(where: { name in
+                let end = i + 1 + name.utf8CodeUnitCount
+                guard starts(with: name, at: i + 1, caseInsensitive: true), end < n else { return false }
+                let after = input[end]
+                return after == UInt8(ascii: ">") || after == UInt8(ascii: "/") || isSpace(after)
+            })
+        else { return i + 1 }
+        // The tag's end, past quoted attribute values.
+        var k = i + 1 + name.utf8CodeUnitCount
+        var quote: UInt8 = 0
+        while k < n {
+            let b = input[k]
+            if quote != 0 {
+                if b == quote { quote = 0 }
+            } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
+                quote = b
+            } else if b == UInt8(ascii: ">") || b == UInt8(ascii: "<") {
+                break
+            }
+            k += 1
+        }
+        guard k < n, input[k] == UInt8(ascii: ">"), input[k - 1] != UInt8(ascii: "/") else { return i + 1 }
+        // `<br></br>`, as XHTML writers put it, is closed already.
+        var m = k + 1
+        while m < n, isSpace(input[m]) { m += 1 }
+        if m + 1 < n, input[m] == UInt8(ascii: "<"), input[m + 1] == UInt8(ascii: "/"),
+            starts(with: name, at: m + 2, caseInsensitive: true)
+        {
+            return i + 1
+        }
+        // The tag is passed over whole, so it must hold nothing the main loop would repair.
+        guard input[(i + 1)..<k].allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "&") }) else {
+            return i + 1
+        }
+        replace(k..<(k + 1), with: "/>".utf8)
+        result.closedVoidElements += 1
+        return k + 1
     }
 
     private mutating func markupOpening(at i: Int, mode: inout Mode) -> Int {

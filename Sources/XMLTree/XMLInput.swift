@@ -122,6 +122,9 @@ struct XMLInput {
             warnings.append(
                 "\(repair.entitiesLeftUnexpanded) entity references left unexpanded: expansion limit reached")
         }
+        if repair.closedVoidElements > 0 {
+            warnings.append("\(repair.closedVoidElements) unclosed HTML void elements (<br>, <img>) closed")
+        }
         if repair.droppedCharacters > 0 {
             warnings.append("\(repair.droppedCharacters) characters that XML forbids were dropped")
         }

@@ -112,13 +112,31 @@ import Testing
             """
     }
 
+    /// Raw `<br>` is closed before libxml2 sees it: every item stays its own.
     @Test(arguments: [1, 3, 5])
     func rawLineBreaksKeepEveryItem(_ breaks: Int) throws {
-        // libxml2's recovery nests what follows the unclosed tags inside the first item
-        // (a limit of recover mode); that first item must survive, not be taken for a cut.
         let parsed = try FeedParser.parse(Array(Self.feed(breaks: breaks).utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2", "urn:3"])
+        #expect(parsed.entries.first?.summary?.value.hasSuffix("<br />end") == true)
+        #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
+    }
+
+    /// Other unclosed tags still leave libxml2's recovery with elements open at
+    /// the end (it nests what follows inside the first item, a limit of recover
+    /// mode); the document was not cut, and that first item survives.
+    @Test func unclosedInlineTagsAreNotTakenForACut() throws {
+        let xml = Self.feed(breaks: 0).replacingOccurrences(of: "<description>end", with: "<description><b>bold <i>end")
+        let parsed = try FeedParser.parse(Array(xml.utf8))
         #expect(parsed.entries.first?.id == "urn:1")
         #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
+    }
+
+    @Test func closedAndXHTMLStyleVoidElementsAreLeftAlone() throws {
+        let xml = Self.feed(breaks: 0).replacingOccurrences(
+            of: "<description>end", with: "<description>a<br>b<br></br>c<img src=\"x.png\" />d<hr>end")
+        let parsed = try FeedParser.parse(Array(xml.utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2", "urn:3"])
+        #expect(parsed.warnings.contains("4 unclosed HTML void elements (<br>, <img>) closed"), "\(parsed.warnings)")
     }
 
     @Test func anItemAfterACleanOneIsKept() throws {
