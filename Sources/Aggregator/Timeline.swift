@@ -126,7 +126,7 @@ public struct Timeline {
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
-            let names = EntryNames(id: entry.id, link: link)
+            let names = EntryNames(id: Self.identity(of: entry.id, in: source.feedURL), link: link)
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
         }
         return kept
@@ -135,7 +135,8 @@ public struct Timeline {
     /// - Returns: whether the entry is in the timeline afterwards.
     mutating func insert(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
-        let names = names ?? EntryNames(id: item.entry.id, link: item.entry.link)
+        let names =
+            names ?? EntryNames(id: Self.identity(of: item.entry.id, in: item.source.feedURL), link: item.entry.link)
         if let existingKey = existingKey(for: names),
             var existing = storage[Int(existingKey.slot)].take()
         {
@@ -171,6 +172,27 @@ public struct Timeline {
     /// the same normalized link. Within one feed, two entries with different
     /// ids are different entries even when their links agree (feeds that
     /// link every post to the home page).
+    /// The name an id is matched by. An id that is a URI (`tag:`, `urn:`,
+    /// `http:`) names one entry wherever it appears; any other (`1`,
+    /// `t3_42tizy`, `post-42`) only means something within its feed, so it
+    /// is qualified by the feed's URL: two feeds' entries `1` are two entries.
+    static func identity(of id: String?, in feedURL: String) -> String? {
+        guard let id, !id.isEmpty else { return nil }
+        var sawLetter = false
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
+                if !sawLetter { return feedURL + "\u{0}" + id }
+            case UInt8(ascii: ":"):
+                return sawLetter ? id : feedURL + "\u{0}" + id
+            default:
+                return feedURL + "\u{0}" + id
+            }
+        }
+        return feedURL + "\u{0}" + id
+    }
+
     private func existingKey(for names: EntryNames) -> TimelineKey? {
         if let id = names.id, let found = byID[id] { return found }
         return names.link.flatMap { byLink[$0] }

@@ -60,9 +60,9 @@ import Testing
 
     @Test func duplicateByIdKeepsTheEarliestCopyAndRecordsTheOthers() {
         var t = timeline()
-        t.insert(feed: Self.feed([Self.entry("same", at: 300)]), source: Self.source(0), subscription: 0)
-        t.insert(feed: Self.feed([Self.entry("same", at: 100)]), source: Self.source(1), subscription: 1)
-        t.insert(feed: Self.feed([Self.entry("same", at: 200)]), source: Self.source(2), subscription: 2)
+        t.insert(feed: Self.feed([Self.entry("urn:same", at: 300)]), source: Self.source(0), subscription: 0)
+        t.insert(feed: Self.feed([Self.entry("urn:same", at: 100)]), source: Self.source(1), subscription: 1)
+        t.insert(feed: Self.feed([Self.entry("urn:same", at: 200)]), source: Self.source(2), subscription: 2)
         let entries = t.entries
         #expect(entries.count == 1)
         #expect(entries[0].source.feedURL == "http://feed1.example/")
@@ -109,6 +109,21 @@ import Testing
         for n in [1, 0] { backward.insert(feed: feeds[n], source: Self.source(n), subscription: n) }
         #expect(forward.count == 5)
         #expect(forward.entries == backward.entries)
+    }
+
+    /// An id that is no URI (`1`, `post-42`) means something only within its
+    /// feed: two feeds' entries `1` are two entries; a `tag:` id is one entry anywhere.
+    @Test func idsThatAreNoURIsOnlyMatchWithinTheirFeed() {
+        var t = timeline()
+        t.insert(feed: Self.feed([Self.entry("1", at: 100)]), source: Self.source(0), subscription: 0)
+        t.insert(feed: Self.feed([Self.entry("1", at: 200)]), source: Self.source(1), subscription: 1)
+        #expect(t.count == 2)
+        t.insert(
+            feed: Self.feed([Self.entry("tag:x.example,2024:1", at: 100)]), source: Self.source(2), subscription: 2)
+        t.insert(
+            feed: Self.feed([Self.entry("tag:x.example,2024:1", at: 300)]), source: Self.source(3), subscription: 3)
+        #expect(t.count == 3)
+        #expect(t.entries.map(\.entry.id) == ["1", "1", "tag:x.example,2024:1"])
     }
 
     @Test func theSameIdListedTwiceInOneFeedIsOneEntry() {
