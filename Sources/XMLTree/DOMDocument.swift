@@ -157,8 +157,17 @@ public final class DOMDocument {
         {
             return .success(parsed)
         }
-        return parse(
+        let repaired = parse(
             decoded.repaired(original: original), original: original, url: url, options: recoverOptions, limits: limits)
+        if case .success(let parsed) = repaired, parsed.wellFormed { return repaired }
+        // Still broken: raw HTML void elements (`<br>`) may be why, and left open they make
+        // libxml2's recovery nest every later item inside one. A second pass closes them.
+        let closing = decoded.repaired(original: original, closingVoidElements: true)
+        guard closing.closedVoidElements > 0 else { return repaired }
+        let second = parse(closing, original: original, url: url, options: recoverOptions, limits: limits)
+        guard case .success = second else { return repaired }
+        if case .success(let first) = repaired { xmlFreeDoc(first.document) }
+        return second
     }
 
     private static func parse(

@@ -33,6 +33,10 @@ struct MarkupRepair {
     private var result = Result()
     /// Plain-text internal entities the document type declared.
     private var declaredEntities: [String: [UInt8]] = [:]
+    private var closesVoidElements = false
+    /// The `>` (or `/ >`) of a void element's start tag, to be written `/>`
+    /// when the main loop reaches it (everything before it repaired as usual).
+    private var pendingClose: Range<Int>?
     private var expansionBudget: Int
 
     private init(_ input: UnsafeBufferPointer<UInt8>) {
@@ -40,8 +44,12 @@ struct MarkupRepair {
         expansionBudget = input.count + (1 << 20)
     }
 
-    static func repair(_ input: UnsafeBufferPointer<UInt8>) -> Result {
+    /// - Parameter closingVoidElements: also write raw HTML void elements
+    ///   (`<br>`) self-closing: a second pass, for a document the first left
+    ///   broken (never for one that parses, where `<img>` may hold content).
+    static func repair(_ input: UnsafeBufferPointer<UInt8>, closingVoidElements: Bool = false) -> Result {
         var pass = MarkupRepair(input)
+        pass.closesVoidElements = closingVoidElements
         pass.run()
         if pass.changed {
             pass.flush(upTo: input.count)
@@ -90,6 +98,13 @@ struct MarkupRepair {
         var mode = Mode.markup
         while i < n {
             if mode == .markup || mode == .cdata { i = skipPlainBytes(from: i, inCDATA: mode == .cdata) }
+            if let close = pendingClose, i >= close.lowerBound {
+                replace(close, with: "/>".utf8)
+                result.closedVoidElements += 1
+                pendingClose = nil
+                i = close.upperBound
+                continue
+            }
             guard i < n else { break }
             let b = input[i]
             if b >= 0x20 && b < 0x80 {
@@ -101,7 +116,8 @@ struct MarkupRepair {
                         if next == UInt8(ascii: "!") || next == UInt8(ascii: "?") {
                             i = markupOpening(at: i, mode: &mode)
                         } else {
-                            i = closingVoidElement(at: i)
+                            if closesVoidElements && pendingClose == nil { noteVoidElement(at: i) }
+                            i += 1
                         }
                     } else if b == UInt8(ascii: "&") {
                         i =
@@ -200,54 +216,67 @@ struct MarkupRepair {
         "br", "hr", "img", "wbr", "area", "col", "embed", "param", "track", "input",
     ]
 
-    /// At a `<`: a start tag of an HTML void element that is not closed
-    /// (`<br>`, not `<br/>` nor `<br></br>`) is written self-closing.
+    /// First letters of `voidElements`, as bits: other tags cost one test.
+    private static let voidInitials: UInt32 = voidElements.reduce(0) {
+        $0 | 1 << UInt32($1.utf8Start[0] - UInt8(ascii: "a"))
+    }
+
+    /// At a `<`: notes where a start tag of an HTML void element that is not
+    /// closed (`<br>`, not `<br/>` nor `<br></br>`) ends, for the main loop
+    /// to write it `/>` there; an upper-case name is lower-cased (`<BR>`
+    /// would otherwise be serialized `<BR></BR>`, which HTML reads as two).
     /// Without it libxml2's recovery keeps the element open, and every item
     /// after it nests inside the item that held it and is lost.
-    /// - Returns: the index to go on from.
-    private mutating func closingVoidElement(at i: Int) -> Int {
+    private mutating func noteVoidElement(at i: Int) {
         let n = input.count
-        guard i + 2 < n, input[i + 1] | 0x20 >= UInt8(ascii: "a"), input[i + 1] | 0x20 <= UInt8(ascii: "z") else {
-            return i + 1
-        }
-        guard
+        guard i + 2 < n else { return }
+        let first = input[i + 1] | 0x20
+        guard first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"),
+            Self.voidInitials >> UInt32(first - UInt8(ascii: "a")) & 1 != 0,
             let name = Self.voidElements.first(where: { name in
                 let end = i + 1 + name.utf8CodeUnitCount
-                guard starts(with: name, at: i + 1, caseInsensitive: true), end < n else { return false }
+                guard end < n, starts(with: name, at: i + 1, caseInsensitive: true) else { return false }
                 let after = input[end]
                 return after == UInt8(ascii: ">") || after == UInt8(ascii: "/") || isSpace(after)
             })
-        else { return i + 1 }
-        // The tag's end, past quoted attribute values.
+        else { return }
+        // The tag's end, past quoted attribute values; a `<` ends the search
+        // even inside quotes (a stray apostrophe must not hide the next tag).
         var k = i + 1 + name.utf8CodeUnitCount
         var quote: UInt8 = 0
         while k < n {
             let b = input[k]
+            if b == UInt8(ascii: "<") { return }
             if quote != 0 {
                 if b == quote { quote = 0 }
             } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
                 quote = b
-            } else if b == UInt8(ascii: ">") || b == UInt8(ascii: "<") {
+            } else if b == UInt8(ascii: ">") {
                 break
             }
             k += 1
         }
-        guard k < n, input[k] == UInt8(ascii: ">"), input[k - 1] != UInt8(ascii: "/") else { return i + 1 }
+        guard k < n else { return }
+        var last = k - 1
+        while last > i, isSpace(input[last]) { last -= 1 }
+        if input[last] == UInt8(ascii: "/") {
+            // `<br/>` is closed; `<br/ >` is meant to be and is written so.
+            if last < k - 1 { pendingClose = last..<(k + 1) }
+            return
+        }
         // `<br></br>`, as XHTML writers put it, is closed already.
         var m = k + 1
         while m < n, isSpace(input[m]) { m += 1 }
         if m + 1 < n, input[m] == UInt8(ascii: "<"), input[m + 1] == UInt8(ascii: "/"),
             starts(with: name, at: m + 2, caseInsensitive: true)
         {
-            return i + 1
+            return
         }
-        // The tag is passed over whole, so it must hold nothing the main loop would repair.
-        guard input[(i + 1)..<k].allSatisfy({ $0 >= 0x20 && $0 < 0x80 && $0 != UInt8(ascii: "&") }) else {
-            return i + 1
+        let nameRange = (i + 1)..<(i + 1 + name.utf8CodeUnitCount)
+        if input[nameRange].contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
+            replace(nameRange, with: input[nameRange].map { $0 | 0x20 })
         }
-        replace(k..<(k + 1), with: "/>".utf8)
-        result.closedVoidElements += 1
-        return k + 1
+        pendingClose = k..<(k + 1)
     }
 
     private mutating func markupOpening(at i: Int, mode: inout Mode) -> Int {

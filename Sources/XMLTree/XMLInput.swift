@@ -14,6 +14,8 @@ struct XMLInput {
     /// type declaration: when libxml2 finds it well-formed, repair would
     /// change nothing, so the repair pass can be skipped.
     var mayParseAsIs: Bool
+    /// How many raw HTML void elements the repair closed.
+    var closedVoidElements = 0
 
     static func decode(_ bytes: UnsafeBufferPointer<UInt8>, contentType: String?) -> XMLInput {
         var warnings: [String] = []
@@ -31,7 +33,8 @@ struct XMLInput {
                 if isMislabelledUTF8(body, decision: decision, warnings: &warnings) {
                     plain = !UTF8Validation.hasC1Controls(body)
                 } else {
-                    decoded = readAsMostlyUTF8(body, decision: decision, warnings: &warnings) ?? Windows1252.decode(body)
+                    decoded =
+                        readAsMostlyUTF8(body, decision: decision, warnings: &warnings) ?? Windows1252.decode(body)
                 }
             default:
                 guard
@@ -111,8 +114,12 @@ struct XMLInput {
     }
 
     /// The bytes after repair, with the repair's warnings added.
-    func repaired(original: UnsafeBufferPointer<UInt8>) -> XMLInput {
-        let repair = withBytes(original: original) { MarkupRepair.repair($0) }
+    /// - Parameter closingVoidElements: the second pass for a document the
+    ///   first left broken (see `MarkupRepair.repair`).
+    func repaired(original: UnsafeBufferPointer<UInt8>, closingVoidElements: Bool = false) -> XMLInput {
+        let repair = withBytes(original: original) {
+            MarkupRepair.repair($0, closingVoidElements: closingVoidElements)
+        }
         var warnings = warnings
         if repair.doctypeDeclaredEntities {
             warnings.append(
@@ -129,7 +136,8 @@ struct XMLInput {
             warnings.append("\(repair.droppedCharacters) characters that XML forbids were dropped")
         }
         return XMLInput(
-            decoded: repair.bytes ?? decoded, offset: offset, warnings: warnings, mayParseAsIs: false)
+            decoded: repair.bytes ?? decoded, offset: offset, warnings: warnings, mayParseAsIs: false,
+            closedVoidElements: repair.closedVoidElements)
     }
 
     private static func isASCII(_ body: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -168,3 +168,60 @@ import Testing
         #expect(enclosures.map(\.duration) == [nil, 61])
     }
 }
+
+/// The void-element pass of repair, on the cases a review found.
+@Suite struct VoidElementRepairTests {
+    static func items(_ description: String, declaration: String = #"<?xml version="1.0" encoding="utf-8"?>"#)
+        -> String
+    {
+        """
+        \(declaration)
+        <rss version="2.0"><channel><title>t</title><link>http://example.org/</link>
+        <item><title>one</title><guid>urn:1</guid><description>\(description)</description></item>
+        <item><title>two</title><guid>urn:2</guid></item>
+        <item><title>three</title><guid>urn:3</guid></item>
+        </channel></rss>
+        """
+    }
+
+    @Test(arguments: [
+        #"a<img src="http://x/a?x=1&amp;y=2">b"#,
+        "a<img\n  src=\"http://x/a.png\"\n  alt=\"x\">b",
+        #"a<img alt="café" src="x.png">b"#,
+        #"a<img alt="&nbsp;x" src="x.png">b"#,
+    ])
+    func realImageTagsAreClosed(_ description: String) throws {
+        let parsed = try FeedParser.parse(Array(Self.items(description).utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2", "urn:3"], "\(parsed.warnings)")
+    }
+
+    @Test func upperCaseAndSpacedForms() throws {
+        let parsed = try FeedParser.parse(Array(Self.items("a<BR>b<br/ >c<Hr >d").utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2", "urn:3"])
+        let summary = parsed.entries.first?.summary?.value ?? ""
+        #expect(summary == "a<br />b<br />c<hr />d", "\(summary)")
+    }
+
+    /// A document that parses is never touched, even one that goes through
+    /// repair for another reason (Latin-1 here): its `<img>` may hold content.
+    @Test func aWellFormedDocumentKeepsItsElements() throws {
+        var bytes = Array(
+            Self.items("d1").replacingOccurrences(of: "<description>", with: "<img>http://x/a.jpg</img><description>")
+                .replacingOccurrences(of: "utf-8", with: "ISO-8859-1").utf8)
+        bytes += Array("<!-- caf".utf8) + [0xE9] + Array(" -->".utf8)
+        let parsed = try FeedParser.parse(bytes)
+        #expect(parsed.entries.first?.summary?.value == "d1")
+        #expect(!parsed.warnings.contains { $0.contains("well-formed") }, "\(parsed.warnings)")
+    }
+
+    /// A stray apostrophe in a void tag does not make the scan swallow the
+    /// next tag, nor the CDATA section after it.
+    @Test func aStrayQuoteDoesNotReachACDATASection() throws {
+        let xml = Self.items("a<img alt=it's>b").replacingOccurrences(
+            of: "<title>two</title>", with: "<title>two</title><description><![CDATA[don't> A &nbsp; B]]></description>"
+        )
+        let parsed = try FeedParser.parse(Array(xml.utf8))
+        let two = parsed.entries.first { $0.id == "urn:2" }
+        #expect(two?.summary?.value == "don't> A &nbsp; B")
+    }
+}
