@@ -213,6 +213,11 @@ public final class DOMDocument {
             if let root = log.openAtEnd.first, !Truncation.endsWithEndTag(of: root, prepared) {
                 warnings.append(Truncation.dropUnfinishedRecord(open: log.openAtEnd, recordNames: limits.recordNames))
             }
+            if !wellFormed, let root = xmlDocGetRootElement(document),
+                let moved = Truncation.liftNestedRecords(in: root, recordNames: limits.recordNames)
+            {
+                warnings.append(moved)
+            }
             return .success(
                 Parsed(
                     document: document, wellFormed: wellFormed, recoveredError: wellFormed ? nil : error,

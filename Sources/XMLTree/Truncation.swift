@@ -34,6 +34,58 @@ enum Truncation {
         return bytes[(end - tag.count)..<end].elementsEqual(tag)
     }
 
+    /// Records (`item`, `entry`) that libxml2's recovery nested inside
+    /// another, because an unclosed tag (`<p>`, `<b>`) in the first was still
+    /// open when the next began, are moved out after it, in document order:
+    /// every record stays a record of the feed, with its own content.
+    /// - Returns: the warning, or nil when no record was nested.
+    static func liftNestedRecords(in root: xmlNodePtr, recordNames: Set<String>) -> String? {
+        func isRecord(_ node: xmlNodePtr) -> Bool {
+            guard node.pointee.type == XML_ELEMENT_NODE, let name = node.pointee.name else { return false }
+            return recordNames.contains(String(cString: name))
+        }
+        func namespace(_ node: xmlNodePtr) -> String? { node.pointee.ns?.pointee.href.map { String(cString: $0) } }
+        /// The records inside `node` in its own namespace, in document order (preorder).
+        func nested(in node: xmlNodePtr, namespace outer: String?, into found: inout [xmlNodePtr]) {
+            var child = node.pointee.children
+            while let current = child {
+                if isRecord(current), namespace(current) == outer { found.append(current) }
+                nested(in: current, namespace: outer, into: &found)
+                child = current.pointee.next
+            }
+        }
+        /// Each outermost record with the records nested in it.
+        var groups: [(outer: xmlNodePtr, inner: [xmlNodePtr])] = []
+        func outermost(in node: xmlNodePtr, depth: Int) {
+            guard depth < 300 else { return }
+            var child = node.pointee.children
+            while let current = child {
+                if isRecord(current) {
+                    var inner: [xmlNodePtr] = []
+                    nested(in: current, namespace: namespace(current), into: &inner)
+                    if !inner.isEmpty { groups.append((current, inner)) }
+                } else {
+                    outermost(in: current, depth: depth + 1)
+                }
+                child = current.pointee.next
+            }
+        }
+        outermost(in: root, depth: 0)
+        guard !groups.isEmpty else { return nil }
+        var moved = 0
+        for group in groups {
+            var cursor = group.outer
+            for record in group.inner {
+                xmlUnlinkNode(record)
+                xmlAddNextSibling(cursor, record)
+                cursor = record
+                moved += 1
+            }
+        }
+        let name = groups[0].inner[0].pointee.name.map { String(cString: $0) } ?? "item"
+        return "\(moved) <\(name)> elements that unclosed tags had nested inside another were moved out"
+    }
+
     /// Removes the outermost open element named in `recordNames` (never the
     /// root) and describes what was kept.
     /// - Parameter open: the elements open at the end, outermost first.

@@ -121,14 +121,16 @@ import Testing
         #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
     }
 
-    /// Other unclosed tags still leave libxml2's recovery with elements open at
-    /// the end (it nests what follows inside the first item, a limit of recover
-    /// mode); the document was not cut, and that first item survives.
+    /// Other unclosed tags leave libxml2's recovery with elements open at the
+    /// end, and it nests the items that follow inside the first: the document
+    /// was not cut, and the nested items are moved back out, each whole.
     @Test func unclosedInlineTagsAreNotTakenForACut() throws {
         let xml = Self.feed(breaks: 0).replacingOccurrences(of: "<description>end", with: "<description><b>bold <i>end")
         let parsed = try FeedParser.parse(Array(xml.utf8))
-        #expect(parsed.entries.first?.id == "urn:1")
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2", "urn:3"])
+        #expect(parsed.entries.map(\.title?.value) == ["one", "two", "three"])
         #expect(!parsed.warnings.contains { $0.contains("truncated") }, "\(parsed.warnings)")
+        #expect(parsed.warnings.contains { $0.contains("nested inside another were moved out") }, "\(parsed.warnings)")
     }
 
     @Test func closedAndXHTMLStyleVoidElementsAreLeftAlone() throws {
