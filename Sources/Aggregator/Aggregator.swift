@@ -56,7 +56,9 @@ public struct StateOptions {
 
 /// The pipeline: one task-group child per subscription fetches and parses;
 /// the parent stores what was learned and inserts each finished feed into
-/// the timeline as it arrives. A sliding window of children bounds memory.
+/// the timeline in subscription order (a feed that finishes early waits for
+/// those listed before it), so the result never depends on which server
+/// answers first. A sliding window of children bounds the work in flight.
 public enum Aggregator {
     public static func run(
         _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules, state: StateOptions? = nil,
@@ -81,13 +83,24 @@ public enum Aggregator {
             }
             for _ in 0..<window { startNext() }
             var done = 0
+            // Outcomes are settled in subscription order, whichever server answers first: which
+            // copy of a cross-post stays, and what a full timeline rejects, then depend on the
+            // subscription list alone. A finished feed waits for those listed before it.
+            var finished: [Int: Outcome] = [:]
+            var nextToSettle = 0
             while let (index, outcome) = await group.next() {
                 startNext()
-                let report = settle(
-                    outcome, plan: plans[index], index: index, state: state, timeline: &timeline, pending: &pending)
-                reports[index] = report
-                done += 1
-                progress(report, done, plans.count)
+                finished[index] = outcome
+                while let outcome = finished.removeValue(forKey: nextToSettle) {
+                    let index = nextToSettle
+                    let report = settle(
+                        outcome, plan: plans[index], index: index, state: state, timeline: &timeline,
+                        pending: &pending)
+                    reports[index] = report
+                    done += 1
+                    progress(report, done, plans.count)
+                    nextToSettle += 1
+                }
             }
         }
         if let state {

@@ -149,3 +149,31 @@ import Testing
         #expect(run.standardError.contains("Sometime around lunch"))
     }
 }
+
+/// Feeds are merged in subscription order, whichever server answers first:
+/// three feeds whose entries chain by id and link (P and Q share a link, P
+/// and R an id) give the same output when R answers first and P last.
+@Suite struct ArrivalOrderTests {
+    func merge(delays: [String: String], into w: StateTests.Workspace, _ name: String) async throws -> Data {
+        for feed in ["P", "Q", "R"] {
+            _ = try await HTTPClient().fetch(
+                FetchRequest(url: PlanetServer.state.url("/set/order-\(feed)/\(delays[feed] ?? "0")")))
+        }
+        let output = w.path(name)
+        let run = try CommandRun.feedmerge(
+            ["P", "Q", "R"].map { PlanetServer.state.url("/order/\($0)") } + [
+                "-o", output, "--no-state", "--limit", "0", "--now", "2024-07-01T00:00:00Z",
+            ])
+        #expect(run.status == 0, "\(run.standardError)")
+        return try Data(contentsOf: URL(fileURLWithPath: output))
+    }
+
+    @Test func theResultDoesNotDependOnWhichServerAnswersFirst() async throws {
+        let w = try StateTests.Workspace("arrival-order")
+        let inOrder = try await merge(delays: ["Q": "0.2", "R": "0.4"], into: w, "in-order.json")
+        let reversed = try await merge(delays: ["P": "0.4", "Q": "0.2"], into: w, "reversed.json")
+        #expect(inOrder == reversed)
+        let items = (try JSONSerialization.jsonObject(with: inOrder) as? [String: Any])?["items"] as? [Any]
+        #expect(items?.count == 1, "P, Q and R are one entry: Q by its link, R by its id")
+    }
+}

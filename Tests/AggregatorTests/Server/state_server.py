@@ -17,6 +17,8 @@ feed's behaviour for the following requests:
 A NAME starting with "atom" serves an Atom feed with feed-level metadata
 (id, updated, author, category), one starting with "json" a JSON Feed with
 top-level authors; the failure modes apply to them too.
+/order/P, /order/Q, /order/R serve three feeds whose entries chain by id
+and link, each answered after the delay that /set/order-NAME/SECONDS set.
 /big serves a 400-item feed (about 130 KB), for the size cap.
 /stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
 modes and counters. Prints the port; exits when stdin closes.
@@ -133,6 +135,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with LOCK:
                 payload = json.dumps(STATS).encode()
             return self.reply(200, payload, count=False)
+        if parts[0] == "order":
+            # /order/NAME: one of three feeds whose entries chain by id and link (P: urn:a at
+            # link L; Q: urn:b at L; R: urn:a at M), answered after the delay /set/order-NAME/SECONDS set.
+            name = parts[1]
+            with LOCK:
+                delay = float(MODES.get("order-" + name, "0"))
+            time.sleep(delay)
+            entry = {"P": ("urn:a", "http://order.example/L", "10"), "Q": ("urn:b", "http://order.example/L", "09"),
+                     "R": ("urn:a", "http://order.example/M", "08")}[name]
+            payload = ('<?xml version="1.0"?><rss version="2.0"><channel><title>%s</title>'
+                       "<link>http://order.example/%s/</link><description>d</description>"
+                       "<item><title>%s post</title><guid>%s</guid><link>%s</link>"
+                       "<pubDate>Mon, %s Jun 2024 10:00:00 GMT</pubDate></item></channel></rss>"
+                       % (name, name, name, entry[0], entry[1], entry[2])).encode()
+            return self.reply(200, payload, [("Content-Type", "application/rss+xml")])
         if parts[0] == "big":
             # 400 items of about 300 bytes: a client with a small --max-bytes gets it cut short.
             items = "".join("<item><title>big %d</title><guid>urn:big:%d</guid><pubDate>Mon, 01 Jan 2024 %02d:%02d:00 GMT"
