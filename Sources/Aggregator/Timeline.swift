@@ -126,7 +126,7 @@ public struct Timeline {
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
-            let names = EntryNames(id: Self.identity(of: entry.id, in: source.feedURL), link: link)
+            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), link: link)
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
         }
         return kept
@@ -136,7 +136,7 @@ public struct Timeline {
     mutating func insert(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
         let names =
-            names ?? EntryNames(id: Self.identity(of: item.entry.id, in: item.source.feedURL), link: item.entry.link)
+            names ?? EntryNames(id: Self.identity(of: item.entry.id, in: key.subscription), link: item.entry.link)
         if let existingKey = existingKey(for: names),
             var existing = storage[Int(existingKey.slot)].take()
         {
@@ -175,22 +175,24 @@ public struct Timeline {
     /// The name an id is matched by. An id that is a URI (`tag:`, `urn:`,
     /// `http:`) names one entry wherever it appears; any other (`1`,
     /// `t3_42tizy`, `post-42`) only means something within its feed, so it
-    /// is qualified by the feed's URL: two feeds' entries `1` are two entries.
-    static func identity(of id: String?, in feedURL: String) -> String? {
+    /// is qualified by the feed's place in the list (a short prefix: most
+    /// such names stay small strings, no allocation): two feeds' entries `1`
+    /// are two entries.
+    static func identity(of id: String?, in subscription: Int32) -> String? {
         guard let id, !id.isEmpty else { return nil }
         var sawLetter = false
         for byte in id.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
             case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return feedURL + "\u{0}" + id }
+                if !sawLetter { return String(subscription) + "\u{0}" + id }
             case UInt8(ascii: ":"):
-                return sawLetter ? id : feedURL + "\u{0}" + id
+                return sawLetter ? id : String(subscription) + "\u{0}" + id
             default:
-                return feedURL + "\u{0}" + id
+                return String(subscription) + "\u{0}" + id
             }
         }
-        return feedURL + "\u{0}" + id
+        return String(subscription) + "\u{0}" + id
     }
 
     private func existingKey(for names: EntryNames) -> TimelineKey? {
