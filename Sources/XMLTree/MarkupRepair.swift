@@ -10,7 +10,10 @@
 ///   escapes a bare `&` and an undefined `&name;` so they stay as text;
 /// - drops characters XML 1.0 forbids (C0 controls, `&#0;`, U+FFFE/U+FFFF)
 ///   and maps C1 controls to the windows-1252 characters they were meant to be;
-/// - drops whitespace before the first `<`.
+/// - drops whitespace before the first `<`;
+/// - in a second pass, for a document the first left broken, writes raw
+///   HTML void elements (`<br>`) self-closing (`MarkupRepair+VoidElements`).
+/// The DOCTYPE scan lives in `MarkupRepair+Doctype`.
 /// CDATA sections, comments and processing instructions are left alone but
 /// for the forbidden characters. When nothing needs repair, no copy is made.
 struct MarkupRepair {
@@ -26,18 +29,18 @@ struct MarkupRepair {
 
     private enum Mode { case markup, cdata, comment, instruction }
 
-    private let input: UnsafeBufferPointer<UInt8>
-    private var output: [UInt8] = []
-    private var copied = 0
-    private var changed = false
-    private var result = Result()
+    let input: UnsafeBufferPointer<UInt8>
+    var output: [UInt8] = []
+    var copied = 0
+    var changed = false
+    var result = Result()
     /// Plain-text internal entities the document type declared.
-    private var declaredEntities: [String: [UInt8]] = [:]
-    private var closesVoidElements = false
+    var declaredEntities: [String: [UInt8]] = [:]
+    var closesVoidElements = false
     /// The `>` (or `/ >`) of a void element's start tag, to be written `/>`
     /// when the main loop reaches it (everything before it repaired as usual).
-    private var pendingClose: Range<Int>?
-    private var expansionBudget: Int
+    var pendingClose: Range<Int>?
+    var expansionBudget: Int
 
     private init(_ input: UnsafeBufferPointer<UInt8>) {
         self.input = input
@@ -59,7 +62,7 @@ struct MarkupRepair {
     }
 
     /// Copies the untouched input before `index`, then continues at `resume`.
-    private mutating func replace(_ range: Range<Int>, with bytes: some Sequence<UInt8>) {
+    mutating func replace(_ range: Range<Int>, with bytes: some Sequence<UInt8>) {
         if !changed {
             changed = true
             output.reserveCapacity(input.count + 64)
@@ -69,12 +72,12 @@ struct MarkupRepair {
         copied = range.upperBound
     }
 
-    private mutating func flush(upTo index: Int) {
+    mutating func flush(upTo index: Int) {
         if index > copied { output.append(contentsOf: UnsafeBufferPointer(rebasing: input[copied..<index])) }
         copied = max(copied, index)
     }
 
-    private func starts(with literal: StaticString, at index: Int, caseInsensitive: Bool = false) -> Bool {
+    func starts(with literal: StaticString, at index: Int, caseInsensitive: Bool = false) -> Bool {
         let count = literal.utf8CodeUnitCount
         guard index + count <= input.count else { return false }
         let p = literal.utf8Start
@@ -209,76 +212,6 @@ struct MarkupRepair {
         return i + 1
     }
 
-    /// HTML's void elements that raw HTML in feeds leaves unclosed (`<br>`,
-    /// `<img ...>`), and that no feed format uses as an element of its own
-    /// (`link` and `source` are RSS elements: not in the list).
-    private static let voidElements: [StaticString] = [
-        "br", "hr", "img", "wbr", "area", "col", "embed", "param", "track", "input",
-    ]
-
-    /// First letters of `voidElements`, as bits: other tags cost one test.
-    private static let voidInitials: UInt32 = voidElements.reduce(0) {
-        $0 | 1 << UInt32($1.utf8Start[0] - UInt8(ascii: "a"))
-    }
-
-    /// At a `<`: notes where a start tag of an HTML void element that is not
-    /// closed (`<br>`, not `<br/>` nor `<br></br>`) ends, for the main loop
-    /// to write it `/>` there; an upper-case name is lower-cased (`<BR>`
-    /// would otherwise be serialized `<BR></BR>`, which HTML reads as two).
-    /// Without it libxml2's recovery keeps the element open, and every item
-    /// after it nests inside the item that held it and is lost.
-    private mutating func noteVoidElement(at i: Int) {
-        let n = input.count
-        guard i + 2 < n else { return }
-        let first = input[i + 1] | 0x20
-        guard first >= UInt8(ascii: "a"), first <= UInt8(ascii: "z"),
-            Self.voidInitials >> UInt32(first - UInt8(ascii: "a")) & 1 != 0,
-            let name = Self.voidElements.first(where: { name in
-                let end = i + 1 + name.utf8CodeUnitCount
-                guard end < n, starts(with: name, at: i + 1, caseInsensitive: true) else { return false }
-                let after = input[end]
-                return after == UInt8(ascii: ">") || after == UInt8(ascii: "/") || isSpace(after)
-            })
-        else { return }
-        // The tag's end, past quoted attribute values; a `<` ends the search
-        // even inside quotes (a stray apostrophe must not hide the next tag).
-        var k = i + 1 + name.utf8CodeUnitCount
-        var quote: UInt8 = 0
-        while k < n {
-            let b = input[k]
-            if b == UInt8(ascii: "<") { return }
-            if quote != 0 {
-                if b == quote { quote = 0 }
-            } else if b == UInt8(ascii: "\"") || b == UInt8(ascii: "'") {
-                quote = b
-            } else if b == UInt8(ascii: ">") {
-                break
-            }
-            k += 1
-        }
-        guard k < n else { return }
-        var last = k - 1
-        while last > i, isSpace(input[last]) { last -= 1 }
-        if input[last] == UInt8(ascii: "/") {
-            // `<br/>` is closed; `<br/ >` is meant to be and is written so.
-            if last < k - 1 { pendingClose = last..<(k + 1) }
-            return
-        }
-        // `<br></br>`, as XHTML writers put it, is closed already.
-        var m = k + 1
-        while m < n, isSpace(input[m]) { m += 1 }
-        if m + 1 < n, input[m] == UInt8(ascii: "<"), input[m + 1] == UInt8(ascii: "/"),
-            starts(with: name, at: m + 2, caseInsensitive: true)
-        {
-            return
-        }
-        let nameRange = (i + 1)..<(i + 1 + name.utf8CodeUnitCount)
-        if input[nameRange].contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
-            replace(nameRange, with: input[nameRange].map { $0 | 0x20 })
-        }
-        pendingClose = k..<(k + 1)
-    }
-
     private mutating func markupOpening(at i: Int, mode: inout Mode) -> Int {
         if starts(with: "<![CDATA[", at: i) {
             mode = .cdata
@@ -300,104 +233,7 @@ struct MarkupRepair {
         return i + 1
     }
 
-    /// The index just past the `>` closing a document type declaration, read
-    /// as the XML grammar has it (productions 28-29): the literals of the
-    /// external ID, then an internal subset of declarations (whose quoted
-    /// literals may hold `>` and `]`), comments and processing instructions
-    /// (where a quote is just text), parameter-entity references and white
-    /// space. Entity declarations met on the way are collected. Linear in
-    /// the input; an unterminated construct runs to its end.
-    private mutating func endOfDoctype(from start: Int) -> Int {
-        var i = start
-        while i < input.count {
-            switch input[i] {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"): i = endOfLiteral(at: i)
-            case UInt8(ascii: "["): i = endOfInternalSubset(from: i + 1)
-            case UInt8(ascii: ">"): return i + 1
-            default: i += 1
-            }
-        }
-        return input.count
-    }
-
-    /// The index just past the `]` closing an internal subset.
-    private mutating func endOfInternalSubset(from start: Int) -> Int {
-        var i = start
-        while i < input.count {
-            let b = input[i]
-            if b == UInt8(ascii: "]") { return i + 1 }
-            guard b == UInt8(ascii: "<") else {
-                i += 1  // white space, a parameter-entity reference, a stray byte
-                continue
-            }
-            if starts(with: "<!--", at: i) {
-                i = index(after: "-->", from: i + 4)
-            } else if starts(with: "<?", at: i) {
-                i = index(after: "?>", from: i + 2)
-            } else {
-                let end = endOfDeclaration(from: i + 1)
-                if starts(with: "<!ENTITY", at: i) { collectEntity(in: i..<end) }
-                i = end
-            }
-        }
-        return input.count
-    }
-
-    /// The index just past the `>` closing a markup declaration, skipping its quoted literals.
-    private func endOfDeclaration(from start: Int) -> Int {
-        var i = start
-        while i < input.count {
-            switch input[i] {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"): i = endOfLiteral(at: i)
-            case UInt8(ascii: ">"): return i + 1
-            default: i += 1
-            }
-        }
-        return input.count
-    }
-
-    /// The index just past the quote that closes the literal opened at `start`.
-    private func endOfLiteral(at start: Int) -> Int {
-        let quote = input[start]
-        var i = start + 1
-        while i < input.count, input[i] != quote { i += 1 }
-        return min(i + 1, input.count)
-    }
-
-    private func index(after terminator: StaticString, from start: Int) -> Int {
-        let first = terminator.utf8Start.pointee
-        var i = start
-        while i < input.count {
-            if input[i] == first && starts(with: terminator, at: i) { return i + terminator.utf8CodeUnitCount }
-            i += 1
-        }
-        return input.count
-    }
-
-    /// Records `<!ENTITY name "plain text">` (the declaration in `range`);
-    /// notes any other entity declaration.
-    private mutating func collectEntity(in range: Range<Int>) {
-        result.doctypeDeclaredEntities = true
-        var i = range.lowerBound + 8
-        while i < range.upperBound, isSpace(input[i]) { i += 1 }
-        let nameStart = i
-        while i < range.upperBound, isNameByte(input[i], first: i == nameStart) { i += 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: input[nameStart..<i]), as: UTF8.self)
-        while i < range.upperBound, isSpace(input[i]) { i += 1 }
-        guard !name.isEmpty, i < range.upperBound, input[i] == UInt8(ascii: "\"") || input[i] == UInt8(ascii: "'")
-        else { return }  // a parameter entity, or an external one (SYSTEM/PUBLIC)
-        let quote = input[i]
-        let valueStart = i + 1
-        var valueEnd = valueStart
-        while valueEnd < range.upperBound, input[valueEnd] != quote { valueEnd += 1 }
-        let value = Array(input[valueStart..<min(valueEnd, range.upperBound)])
-        let plain = !value.contains {
-            $0 == UInt8(ascii: "&") || $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: "%")
-        }
-        if plain && value.count <= 1024 && declaredEntities[name] == nil { declaredEntities[name] = value }
-    }
-
-    private func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+    func isSpace(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
 
     /// Handles `&` in markup: keeps valid references, repairs the rest.
     private mutating func reference(at i: Int) -> Int {
@@ -473,7 +309,7 @@ struct MarkupRepair {
         }
     }
 
-    private func isNameByte(_ b: UInt8, first: Bool) -> Bool {
+    func isNameByte(_ b: UInt8, first: Bool) -> Bool {
         switch b {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): return true
         case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "_"), UInt8(ascii: "-"), UInt8(ascii: "."):
