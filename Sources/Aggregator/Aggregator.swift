@@ -73,23 +73,27 @@ public enum Aggregator {
         let window = max(2, client.configuration.maximumConcurrentTransfers)
         var pending: [FeedUpdate] = []
         await withTaskGroup(of: (Int, Outcome).self) { group in
-            var next = 0
-            func startNext() {
-                guard next < plans.count else { return }
-                let index = next
-                let plan = plans[index]
-                group.addTask { (index, await plan.run(client: client)) }
-                next += 1
-            }
-            for _ in 0..<window { startNext() }
-            var done = 0
             // Outcomes are settled in subscription order, whichever server answers first: which
             // copy of a cross-post stays, and what a full timeline rejects, then depend on the
-            // subscription list alone. A finished feed waits for those listed before it.
-            var finished: [Int: Outcome] = [:]
+            // subscription list alone. A finished feed waits for those listed before it; at
+            // most `4 * window` of them wait, so a slow feed near the top cannot make every
+            // parsed feed of a long list wait in memory (the run slows down instead).
+            var next = 0
             var nextToSettle = 0
+            var finished: [Int: Outcome] = [:]
+            func startMore() {
+                while next < plans.count, next - nextToSettle < 4 * window,
+                    next - nextToSettle - finished.count < window
+                {
+                    let index = next
+                    let plan = plans[index]
+                    group.addTask { (index, await plan.run(client: client)) }
+                    next += 1
+                }
+            }
+            startMore()
+            var done = 0
             while let (index, outcome) = await group.next() {
-                startNext()
                 finished[index] = outcome
                 while let outcome = finished.removeValue(forKey: nextToSettle) {
                     let index = nextToSettle
@@ -101,6 +105,7 @@ public enum Aggregator {
                     progress(report, done, plans.count)
                     nextToSettle += 1
                 }
+                startMore()
             }
         }
         if let state {

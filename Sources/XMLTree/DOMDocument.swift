@@ -208,15 +208,20 @@ public final class DOMDocument {
             if !wellFormed, let error {
                 warnings.append("not well-formed XML, recovered: \(error)")
             }
+            // Records nested by unclosed tags are moved out first: then, in a cut document, the
+            // record left unfinished is the innermost open one, and only it is dropped.
+            if !wellFormed, let root = xmlDocGetRootElement(document),
+                let moved = Truncation.liftNestedRecords(in: root, recordNames: limits.recordNames)
+            {
+                warnings.append(moved)
+            }
             // Elements left open at the end, in a document that ends with its root's end tag, were
             // left open by mismatched tags (raw `<br>` in a description), not by a cut: nothing is dropped.
             if let root = log.openAtEnd.first, !Truncation.endsWithEndTag(of: root, prepared) {
                 warnings.append(Truncation.dropUnfinishedRecord(open: log.openAtEnd, recordNames: limits.recordNames))
             }
-            if !wellFormed, let root = xmlDocGetRootElement(document),
-                let moved = Truncation.liftNestedRecords(in: root, recordNames: limits.recordNames)
-            {
-                warnings.append(moved)
+            if log.depthExceeded {
+                warnings.append("elements nested deeper than 256 levels (unclosed tags?): what follows was not read")
             }
             return .success(
                 Parsed(
@@ -260,6 +265,8 @@ public final class DOMDocument {
     private final class ErrorLog {
         var first: DOMError?
         var openAtEnd: [xmlNodePtr] = []
+        /// libxml2 stopped at its depth limit: the rest of the document is lost.
+        var depthExceeded = false
 
         static let record: xmlStructuredErrorFunc = { userData, error in
             guard let userData, let error else { return }
@@ -267,6 +274,9 @@ public final class DOMDocument {
             guard let owner = context.pointee._private else { return }
             let log = Unmanaged<ErrorLog>.fromOpaque(owner).takeUnretainedValue()
             if log.first == nil { log.first = DOMDocument.domError(from: error) }
+            if let message = error.pointee.message, strstr(message, "Excessive depth") != nil {
+                log.depthExceeded = true
+            }
             // "Premature end of data in tag": libxml2 reports it once, when the
             // input ends with elements open; its node stack is still intact.
             if error.pointee.code == Int32(XML_ERR_TAG_NOT_FINISHED.rawValue), let stack = context.pointee.nodeTab {

@@ -54,18 +54,30 @@ extension MarkupRepair {
             if last < k - 1 { pendingClose = last..<(k + 1) }
             return
         }
-        // `<br></br>`, as XHTML writers put it, is closed already.
+        // An upper-case name is written lower-case, closed or not (`<BR></br>` too).
+        let nameRange = (i + 1)..<(i + 1 + name.utf8CodeUnitCount)
+        let upper = input[nameRange].contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") })
+        // `<br></br>`, as XHTML writers put it, is closed already (`</colgroup>` is not `</col>`).
         var m = k + 1
         while m < n, isSpace(input[m]) { m += 1 }
-        if m + 1 < n, input[m] == UInt8(ascii: "<"), input[m + 1] == UInt8(ascii: "/"),
-            starts(with: name, at: m + 2, caseInsensitive: true)
+        let endName = m + 2 + name.utf8CodeUnitCount
+        if endName < n, input[m] == UInt8(ascii: "<"), input[m + 1] == UInt8(ascii: "/"),
+            starts(with: name, at: m + 2, caseInsensitive: true),
+            input[endName] == UInt8(ascii: ">") || isSpace(input[endName])
         {
+            // Rewriting the end tag now is only safe when nothing before it is left for
+            // the main loop to repair (its replacements must come in order).
+            let plain = input[(i + 1)..<endName].allSatisfy {
+                ($0 >= 0x20 || isSpace($0)) && $0 < 0x80 && $0 != UInt8(ascii: "&")
+            }
+            if upper && plain {
+                replace(nameRange, with: input[nameRange].map { $0 | 0x20 })
+                let endRange = (m + 2)..<endName
+                replace(endRange, with: input[endRange].map { $0 | 0x20 })
+            }
             return
         }
-        let nameRange = (i + 1)..<(i + 1 + name.utf8CodeUnitCount)
-        if input[nameRange].contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") }) {
-            replace(nameRange, with: input[nameRange].map { $0 | 0x20 })
-        }
+        if upper { replace(nameRange, with: input[nameRange].map { $0 | 0x20 }) }
         pendingClose = k..<(k + 1)
     }
 }

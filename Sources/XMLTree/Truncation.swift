@@ -86,7 +86,7 @@ enum Truncation {
         return "\(moved) <\(name)> elements that unclosed tags had nested inside another were moved out"
     }
 
-    /// Removes the outermost open element named in `recordNames` (never the
+    /// Removes the innermost open element named in `recordNames` (never the
     /// root) and describes what was kept.
     /// - Parameter open: the elements open at the end, outermost first.
     /// - Returns: the warning for the document.
@@ -109,7 +109,7 @@ enum Truncation {
             }
             return (count, name)
         }
-        guard let unfinished = open.dropFirst().first(where: { recordNames.contains(localName($0)) }) else {
+        guard let unfinished = open.dropFirst().last(where: { recordNames.contains(localName($0)) }) else {
             // Cut between records, or before the first: all that arrived stays.
             guard let innermost = open.last else { return "document truncated" }
             let kept = records(before: innermost.pointee.last)

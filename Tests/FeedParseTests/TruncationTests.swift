@@ -227,3 +227,43 @@ import Testing
         #expect(two?.summary?.value == "don't> A &nbsp; B")
     }
 }
+
+/// Third review's cases: a cut document with nested items, `<BR></br>`,
+/// `<col>` before `</colgroup>`.
+@Suite struct NestedAndCutTests {
+    @Test func aCutDocumentWithNestedItemsKeepsItsCompleteOnes() throws {
+        var xml = #"<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>t</title>"#
+        xml += "<item><title>i0</title><guid>urn:0</guid><description><p>open</description></item>"
+        for k in 1...4 { xml += "<item><title>i\(k)</title><guid>urn:\(k)</guid></item>" }
+        xml += "<item><title>i5</title><guid>urn:5</guid><description>cut he"
+        let parsed = try FeedParser.parse(Array(xml.utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:0", "urn:1", "urn:2", "urn:3", "urn:4"], "\(parsed.warnings)")
+    }
+
+    @Test func upperCaseClosedBreaksAreLowerCased() throws {
+        let xml =
+            #"<rss version="2.0"><channel><title>t</title><item><guid>urn:1</guid><description>x<BR></br>y<br>z</description></item></channel></rss>"#
+        let summary = try FeedParser.parse(Array(xml.utf8)).entries.first?.summary?.value
+        #expect(summary == "x<br />y<br />z", "\(summary ?? "nil")")
+    }
+
+    @Test func aColumnBeforeItsGroupsEndIsClosed() throws {
+        let xml =
+            #"<rss version="2.0"><channel><title>t</title><item><guid>urn:1</guid><description><table><colgroup><col width="1"></colgroup></table></description></item><item><guid>urn:2</guid></item></channel></rss>"#
+        let parsed = try FeedParser.parse(Array(xml.utf8))
+        #expect(parsed.entries.map(\.id) == ["urn:1", "urn:2"])
+        #expect(parsed.entries.first?.summary?.value.contains("<col width=\"1\" /></colgroup>") == true)
+    }
+
+    /// Every item leaving a `<p>` open nests the next one a level deeper,
+    /// until libxml2's depth limit ends the read: what follows is lost, and
+    /// a warning says so (never a silent "every item recovered").
+    @Test func theDepthLimitIsNamed() throws {
+        var xml = #"<rss version="2.0"><channel><title>t</title>"#
+        for k in 0..<400 { xml += "<item><guid>urn:\(k)</guid><description><p>text \(k)</description></item>" }
+        xml += "</channel></rss>"
+        let parsed = try FeedParser.parse(Array(xml.utf8))
+        #expect(parsed.entries.count > 10 && parsed.entries.count < 400)
+        #expect(parsed.warnings.contains { $0.contains("deeper than 256") }, "\(parsed.warnings)")
+    }
+}
