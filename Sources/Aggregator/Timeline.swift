@@ -126,7 +126,7 @@ public struct Timeline {
                 entry.updated = entry.updated.map { min($0, rules.now) }
             }
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
-            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), link: link)
+            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), normalizedLink: link)
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
         }
         return kept
@@ -285,16 +285,13 @@ struct EntryNames {
 
     init() {}
 
+    /// - Parameter link: the link as the entry has it (normalized here).
     init(id: String?, link: String?) {
-        self.init(id: id, normalizedLink: link.flatMap { $0.isEmpty ? nil : LinkNormalizer.normalize($0) })
+        self.init(id: id, normalizedLink: link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) })
     }
 
-    init(id: String?, normalizedLink: String?) {
-        self.init(id: id, link: normalizedLink.map { EntryName($0) })
-    }
-
-    init(id: String?, link: EntryName?) {
+    init(id: String?, normalizedLink: EntryName?) {
         self.id = id.flatMap { $0.isEmpty ? nil : EntryName($0) }
-        self.link = link
+        self.link = normalizedLink
     }
 }

@@ -52,7 +52,7 @@ import Testing
         "jo@example.com", "j.o+tag@sub.example.co.uk", "jo@localhost", "x@y",
     ])
     func acceptsAddress(_ text: String) {
-        #expect(MappingContext.isAddress(text))
+        #expect(Person.isAddress(text))
     }
 
     @Test(arguments: [
@@ -60,14 +60,14 @@ import Testing
         "jo@.example.com", "<jo@example.com>", "(jo@example.com)", "jo@example.com,", "\"jo\"@example.com",
     ])
     func refusesNonAddress(_ text: String) {
-        #expect(!MappingContext.isAddress(text))
+        #expect(!Person.isAddress(text))
     }
 
     @Test func emailIsNeverANonAddress() throws {
         // Whatever the string, an email that comes out is an address.
         for (text, _) in Self.forms {
             if let email = MappingContext.person(fromRSS: text).email {
-                #expect(MappingContext.isAddress(email), "\(text) gave email \(email)")
+                #expect(Person.isAddress(email), "\(text) gave email \(email)")
             }
         }
     }

@@ -31,7 +31,7 @@ extension MappingContext {
     /// - anything else is a name, the whole string: `Nick Ames (now), Ed Aarons
     ///   and Ben Fisher (earlier)` is one name, not a name and an "email".
     ///
-    /// An email is only ever a string `isAddress` accepts.
+    /// An email is only ever a string `Person.isAddress` accepts.
     static func person(fromRSS value: String) -> Person {
         let text = value.trimmingWhitespace
         guard !text.isEmpty else { return Person() }
@@ -62,37 +62,7 @@ extension MappingContext {
     /// The address `text` is, without a `mailto:` prefix; nil when it is not one.
     static func address(in text: String) -> String? {
         let candidate = strippingMailto(text)
-        return isAddress(candidate) ? candidate : nil
-    }
-
-    /// Whether `text` is an email address: one token (no whitespace, no
-    /// brackets, parentheses, commas or quotes), exactly one `@`, a non-empty
-    /// local part and a non-empty domain that neither starts nor ends with a dot.
-    static func isAddress(_ text: String) -> Bool {
-        var ats = 0
-        var localCount = 0
-        var domainCount = 0
-        var domainFirst: UInt8 = 0
-        var domainLast: UInt8 = 0
-        for byte in text.utf8 {
-            switch byte {
-            case 0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "("), UInt8(ascii: ")"),
-                UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "\""), UInt8(ascii: "["), UInt8(ascii: "]"):
-                return false
-            case UInt8(ascii: "@"):
-                ats += 1
-            default:
-                if ats == 0 {
-                    localCount += 1
-                } else {
-                    if domainCount == 0 { domainFirst = byte }
-                    domainLast = byte
-                    domainCount += 1
-                }
-            }
-        }
-        return ats == 1 && localCount > 0 && domainCount > 0 && domainFirst != UInt8(ascii: ".")
-            && domainLast != UInt8(ascii: ".")
+        return Person.isAddress(candidate) ? candidate : nil
     }
 
     static func strippingMailto(_ text: String) -> String {
