@@ -1,4 +1,5 @@
 import FeedModel
+import FeedParse
 
 /// The rules that decide which entries the timeline keeps and where.
 public struct TimelineRules: Sendable {
@@ -180,19 +181,7 @@ public struct Timeline {
     /// are two entries.
     static func identity(of id: String?, in subscription: Int32) -> String? {
         guard let id, !id.isEmpty else { return nil }
-        var sawLetter = false
-        for byte in id.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"): sawLetter = true
-            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."):
-                if !sawLetter { return String(subscription) + "\u{0}" + id }
-            case UInt8(ascii: ":"):
-                return sawLetter ? id : String(subscription) + "\u{0}" + id
-            default:
-                return String(subscription) + "\u{0}" + id
-            }
-        }
-        return String(subscription) + "\u{0}" + id
+        return URISyntax.hasScheme(id) ? id : String(subscription) + "\u{0}" + id
     }
 
     private func existingKey(for names: EntryNames) -> TimelineKey? {
