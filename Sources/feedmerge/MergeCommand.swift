@@ -36,7 +36,8 @@ struct MergeCommand {
           --jobs N               transfers at once (default 32)
           --per-host N           transfers at once per host (default 4)
           --timeout S            seconds per feed (default 60)
-          --max-bytes N          largest feed accepted, decoded (default 16 MiB)
+          --max-bytes N          largest feed read, decoded (default 16 MiB); a bigger one is cut
+                                 there and keeps the entries that arrived whole
           --public-only          refuse loopback, private and link-local addresses
         State (on by default; see the README):
           --state PATH           the state file (default $XDG_STATE_HOME/feedmerge/state.sqlite)
@@ -50,11 +51,15 @@ struct MergeCommand {
           --update-opml          write permanent redirects (301/308) back into local OPML files
         Reporting:
           -q, --quiet            no progress and no summary (failures still go to stderr)
-          -v, --verbose          also each feed's parse warnings
+          -v, --verbose          also each feed's parse warnings and each duplicate merged
 
-        Undated entries are dated by their feed's own date, else the run's time.
-        The same entry in several feeds (same id, else same link once normalized)
-        is kept once, from the feed where it is dated earliest.
+        Undated entries (and those whose date cannot be read, which the run names)
+        are dated by their first sight with a state, else by their feed's own date,
+        else the run's time. Within one feed, different ids are different entries;
+        across feeds, the same id (a URI: tag:, urn:, http:) or else the same link
+        once normalized (the #fragment counts) is one entry, kept once, from the
+        feed where it is dated earliest. Entries that name no author are credited
+        to their feed's authors.
 
         Exit codes: 0 every feed fine; 1 some feeds failed, outputs written;
         2 usage or subscription-list error; 3 no output written; 75 another run
