@@ -40,9 +40,12 @@ enum Truncation {
     /// every record stays a record of the feed, with its own content.
     /// - Returns: the warning, or nil when no record was nested.
     static func liftNestedRecords(in root: xmlNodePtr, recordNames: Set<String>) -> String? {
+        // Names compared as C strings: the walk visits every element of the document.
+        let names = recordNames.map { Array($0.utf8) + [0] }
         func isRecord(_ node: xmlNodePtr) -> Bool {
             guard node.pointee.type == XML_ELEMENT_NODE, let name = node.pointee.name else { return false }
-            return recordNames.contains(String(cString: name))
+            return names.contains { record in record.withUnsafeBufferPointer { xmlStrEqual(name, $0.baseAddress) != 0 }
+            }
         }
         func namespace(_ node: xmlNodePtr) -> String? { node.pointee.ns?.pointee.href.map { String(cString: $0) } }
         /// The records inside `node` in its own namespace, in document order (preorder).
