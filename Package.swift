@@ -27,25 +27,43 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        // Small helpers every layer shares (hashing, trimming): no dependencies.
+        .target(name: "Basics"),
         .target(name: "FeedModel"),
-        .target(name: "FeedState", dependencies: ["CSQLite", "FeedModel"]),
-        .target(name: "FeedFetch", dependencies: ["CCurl", "FeedModel"]),
-        .target(name: "XMLTree", dependencies: ["CLibXML2"]),
-        .target(name: "FeedParse", dependencies: ["FeedModel", "XMLTree"]),
         // Linux calls Swift's Glibc module does not show (sync_file_range).
         .systemLibrary(name: "CLinux"),
-        .target(name: "FeedEmit", dependencies: ["CLinux", "FeedModel"]),
+        // Writing text out: the streaming buffer and its escaping, JSON, atomic files.
+        .target(name: "TextOutput", dependencies: ["CLinux", "FeedModel"]),
+        .target(name: "XMLTree", dependencies: ["Basics", "CLibXML2"]),
+        .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
+        .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
+        .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "FeedModel"]),
+        .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "TextOutput"]),
+        .target(
+            name: "Subscriptions",
+            dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
+        .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",
-            dependencies: ["FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "XMLTree"]),
+            dependencies: [
+                "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions", "TimelineMerge",
+            ]),
+        // The command line: options, the three commands, the run, the reports.
+        .target(
+            name: "Commands",
+            dependencies: [
+                "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
+                "Subscriptions", "TextOutput", "TimelineMerge",
+            ]),
+        .executableTarget(name: "feedmerge", dependencies: ["CJemalloc", "Commands"]),
         .executableTarget(
-            name: "feedmerge",
-            dependencies: ["CJemalloc", "FeedModel", "FeedParse", "FeedFetch", "FeedEmit", "FeedState", "Aggregator"]),
-        .executableTarget(
-            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/TimelineBench"),
+            name: "timeline-bench", dependencies: ["FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
             name: "pipeline-bench",
-            dependencies: ["Aggregator", "CJemalloc", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse"],
+            dependencies: [
+                "Aggregator", "CJemalloc", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "Subscriptions",
+                "TextOutput", "TimelineMerge",
+            ],
             path: "Benchmarks/PipelineBench"),
         // Starts the tests' Python servers on loopback; used by test targets only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
@@ -62,19 +80,19 @@ let package = Package(
         .testTarget(
             name: "AggregatorTests",
             dependencies: [
-                "Aggregator", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState", "TestSupport",
-                "feedmerge",
+                "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
+                "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),
         .testTarget(
             name: "FeedEmitTests",
-            dependencies: ["FeedEmit", "FeedModel", "FeedParse"],
+            dependencies: ["FeedEmit", "FeedModel", "FeedParse", "TextOutput"],
             exclude: ["Golden"]
         ),
         .testTarget(
             name: "FeedParseTests",
-            dependencies: ["FeedParse", "FeedModel"],
+            dependencies: ["FeedEmit", "FeedParse", "FeedModel"],
             exclude: ["Fixtures"]
         ),
     ]

@@ -5,6 +5,8 @@ import FeedFetch
 import FeedModel
 import FeedParse
 import Foundation
+import TimelineMerge
+import TextOutput
 
 // The merge run's CPU work on one thread, for instruction counting with
 // callgrind (scripts/bench-pipeline-instructions), which cannot follow the real

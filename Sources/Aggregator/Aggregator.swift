@@ -3,6 +3,8 @@ import FeedModel
 import FeedParse
 import FeedState
 import Foundation
+import Subscriptions
+import TimelineMerge
 
 /// How one subscription fared in a run.
 public struct FeedReport: Sendable {

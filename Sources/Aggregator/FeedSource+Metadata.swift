@@ -1,5 +1,6 @@
 import FeedEmit
 import FeedModel
+import Subscriptions
 
 extension FeedSource {
     /// A feed's provenance as its metadata gives it, with the subscription's

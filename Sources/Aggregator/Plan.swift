@@ -3,6 +3,8 @@ import FeedModel
 import FeedParse
 import FeedState
 import Foundation
+import Subscriptions
+import TimelineMerge
 
 /// What a task-group child does for one subscription: decide whether to
 /// fetch (politeness), fetch conditionally, and parse. Plain values only.

@@ -1,4 +1,5 @@
 import FeedModel
+import TextOutput
 
 /// Atom 1.0 (RFC 4287). HTML and XHTML values are written as HTML
 /// (`type="html"`) in CDATA sections, which every reader handles and no

@@ -1,4 +1,5 @@
 import FeedModel
+import TextOutput
 
 /// JSON Feed 1.1, with provenance in the `_feedmerge` extension object.
 enum JSONFeedWriter {

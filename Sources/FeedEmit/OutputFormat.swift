@@ -1,4 +1,6 @@
+import Basics
 import FeedModel
+import TextOutput
 
 /// The formats feedmerge writes.
 public enum OutputFormat: String, Sendable, CaseIterable {
@@ -61,11 +63,8 @@ extension UnsafePointer where Pointee == MergedEntry {
     var stableID: String {
         if let id = pointee.entry.id, !id.isEmpty { return id }
         if let link = pointee.entry.link, !link.isEmpty { return link }
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325  // FNV-1a: stable across runs, unlike Hasher
         let title = pointee.entry.title?.value ?? ""
-        for byte in (pointee.source.feedURL + "\n" + title + "\n" + pointee.date.rfc3339).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
+        let hash = FNV1a.hash(pointee.source.feedURL + "\n" + title + "\n" + pointee.date.rfc3339)
         return "urn:feedmerge:entry:\(String(hash, radix: 16))"
     }
 

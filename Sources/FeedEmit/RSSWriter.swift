@@ -1,4 +1,5 @@
 import FeedModel
+import TextOutput
 
 /// RSS 2.0, with `content:encoded` for full content, `dc:creator` for
 /// authors without an address, and `atom:link rel="self"`.

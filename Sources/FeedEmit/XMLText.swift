@@ -1,4 +1,5 @@
 import FeedModel
+import TextOutput
 
 /// Writing XML into a `TextBuffer`: every text and attribute value goes
 /// through `appendXMLEscaped`, which escapes markup and drops what XML 1.0

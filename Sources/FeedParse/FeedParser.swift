@@ -1,5 +1,6 @@
 import FeedModel
 import XMLTree
+import Basics
 
 /// Turns the bytes of one feed document into the normalized model.
 ///

@@ -1,3 +1,4 @@
+import Basics
 /// Deciding which character encoding a document's bytes are in.
 ///
 /// The order is RFC 7303, section 3 (with XML 1.0, appendix F, for what the
@@ -142,7 +143,7 @@ enum CharacterEncoding {
         case "ISO-8859-1", "iso-8859-1", "windows-1252": return "windows-1252"
         default: break
         }
-        let name = label.trimmingSpaces.trimmingCharacters(in: "\"'").lowercased()
+        let name = label.trimmingWhitespace.trimming("\"'").lowercased()
         switch name {
         case "utf8", "utf-8", "unicode-1-1-utf-8", "x-unicode20utf8", "cp65001": return "utf-8"
         case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "us-ascii", "ascii", "cp1252",
@@ -185,11 +186,11 @@ struct MediaType {
 
     init(parsing value: String) {
         let parts = value.split(separator: ";", omittingEmptySubsequences: false)
-        type = parts.first.map { $0.trimmingSpaces.lowercased() } ?? ""
+        type = parts.first.map { $0.trimmingWhitespace.lowercased() } ?? ""
         for parameter in parts.dropFirst() {
             let pair = parameter.split(separator: "=", maxSplits: 1)
-            guard pair.count == 2, pair[0].trimmingSpaces.lowercased() == "charset" else { continue }
-            let value = pair[1].trimmingSpaces.trimmingCharacters(in: "\"'")
+            guard pair.count == 2, pair[0].trimmingWhitespace.lowercased() == "charset" else { continue }
+            let value = pair[1].trimmingWhitespace.trimming("\"'")
             charset = value.isEmpty ? nil : value
         }
     }
@@ -208,18 +209,6 @@ struct MediaType {
 }
 
 extension StringProtocol {
-    var trimmingSpaces: String {
-        trimmingCharacters(in: " \t\r\n")
-    }
-
-    func trimmingCharacters(in set: String) -> String {
-        let scalars = Set(set.unicodeScalars)
-        var view = Substring(self).unicodeScalars[...]
-        while let first = view.first, scalars.contains(first) { view = view.dropFirst() }
-        while let last = view.last, scalars.contains(last) { view = view.dropLast() }
-        return String(String.UnicodeScalarView(view))
-    }
-
     func replacingAll(_ target: Character, with replacement: Character) -> String {
         String(map { $0 == target ? replacement : $0 })
     }

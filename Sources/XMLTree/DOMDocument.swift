@@ -1,5 +1,6 @@
 internal import CLibXML2
 import Glibc
+import Basics
 
 /// A parsed XML document: the only owner of its libxml2 `xmlDoc`.
 ///
@@ -254,7 +255,7 @@ public final class DOMDocument {
     static func domError(from error: UnsafePointer<xmlError>) -> DOMError? {
         guard error.pointee.code != 0 else { return nil }
         let message =
-            error.pointee.message.map { String(cString: $0) }?.trimmingSpaces ?? "libxml2 error \(error.pointee.code)"
+            error.pointee.message.map { String(cString: $0) }?.trimmingWhitespace ?? "libxml2 error \(error.pointee.code)"
         return DOMError(code: .notXML, message: message, line: error.pointee.line > 0 ? Int(error.pointee.line) : nil)
     }
 

@@ -1,4 +1,5 @@
 internal import CLibXML2
+import Basics
 
 /// An element of a `DOMDocument`. It holds its document strongly, so it
 /// stays valid for as long as it exists.
@@ -181,7 +182,7 @@ public struct DOMElement {
     /// A language value (`xml:lang`, RSS `language`, `dc:language`) as a
     /// BCP 47 tag: trimmed, `_` written `-`; nil when empty.
     public static func languageTag(_ value: String) -> String? {
-        let trimmed = value.trimmingSpaces
+        let trimmed = value.trimmingWhitespace
         guard !trimmed.isEmpty else { return nil }
         return trimmed.contains("_") ? trimmed.replacingAll("_", with: "-") : trimmed
     }

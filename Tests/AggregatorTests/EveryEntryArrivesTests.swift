@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import Aggregator
+import FeedParse
 
 /// One feed merged alone (`--limit 0 --no-state`) writes every entry that
 /// `feedmerge parse` finds, once per distinct id, each with the title, link,

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import Aggregator
+@testable import Subscriptions
 
 /// `--update-opml` changes the moved `xmlUrl` values and not one other byte,
 /// whatever the file's encoding.
@@ -100,10 +101,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: file) }
         let document = Self.document(declaration: #"<?xml version="1.0" encoding="ISO-8859-1"?>"#)
         try Data(Self.latin1(document.before + document.value + document.after)).write(to: file)
-        let report = FeedReport(
-            subscription: Subscription(url: Self.old, opmlFile: file.path), status: .ok, entriesParsed: 0,
-            entriesKept: 0, bytes: 0, warnings: [], movedTo: "http://example.org/new?caf\u{E9}=1")
-        #expect(OPMLRewriter.apply([report]) == [file.path: 1])
+        let moved = (Subscription(url: Self.old, opmlFile: file.path), "http://example.org/new?caf\u{E9}=1")
+        #expect(OPMLRewriter.apply([moved]) == [file.path: 1])
         let expected = Self.latin1(document.before + "http://example.org/new?caf\u{E9}=1" + document.after)
         #expect(try [UInt8](Data(contentsOf: file)) == expected)
     }

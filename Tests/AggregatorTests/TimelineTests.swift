@@ -2,6 +2,8 @@ import FeedModel
 import Testing
 
 @testable import Aggregator
+@testable import FeedParse
+@testable import TimelineMerge
 
 @Suite struct TimelineTests {
     static let now = Timestamp(secondsSince1970: 1_700_000_000)

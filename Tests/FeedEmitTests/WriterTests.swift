@@ -3,6 +3,7 @@ import FeedModel
 import FeedParse
 import Foundation
 import Testing
+import TextOutput
 
 /// Golden files for the three writers, with a fixed clock.
 /// `RECORD_SNAPSHOTS=1 swift test --filter WriterTests` rewrites them; review the diff.

@@ -1,3 +1,4 @@
+import FeedEmit
 import FeedModel
 import FeedParse
 import Foundation

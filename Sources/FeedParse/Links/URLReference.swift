@@ -1,3 +1,4 @@
+import Basics
 /// A URI reference split into its RFC 3986 components, and reference
 /// resolution (RFC 3986, section 5.2) without Foundation.
 struct URLReference: Equatable {
@@ -132,13 +133,3 @@ struct URLReference: Equatable {
     }
 }
 
-extension String {
-    /// Without leading and trailing ASCII whitespace.
-    var trimmingWhitespace: String {
-        let utf8 = self.utf8
-        guard let first = utf8.firstIndex(where: { !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) }) else { return "" }
-        let last = utf8.lastIndex(where: { !($0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D)) })!
-        if first == utf8.startIndex && utf8.index(after: last) == utf8.endIndex { return String(self) }
-        return String(Substring(utf8[first...last]))
-    }
-}

@@ -1,5 +1,6 @@
 import FeedModel
 import XMLTree
+import Basics
 
 /// Collects an entry's fields from the elements of one item, whatever
 /// format or extension they come from, then settles precedence: a format's

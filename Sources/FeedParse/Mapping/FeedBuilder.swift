@@ -1,5 +1,6 @@
 import FeedModel
 import XMLTree
+import Basics
 
 /// Collects a feed's metadata the way `EntryBuilder` collects an entry's:
 /// ranked offers, lowest rank wins, so the order elements come in does not

@@ -1,5 +1,6 @@
 import FeedModel
 import XMLTree
+import Basics
 
 extension MappingContext {
     /// An Atom person construct (`author`, `contributor`): `name`, `email`, `uri`
@@ -40,7 +41,7 @@ extension MappingContext {
         if text.hasSuffix(">"), let open = text.lastIndex(of: "<") {
             let inside = text[text.index(after: open)..<text.index(before: text.endIndex)]
             if let address = address(in: String(inside).trimmingWhitespace) {
-                let name = String(text[..<open]).trimmingWhitespace.trimmingCharacters(quotes: true).trimmingWhitespace
+                let name = String(text[..<open]).trimmingWhitespace.trimming("\"'").trimmingWhitespace
                 return Person(name: name.isEmpty ? nil : name, email: address)
             }
         }
@@ -52,7 +53,7 @@ extension MappingContext {
                 return Person(name: inside.isEmpty ? nil : inside, email: address)
             }
             if let address = address(in: inside) {
-                let name = outside.trimmingCharacters(quotes: true).trimmingWhitespace
+                let name = outside.trimming("\"'").trimmingWhitespace
                 return Person(name: name.isEmpty ? nil : name, email: address)
             }
         }
@@ -72,11 +73,3 @@ extension MappingContext {
     }
 }
 
-extension String {
-    func trimmingCharacters(quotes: Bool) -> String {
-        var s = Substring(self)
-        while let f = s.first, f == "\"" || f == "'" { s = s.dropFirst() }
-        while let l = s.last, l == "\"" || l == "'" { s = s.dropLast() }
-        return String(s)
-    }
-}

@@ -1,5 +1,6 @@
 import FeedModel
 import XMLTree
+import Basics
 
 /// RSS 0.90-0.94, 2.0 and 1.0 (RDF), and Microsoft's CDF: the channel's
 /// metadata and its items.

@@ -1,3 +1,4 @@
+import FeedModel
 /// A name an entry is known by (its id, or its normalized link), hashed
 /// once, when the entry comes in.
 struct EntryName {

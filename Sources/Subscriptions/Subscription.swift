@@ -1,3 +1,4 @@
+import FeedParse
 /// One feed to read: from an OPML outline, a URL or a local file.
 public struct Subscription: Sendable, Hashable {
     /// `xmlUrl`, a feed URL, or a local path.

@@ -3,6 +3,7 @@ import FeedModel
 import FeedParse
 import Foundation
 import Glibc
+import TextOutput
 
 /// `feedmerge parse [--url URL] [--content-type TYPE] [--sanitize] FILE...`:
 /// one line of normalized JSON per file, in order.

@@ -1,4 +1,4 @@
-import CLinux
+internal import CLinux
 import FeedModel
 import Foundation
 import Synchronization

@@ -1,6 +1,7 @@
 import FeedEmit
 import FeedModel
 import Foundation
+import TextOutput
 
 /// Writes every output of a run at once, each on its own thread: rendering
 /// is CPU work the cores share, and each file ends in an fsync that waits

@@ -1,3 +1,4 @@
+import FeedModel
 /// Builds compact JSON text with keys in the order they are written, so
 /// output is stable and diffable (Foundation's encoder sorts or shuffles).
 public struct JSONWriter: ~Copyable {

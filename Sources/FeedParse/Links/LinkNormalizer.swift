@@ -1,9 +1,10 @@
+import Basics
 /// The form of a link used to spot the same entry in two feeds: scheme and
 /// host lower-cased, the default port and `utm_*` parameters dropped, a
 /// trailing slash removed. The fragment stays: it is part of the link's
 /// identity (a day page with one `#anchor` per post names several posts).
-enum LinkNormalizer {
-    static func normalize(_ link: String) -> String {
+public enum LinkNormalizer {
+    public static func normalize(_ link: String) -> String {
         if let simple = alreadyNormal(link) { return simple }
         return normalizeFully(link)
     }
@@ -59,13 +60,13 @@ enum LinkNormalizer {
     }
 
     private static func normalizeFully(_ link: String) -> String {
-        var text = Substring(link.trimmingCharacters(in: " \t\r\n"))
+        var text = Substring(link.trimmingWhitespace)
         var fragment = ""
         if let hash = text.firstIndex(of: "#") {
-            let rest = text[text.index(after: hash)...].trimmingCharacters(in: " \t\r\n")
+            let rest = text[text.index(after: hash)...].trimmingWhitespace
             if !rest.isEmpty { fragment = "#" + rest }
             // Trimmed again, so that normalizing a normalized link changes nothing.
-            text = Substring(text[..<hash].trimmingCharacters(in: " \t\r\n"))
+            text = Substring(text[..<hash].trimmingWhitespace)
         }
         var query: Substring? = nil
         if let mark = text.firstIndex(of: "?") {
@@ -92,11 +93,3 @@ enum LinkNormalizer {
     }
 }
 
-extension StringProtocol {
-    func trimmingCharacters(in set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
-    }
-}

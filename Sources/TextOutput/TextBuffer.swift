@@ -1,3 +1,4 @@
+import FeedModel
 /// UTF-8 output built byte by byte: the writers' (and the JSON writer's)
 /// buffer. Escaping works on the bytes, copying unescaped runs whole.
 ///

@@ -1,4 +1,5 @@
 import XMLTree
+import Basics
 
 /// OPML 1.0 and 2.0: outlines with an `xmlUrl` are subscriptions; nested
 /// outlines without one are folders, whose path becomes each feed's group.
@@ -56,7 +57,7 @@ enum OPMLReader {
     }
 
     private static func nonEmpty(_ value: String?) -> String? {
-        guard let value = value?.trimmingCharacters(in: " \t\r\n"), !value.isEmpty else { return nil }
+        guard let value = value?.trimmingWhitespace, !value.isEmpty else { return nil }
         return value
     }
 }

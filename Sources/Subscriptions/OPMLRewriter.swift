@@ -1,5 +1,6 @@
 import FeedEmit
 import Foundation
+import TextOutput
 
 /// `--update-opml`: writes permanent redirects back into the OPML files the
 /// subscriptions came from. Only the bytes of the moved `xmlUrl` values
@@ -7,14 +8,14 @@ import Foundation
 /// layout and other outlines stay byte for byte as they were, and it is
 /// replaced atomically.
 public enum OPMLRewriter {
+    /// Points each subscription's outline at the URL it moved to, in the
+    /// local OPML file that listed it.
     /// - Returns: how many outlines were updated, per file.
-    public static func apply(_ reports: [FeedReport]) -> [String: Int] {
+    public static func apply(_ moved: [(subscription: Subscription, movedTo: String)]) -> [String: Int] {
         var moves: [String: [String: String]] = [:]
-        for report in reports {
-            guard let file = report.subscription.opmlFile, let target = report.movedTo,
-                target != report.subscription.url
-            else { continue }
-            moves[file, default: [:]][report.subscription.url] = target
+        for (subscription, target) in moved {
+            guard let file = subscription.opmlFile, target != subscription.url else { continue }
+            moves[file, default: [:]][subscription.url] = target
         }
         var updated: [String: Int] = [:]
         for (file, pairs) in moves {

@@ -1,3 +1,5 @@
+import FeedModel
+import TextOutput
 /// The normalized JSON of `feedmerge parse` (see DESIGN.md): one object per
 /// file, absent values left out, lists always present.
 extension ParsedFeed {

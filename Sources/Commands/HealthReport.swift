@@ -1,5 +1,6 @@
 import Aggregator
 import FeedModel
+import TextOutput
 
 /// The machine-readable health report (`--health FILE`), one object per feed.
 enum HealthReport {

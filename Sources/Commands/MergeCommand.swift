@@ -5,6 +5,9 @@ import FeedModel
 import FeedParse
 import FeedState
 import Foundation
+import Subscriptions
+import TimelineMerge
+import TextOutput
 
 /// `feedmerge [options] SOURCE...`: the main job. Reads the subscriptions,
 /// fetches and parses every feed concurrently, merges the entries into one
@@ -284,7 +287,7 @@ struct MergeCommand {
                 "feedmerge: failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
         }
         if updateOPML {
-            for (file, count) in OPMLRewriter.apply(reports).sorted(by: { $0.key < $1.key }) where !quiet {
+            for (file, count) in OPMLRewriter.apply(reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }).sorted(by: { $0.key < $1.key }) where !quiet {
                 StandardOutput.error("feedmerge: \(file): \(count) moved feeds updated")
             }
         }
