@@ -70,7 +70,9 @@ public enum Aggregator {
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
         let records = (try? state?.store.feeds()) ?? [:]
         let plans = list.subscriptions.map {
-            Plan(subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false)
+            Plan(
+                subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false,
+                alreadyRead: list.alreadyRead[$0.url])
         }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
         var pending: [FeedUpdate] = []

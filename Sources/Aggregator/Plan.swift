@@ -13,10 +13,16 @@ struct Plan: Sendable {
     var record: FeedRecord?
     var skip: FeedReport.Status?
     var request: FetchRequest
+    /// What reading the sources already fetched for it (a SOURCE given on the command line).
+    var alreadyRead: Result<FetchResponse, FetchError>?
 
-    init(subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool) {
+    init(
+        subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
+        alreadyRead: Result<FetchResponse, FetchError>? = nil
+    ) {
         self.subscription = subscription
         self.record = record
+        self.alreadyRead = alreadyRead
         request = FetchRequest(
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified)
         if !force, let record {
@@ -33,7 +39,7 @@ struct Plan: Sendable {
         let response: FetchResponse
         var cut: String?
         do {
-            response = try await client.fetch(request)
+            if let alreadyRead { response = try alreadyRead.get() } else { response = try await client.fetch(request) }
         } catch let error where error.partialResponse != nil {
             // Over the size cap: the entries that arrived whole are kept, with a warning.
             response = error.partialResponse!

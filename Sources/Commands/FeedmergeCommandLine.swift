@@ -1,77 +1,93 @@
 import Foundation
-import Glibc
 
 /// The version printed by `--version` and sent in the User-Agent.
 public let feedmergeVersion = "0.1.0"
 
-let generalUsage = """
-    feedmerge \(feedmergeVersion): merge many feeds into one timeline
-
-    usage:
-      feedmerge [options] SOURCE... -o OUTPUT...   merge feeds (feedmerge --help-merge)
-      feedmerge parse [--url URL] [--content-type TYPE] [--sanitize] FILE...
-      feedmerge fetch [--jobs N] [--per-host N] [--public-only] URL... | -
-      feedmerge --version
-
-    Commands:
-      (none)   merge the feeds of the sources into RSS, Atom or JSON Feed outputs
-      parse    print each feed file as normalized JSON (one line per file)
-      fetch    fetch URLs concurrently; print status, size and time per URL
-
-    Exit codes: 0 success; 1 some feeds, files or URLs failed (outputs written);
-    2 usage or subscription-list error; 3 no output written.
-    """
-
-
-
-/// The command line, from the executable's `main.swift`.
+/// The command line: which command, its options, its help, its exit
+/// status. The executable's `main.swift` calls `run` and exits with what
+/// it returns; nothing else in feedmerge ends the process.
 public enum FeedmergeCommandLine {
-    /// Runs the command `arguments` name (without the program name).
-    /// - Parameter allocator: the allocator's name and version, for `--version`.
-    /// - Returns: the exit status.
-    public static func run(_ arguments: [String], allocator: String) async -> Int32 {
-    let arguments = arguments[...]
-    switch arguments.first {
-    case "parse":
-    do {
-        let command = try ParseCommand(arguments: arguments.dropFirst())
-        return (command.run())
-    } catch {
-        if let message = error.message { StandardOutput.error("feedmerge parse: \(message)") }
-        StandardOutput.error(ParseCommand.usage)
-        return 2
-    }
-case "fetch":
-    do {
-        let command = try FetchCommand(arguments: arguments.dropFirst())
-        return (await command.run())
-    } catch {
-        if let message = error.message { StandardOutput.error("feedmerge fetch: \(message)") }
-        StandardOutput.error(FetchCommand.usage)
-        return 2
-    }
-case "--version":
-    print("feedmerge \(feedmergeVersion) (\(allocator))")
-case "-h", "--help":
-    print(generalUsage)
-    print("")
-    print(MergeCommand.usage)
-case "--help-merge":
-    print(MergeCommand.usage)
-case nil:
-    StandardOutput.error(generalUsage)
-    return 2
-default:
-    do {
-        let command = try MergeCommand(arguments: arguments, environment: ProcessInfo.processInfo.environment)
-        return (await command.run())
-    } catch {
-        if let message = error.message { StandardOutput.error("feedmerge: \(message)") }
-        StandardOutput.error(MergeCommand.usage)
-        return 2
-    }
-}
+    static let overview = """
+        feedmerge \(feedmergeVersion): merge many feeds into one timeline
 
-    return 0
+        usage:
+          feedmerge [options] SOURCE... -o OUTPUT...   merge feeds (the main job; options below)
+          feedmerge parse [options] FILE...           print each feed file as normalized JSON
+          feedmerge fetch [options] URL... | -        fetch URLs; print status, size and time of each
+          feedmerge --version
+          feedmerge [COMMAND] --help
+        """
+
+    /// Runs what `arguments` (without the program name) ask for.
+    /// - Parameter allocator: the allocator's name and version, for `--version`.
+    public static func run(
+        _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
+        allocator: String
+    ) async -> Int32 {
+        switch arguments.first {
+        case "parse":
+            return run(try ParseCommand.parse(arguments.dropFirst()), help: ParseCommand.interface, ParseCommand()) {
+                $0.run()
+            }
+        case "fetch":
+            let request: Request<FetchCommand>
+            do {
+                request = try FetchCommand.parse(arguments.dropFirst())
+            } catch {
+                return usageError(error, command: "feedmerge fetch")
+            }
+            switch request {
+            case .help:
+                print(FetchCommand.interface.help(defaults: FetchCommand()))
+                return ExitStatus.success.rawValue
+            case .run(let command):
+                return await command.run()
+            }
+        case "--version" where arguments.count == 1:
+            print("feedmerge \(feedmergeVersion) (\(allocator))")
+            return ExitStatus.success.rawValue
+        case nil:
+            StandardOutput.error(overview)
+            StandardOutput.error("\nTry 'feedmerge --help'.")
+            return ExitStatus.usage.rawValue
+        default:
+            let request: Request<MergeOptions>
+            let run: MergeRun
+            do {
+                request = try MergeOptions.parse(arguments)
+                guard case .run(let options) = request else {
+                    print(overview + "\n\n" + MergeOptions.interface.help(defaults: MergeOptions()))
+                    return ExitStatus.success.rawValue
+                }
+                run = try MergeRun(options: options, environment: environment)
+            } catch {
+                return usageError(error, command: "feedmerge")
+            }
+            return await run.run().rawValue
+        }
+    }
+
+    private static func run<Command>(
+        _ parsed: @autoclosure () throws(UsageError) -> Request<Command>, help interface: CommandInterface<Command>,
+        _ defaults: Command, _ body: (Command) -> Int32
+    ) -> Int32 {
+        do {
+            switch try parsed() {
+            case .help:
+                print(interface.help(defaults: defaults))
+                return ExitStatus.success.rawValue
+            case .run(let command):
+                return body(command)
+            }
+        } catch {
+            return usageError(error, command: interface.name)
+        }
+    }
+
+    /// One line saying what is wrong, one saying where to read more.
+    private static func usageError(_ error: UsageError, command: String) -> Int32 {
+        StandardOutput.error("\(command): \(error.message)")
+        StandardOutput.error("Try '\(command) --help'.")
+        return ExitStatus.usage.rawValue
     }
 }

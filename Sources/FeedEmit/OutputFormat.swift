@@ -6,18 +6,32 @@ import TextOutput
 public enum OutputFormat: String, Sendable, CaseIterable {
     case atom, rss, json
 
-    /// From a file name's extension: `.atom`, `.rss`, `.json`; anything
-    /// else (`.xml` could be either) needs `--format`.
-    public init?(fileName: String) {
-        let lower = fileName.lowercased()
-        if lower.hasSuffix(".atom") {
-            self = .atom
-        } else if lower.hasSuffix(".rss") {
-            self = .rss
-        } else if lower.hasSuffix(".json") {
-            self = .json
-        } else {
-            return nil
+    /// What a file name says it holds.
+    public enum Recognition: Equatable, Sendable {
+        case format(OutputFormat)
+        /// An HTML page (`index.html`): the planet page.
+        case page
+        /// `.xml` with no hint, or anything else: the user must say.
+        case unknown
+    }
+
+    /// From a file name: `.atom`, `.rss`, `.json`; an `.xml` name that says
+    /// which (`atom.xml`, `rss.xml`, `feed-rss.xml`); `.html` is a page.
+    public static func recognise(fileName: String) -> Recognition {
+        let name = fileName.split(separator: "/").last.map { $0.lowercased() } ?? ""
+        guard let dot = name.lastIndex(of: ".") else { return .unknown }
+        let stem = name[..<dot]
+        switch name[name.index(after: dot)...] {
+        case "atom": return .format(.atom)
+        case "rss": return .format(.rss)
+        case "json": return .format(.json)
+        case "html", "htm": return .page
+        case "xml":
+            let atom = stem.contains("atom")
+            let rss = stem.contains("rss")
+            if atom != rss { return .format(atom ? .atom : .rss) }
+            return .unknown
+        default: return .unknown
         }
     }
 

@@ -4,7 +4,7 @@ import Glibc
 /// Subscriptions that are files on this machine: read directly, not through libcurl.
 public enum LocalFile {
     /// The path a `file://` URL or a plain path names; nil for other URLs.
-    static func path(of url: String) -> String? {
+    public static func path(of url: String) -> String? {
         if url.hasPrefix("file://") {
             return URL(string: url)?.path ?? String(url.dropFirst(7))
         }

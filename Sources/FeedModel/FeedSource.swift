@@ -65,11 +65,12 @@ public struct OutputMetadata: Sendable {
     public var updated: Timestamp
     public var generator: String
     public var generatorVersion: String
-    public var generatorURI: String
+    /// The generator's home page; nil: none is named.
+    public var generatorURI: String?
 
     public init(
         title: String, link: String?, selfURL: String?, id: String, author: Person?, updated: Timestamp,
-        generator: String, generatorVersion: String, generatorURI: String
+        generator: String, generatorVersion: String, generatorURI: String? = nil
     ) {
         self.title = title
         self.link = link

@@ -4,14 +4,35 @@ import Basics
 /// OPML 1.0 and 2.0: outlines with an `xmlUrl` are subscriptions; nested
 /// outlines without one are folders, whose path becomes each feed's group.
 enum OPMLReader {
+    /// Whether a document's root element is `<opml>` (after any XML
+    /// declaration, comments, processing instructions and doctype): the
+    /// content decides, not the name or the URL it came from.
     static func isOPML(_ bytes: [UInt8]) -> Bool {
-        let head = String(decoding: bytes.prefix(2048), as: UTF8.self).lowercased()
-        return head.contains("<opml")
+        var index = 0
+        // UTF-16 (a BOM or zero bytes): read the ASCII of it.
+        let ascii = bytes.prefix(4).contains(0) ? bytes.filter { $0 != 0 && $0 != 0xFE && $0 != 0xFF } : bytes
+        while let open = ascii[index...].firstIndex(of: UInt8(ascii: "<")) {
+            let next = open + 1 < ascii.count ? ascii[open + 1] : 0
+            if next == UInt8(ascii: "?") || next == UInt8(ascii: "!") {
+                let close: [UInt8] = next == UInt8(ascii: "!") && ascii[open...].starts(with: Array("<!--".utf8))
+                    ? Array("-->".utf8) : Array(">".utf8)
+                guard let end = ascii.firstRange(of: close, in: (open + 2)..<ascii.count) else { return false }
+                index = end
+                continue
+            }
+            let name = ascii[(open + 1)...].prefix { $0 != UInt8(ascii: " ") && $0 != UInt8(ascii: ">") && $0 > 0x20 }
+            return String(decoding: name, as: UTF8.self).lowercased() == "opml"
+        }
+        return false
     }
 
     /// - Throws: `SubscriptionError` with the line libxml2 reported when
     ///   the file is not well-formed, or when it is not OPML at all.
-    static func read(_ bytes: [UInt8], source: String, into list: inout SubscriptionList) throws(SubscriptionError) {
+    /// - Parameter localFile: the file it was read from, for `--update-opml`
+    ///   (nil for a URL or standard input).
+    static func read(
+        _ bytes: [UInt8], source: String, into list: inout SubscriptionList, localFile: String?
+    ) throws(SubscriptionError) {
         let document: DOMDocument
         do {
             document = try DOMDocument(parsing: bytes, url: source.contains("://") ? source : nil)
@@ -29,12 +50,17 @@ enum OPMLReader {
             if list.title == nil { list.title = head.child("title")?.trimmedText }
             if list.ownerName == nil { list.ownerName = head.child("ownerName")?.trimmedText }
             if list.ownerEmail == nil { list.ownerEmail = head.child("ownerEmail")?.trimmedText }
+            if list.homePage == nil {
+                list.homePage = [head.child("htmlUrl")?.trimmedText, head.child("ownerId")?.trimmedText]
+                    .compactMap { $0 }.first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
+            }
         }
-        readOutlines(of: body, folder: [], source: source, into: &list)
+        readOutlines(of: body, folder: [], source: source, into: &list, localFile: localFile)
     }
 
     private static func readOutlines(
-        of parent: DOMElement, folder: [String], source: String, into list: inout SubscriptionList
+        of parent: DOMElement, folder: [String], source: String, into list: inout SubscriptionList,
+        localFile: String?
     ) {
         for outline in parent.children where outline.name == "outline" {
             let title = nonEmpty(outline.attribute("title")) ?? nonEmpty(outline.attribute("text"))
@@ -46,10 +72,13 @@ enum OPMLReader {
                 list.add(
                     Subscription(
                         url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
-                        opmlFile: source.contains("://") ? nil : source))
-                readOutlines(of: outline, folder: folder + [title ?? url], source: source, into: &list)
+                        opmlFile: localFile))
+                readOutlines(
+                    of: outline, folder: folder + [title ?? url], source: source, into: &list, localFile: localFile)
             } else if outline.children.contains(where: { $0.name == "outline" }) {
-                readOutlines(of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list)
+                readOutlines(
+                    of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list,
+                    localFile: localFile)
             } else {
                 list.warnings.append("\(source):\(outline.line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
             }
@@ -59,5 +88,17 @@ enum OPMLReader {
     private static func nonEmpty(_ value: String?) -> String? {
         guard let value = value?.trimmingWhitespace, !value.isEmpty else { return nil }
         return value
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The end of the first occurrence of `pattern` within `range`.
+    fileprivate func firstRange(of pattern: [UInt8], in range: Range<Int>) -> Int? {
+        var start = range.lowerBound
+        while start + pattern.count <= range.upperBound {
+            if self[start..<(start + pattern.count)].elementsEqual(pattern) { return start + pattern.count }
+            start += 1
+        }
+        return nil
     }
 }

@@ -1,3 +1,4 @@
+import FeedFetch
 import FeedParse
 /// One feed to read: from an OPML outline, a URL or a local file.
 public struct Subscription: Sendable, Hashable {
@@ -30,8 +31,15 @@ public struct SubscriptionList: Sendable {
     public var title: String?
     public var ownerName: String?
     public var ownerEmail: String?
+    /// From the first OPML head that has one: the list's home page
+    /// (`htmlUrl`, else `ownerId`), when it is an http(s) URL.
+    public var homePage: String?
     /// Outlines skipped (no `xmlUrl`) and duplicates dropped, for the user.
     public var warnings: [String] = []
+
+    /// What reading a source already fetched for a subscription (by URL):
+    /// the run uses it instead of fetching again.
+    public var alreadyRead: [String: Result<FetchResponse, FetchError>] = [:]
 
     public init() {}
 
@@ -39,12 +47,13 @@ public struct SubscriptionList: Sendable {
     private var listed: Set<String> = []
 
     /// Adds a subscription unless the same feed is already listed.
-    mutating func add(_ subscription: Subscription) {
+    mutating func add(_ subscription: Subscription, read: Result<FetchResponse, FetchError>? = nil) {
         guard listed.insert(LinkNormalizer.normalize(subscription.url)).inserted else {
             warnings.append("\(subscription.url) is listed more than once; fetched once")
             return
         }
         subscriptions.append(subscription)
+        if let read { alreadyRead[subscription.url] = read }
     }
 }
 

@@ -6,46 +6,49 @@ import Synchronization
 /// Replaces a file atomically: the text goes to a temporary file in the same
 /// folder, is flushed to disk, then renamed over the target. A run killed at
 /// any moment leaves the previous file or the new one, never half of one.
-public enum AtomicFile {
+///
+/// A run reserves each output before it does any work (`reserve`): the
+/// temporary file is created then, so an output that cannot be written is
+/// known before a single feed is fetched.
+public struct AtomicFile: Sendable {
     public struct WriteError: Error, CustomStringConvertible {
         public var path: String
         public var message: String
         public var description: String { "\(path): \(message)" }
     }
 
-    public static func write(_ text: String, to path: String) throws(WriteError) {
-        try write(bytes: Array(text.utf8), to: path)
-    }
+    /// The file to replace, and the temporary file that will replace it.
+    public let path: String
+    private let temporary: String
+    private let descriptor: Int32
 
-    public static func write(bytes: [UInt8], to path: String) throws(WriteError) {
-        try replace(path) { file in bytes.withUnsafeBufferPointer { file.write($0) } }
+    /// Creates the temporary file beside `path`.
+    /// - Throws: when the folder is missing or not writable, or `path` is a folder.
+    public static func reserve(_ path: String) throws(WriteError) -> AtomicFile {
+        var status = stat()
+        if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+            throw WriteError(path: path, message: "is a folder")
+        }
+        let url = URL(fileURLWithPath: path)
+        let number = serial.add(1, ordering: .relaxed).newValue
+        let temporary =
+            url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(number)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())")
+        }
+        return AtomicFile(path: path, temporary: temporary, descriptor: descriptor)
     }
 
     /// Streams a document into the file: `body` appends to a buffer that is
     /// written out a megabyte at a time, so the document is never whole in
-    /// memory. The file is replaced only once all of it is on disk.
-    public static func write(to path: String, _ body: (inout TextBuffer) -> Void) throws(WriteError) {
-        try replace(path) { file in
-            var buffer = TextBuffer(drainingAt: 1 << 20) { file.write($0) }
-            body(&buffer)
-            buffer.flush()
-        }
-    }
-
-    /// Names temporary files apart when one run writes several outputs at once.
-    private static let serial = Atomic<Int>(0)
-
-    private static func replace(_ path: String, fill: (TemporaryFile) -> Void) throws(WriteError) {
-        let url = URL(fileURLWithPath: path)
-        let folder = url.deletingLastPathComponent().path
-        let number = serial.add(1, ordering: .relaxed).newValue
-        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(number)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC, 0o644)
-        guard descriptor >= 0 else {
-            throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())")
-        }
+    /// memory. The file is replaced only once all of it is on disk. Call
+    /// once; the reservation is used up either way.
+    public func commit(_ body: (inout TextBuffer) -> Void) throws(WriteError) {
         let file = TemporaryFile(descriptor: descriptor)
-        fill(file)
+        var buffer = TextBuffer(drainingAt: 1 << 20) { file.write($0) }
+        body(&buffer)
+        buffer.flush()
         var failure = file.failure
         if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush: \(errorText())" }
         close(descriptor)
@@ -54,12 +57,38 @@ public enum AtomicFile {
             unlink(temporary)
             throw WriteError(path: path, message: failure)
         }
-        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY)
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)  // the rename itself is durable too
             close(folderDescriptor)
         }
     }
+
+    public func commit(bytes: [UInt8]) throws(WriteError) {
+        try commit { $0.append(bytes: bytes) }
+    }
+
+    /// Gives the reservation up: the target stays as it was.
+    public func discard() {
+        close(descriptor)
+        unlink(temporary)
+    }
+
+    public static func write(_ text: String, to path: String) throws(WriteError) {
+        try reserve(path).commit(bytes: Array(text.utf8))
+    }
+
+    public static func write(bytes: [UInt8], to path: String) throws(WriteError) {
+        try reserve(path).commit(bytes: bytes)
+    }
+
+    public static func write(to path: String, _ body: (inout TextBuffer) -> Void) throws(WriteError) {
+        try reserve(path).commit(body)
+    }
+
+    /// Names temporary files apart when one run writes several outputs at once.
+    private static let serial = Atomic<Int>(0)
 
     /// The temporary file being filled; remembers the first write error
     /// and writes nothing after it.
@@ -94,15 +123,22 @@ public enum AtomicFile {
         }
     }
 
-    /// Removes the temporary files a killed run left beside `path`.
+    /// Removes the temporary files that runs killed before they finished
+    /// left beside `path` (`.NAME.tmp-PID-N`); those of a process still
+    /// alive (another run writing the same file) are left alone.
     public static func removeLeftovers(of path: String) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let prefix = "." + url.lastPathComponent + ".tmp-"
+        // A folder that cannot be listed has nothing this run could clean; reserving the output reports it.
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = Int32(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0 else { continue }
+            if pid == getpid() || kill(pid, 0) == 0 || errno == EPERM { continue }
             unlink(folder + "/" + name)
         }
     }
 
-    private static func errorText() -> String { String(cString: strerror(errno)) }
 }
+
+/// The message of the last system call's error.
+private func errorText() -> String { String(cString: strerror(errno)) }

@@ -83,6 +83,10 @@ public struct TextBuffer: ~Copyable {
         text.withUTF8 { if let base = $0.baseAddress { append(base, count: $0.count) } }
     }
 
+    public mutating func append(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { if let start = $0.baseAddress { append(start, count: $0.count) } }
+    }
+
     @inlinable
     public mutating func append(_ text: StaticString) {
         append(text.utf8Start, count: text.utf8CodeUnitCount)

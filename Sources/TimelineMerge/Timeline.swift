@@ -3,7 +3,7 @@ import FeedParse
 
 /// The rules that decide which entries the timeline keeps and where.
 public struct TimelineRules: Sendable {
-    public enum FuturePolicy: String, Sendable { case keep, clamp, drop }
+    public enum FuturePolicy: String, Sendable, CaseIterable { case keep, clamp, drop }
 
     /// At most this many entries (nil: all). Default 1,000.
     public var limit: Int? = 1000

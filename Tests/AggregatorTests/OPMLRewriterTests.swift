@@ -51,7 +51,7 @@ import Testing
         #expect(result.count == 1)
         #expect(result.bytes == encode(document.before) + encode(expected) + encode(document.after))
         var list = SubscriptionList()
-        try OPMLReader.read(result.bytes, source: "list.opml", into: &list)
+        try OPMLReader.read(result.bytes, source: "list.opml", into: &list, localFile: "list.opml")
         #expect(list.subscriptions.map(\.url) == [Self.new, "http://example.org/other"])
     }
 

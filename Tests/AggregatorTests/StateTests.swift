@@ -203,7 +203,7 @@ import Testing
     @Test func secondRunWhileTheLockIsHeldExitsSeventyFiveAndTouchesNothing() throws {
         let w = try Workspace("lock")
         try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("out.atom")))
-        let lock = try #require(StateLock(statePath: w.state))
+        let lock = try StateLock(statePath: w.state)
         let blocked = try run(["l1"], w)
         #expect(blocked.status == 75)
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom"))) == Data("previous".utf8))

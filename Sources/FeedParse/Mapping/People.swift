@@ -73,3 +73,12 @@ extension MappingContext {
     }
 }
 
+
+/// A person written as one string (`Jo Smith <jo@example.com>`,
+/// `jo@example.com (Jo Smith)`, a bare address, or a name), read the way
+/// RSS person elements are (`MappingContext.person(fromRSS:)`).
+public enum PersonText {
+    public static func parse(_ text: String) -> Person {
+        MappingContext.person(fromRSS: text)
+    }
+}

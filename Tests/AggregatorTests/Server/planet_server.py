@@ -122,7 +122,7 @@ def opml(port):
                            for n in range(HEALTHY) if n % 4 == g)
         groups.append('<outline text="Group %d"><outline text="Inner %d">%s</outline></outline>' % (g, g, outlines))
     broken = "".join('<outline text="broken %s" xmlUrl="%s%s"/>' % (p, base, p) for p in BROKEN)
-    return ('<?xml version="1.0"?><opml version="2.0"><head><title>Test Planet</title>'
+    return ('<?xml version="1.0"?><opml version="2.0"><head><title>Test Planet</title><ownerId>http://planet.example/</ownerId>'
             "<ownerName>Planet Owner</ownerName><ownerEmail>owner@planet.example</ownerEmail></head><body>"
             "%s<outline text=\"Broken\">%s</outline><outline text=\"a folder without feeds\"/>"
             '<outline text="Feed 0 again" xmlUrl="%s/feed/0"/></body></opml>' % ("".join(groups), broken, base))

@@ -11,14 +11,13 @@ import TextOutput
 enum OutputWriter {
     /// For each output in order: nil when it was written, else why not.
     static func write(
-        _ outputs: [(path: String, format: OutputFormat)], entries: [MergedEntry], metadata: OutputMetadata,
-        verbose: Bool
+        _ outputs: [Outputs.Output], entries: [MergedEntry], metadata: OutputMetadata, verbose: Bool
     ) async -> [String?] {
         await withTaskGroup(of: (Int, String?).self) { group in
             for (index, output) in outputs.enumerated() {
                 group.addTask {
                     let failure = await onOwnThread {
-                        write(output.format, to: output.path, entries: entries, metadata: metadata, verbose: verbose)
+                        write(output, entries: entries, metadata: metadata, verbose: verbose)
                     }
                     return (index, failure)
                 }
@@ -30,23 +29,24 @@ enum OutputWriter {
     }
 
     private static func write(
-        _ format: OutputFormat, to path: String, entries: [MergedEntry], metadata: OutputMetadata, verbose: Bool
+        _ output: Outputs.Output, entries: [MergedEntry], metadata: OutputMetadata, verbose: Bool
     ) -> String? {
         let start = Date()
-        if path == "-" {
+        switch output.destination {
+        case .standardOutput:
             var buffer = TextBuffer(drainingAt: 1 << 20) { StandardOutput.write($0) }
-            format.render(entries, metadata: metadata, into: &buffer)
+            output.format.render(entries, metadata: metadata, into: &buffer)
             buffer.flush()
-        } else {
+        case .file(let file):
             do {
-                try AtomicFile.write(to: path) { format.render(entries, metadata: metadata, into: &$0) }
+                try file.commit { output.format.render(entries, metadata: metadata, into: &$0) }
             } catch {
                 return error.description
             }
         }
         if verbose {
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
-            StandardOutput.error("feedmerge: wrote \(path) (\(format.rawValue)) in \(seconds) s")
+            StandardOutput.error("feedmerge: wrote \(output.path) (\(output.format.rawValue)) in \(seconds) s")
         }
         return nil
     }

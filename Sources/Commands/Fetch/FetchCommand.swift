@@ -1,0 +1,89 @@
+import Basics
+import FeedFetch
+import Foundation
+
+/// `feedmerge fetch [options] URL...` (or `-` to read URLs from stdin):
+/// fetches every URL concurrently and prints one line per URL, in input
+/// order: `URL<TAB>STATUS<TAB>BYTES<TAB>SECONDS<TAB>FINAL-URL`, or
+/// `URL<TAB>error<TAB>MESSAGE`. What the fetch benchmark times; also a
+/// quick way to see which feeds of a list are broken.
+struct FetchCommand {
+    var urls: [String] = []
+    var configuration = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
+
+    static let interface = CommandInterface<FetchCommand>(
+        name: "feedmerge fetch",
+        synopsis: "feedmerge fetch [options] URL... | -",
+        summary: """
+            Fetches every URL at once and prints one line per URL, in order:
+            URL<TAB>STATUS<TAB>BYTES<TAB>SECONDS<TAB>FINAL-URL, or URL<TAB>error<TAB>MESSAGE.
+            - reads the URLs from standard input, one per line (# comments).
+            """,
+        groups: [
+            OptionGroup(
+                "Options",
+                [
+                    Option(
+                        "--jobs", value: "N", help: "transfers in flight at once",
+                        default: { "\($0.configuration.maximumConcurrentTransfers)" }
+                    ) { $0.configuration.maximumConcurrentTransfers = try OptionValue.positive($1, for: "--jobs") },
+                    Option(
+                        "--per-host", value: "N", help: "transfers in flight per host",
+                        default: { "\($0.configuration.maximumTransfersPerHost)" }
+                    ) { $0.configuration.maximumTransfersPerHost = try OptionValue.positive($1, for: "--per-host") },
+                    Option(
+                        "--max-bytes", value: "N", help: "largest decoded body accepted",
+                        default: { "\($0.configuration.maximumBodyBytes)" }
+                    ) { $0.configuration.maximumBodyBytes = try OptionValue.positive($1, for: "--max-bytes") },
+                    Option(
+                        "--timeout", value: "S", help: "total seconds per transfer",
+                        default: { "\($0.configuration.totalTimeoutSeconds)" }
+                    ) { $0.configuration.totalTimeoutSeconds = try OptionValue.positive($1, for: "--timeout") },
+                    Option("--public-only", help: "refuse loopback, private and link-local addresses") { command, _ in
+                        command.configuration.addressPolicy = .publicOnly
+                    },
+                ])
+        ],
+        operand: { command, url in
+            guard url == "-" else { return command.urls.append(url) }
+            while let line = readLine() {
+                let url = line.trimmingWhitespace
+                if !url.isEmpty && !url.hasPrefix("#") { command.urls.append(url) }
+            }
+        },
+        notes: "Exit status: 0 every URL fetched; 1 some failed; 2 usage error.")
+
+    static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<FetchCommand> {
+        let request = try interface.parse(arguments, into: FetchCommand())
+        if case .run(let command) = request, command.urls.isEmpty { throw UsageError("no URL given") }
+        return request
+    }
+
+    func run() async -> Int32 {
+        let client = HTTPClient(configuration: configuration)
+        var lines = [String](repeating: "", count: urls.count)
+        var failures = 0
+        await withTaskGroup(of: (Int, String, Bool).self) { group in
+            for (index, url) in urls.enumerated() {
+                group.addTask {
+                    do {
+                        let response = try await client.fetch(FetchRequest(url: url))
+                        let seconds = String(format: "%.3f", response.timings.total)
+                        return (
+                            index,
+                            "\(url)\t\(response.status)\t\(response.body.count)\t\(seconds)\t\(response.finalURL)", true
+                        )
+                    } catch {
+                        return (index, "\(url)\terror\t\((error as? FetchError)?.message ?? "\(error)")", false)
+                    }
+                }
+            }
+            for await (index, line, ok) in group {
+                lines[index] = line
+                if !ok { failures += 1 }
+            }
+        }
+        StandardOutput.write(lines.joined(separator: "\n") + "\n")
+        return failures == 0 ? 0 : 1
+    }
+}

@@ -1,0 +1,257 @@
+import FeedEmit
+import FeedFetch
+import FeedModel
+import FeedParse
+import Foundation
+import TimelineMerge
+
+/// Everything `feedmerge [options] SOURCE... -o OUTPUT` was asked to do, as
+/// read from the command line; each default is written here once and the
+/// help shows it from here.
+struct MergeOptions {
+    /// One `-o`: where, and the `--format` that followed it.
+    struct OutputRequest: Equatable {
+        var path: String
+        var format: OutputFormat?
+    }
+
+    var sources: [String] = []
+    var outputs: [OutputRequest] = []
+    var title: String?
+    var link: String?
+    var selfURL: String?
+    var id: String?
+    var author: Person?
+    var limit = 1000
+    var perFeed = 0
+    var since: String?
+    var future = TimelineRules.FuturePolicy.clamp
+    var now: Timestamp?
+    var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
+    var statePath: String?
+    var useState = true
+    var force = false
+    var keepDays = 90
+    var keepPerFeed = 200
+    var newFeedItems = 10
+    var healthPath: String?
+    var updateOPML = false
+    var quiet = false
+    var verbose = false
+
+    static let interface = CommandInterface<MergeOptions>(
+        name: "feedmerge",
+        synopsis: "feedmerge [options] SOURCE... -o OUTPUT [-o OUTPUT [--format F]...]",
+        summary: """
+            Merges the feeds of the SOURCEs into one timeline and writes it to every OUTPUT.
+            SOURCE: an OPML file or URL (recognised by its content), a feed URL, a local
+            feed file, or - for standard input (an OPML list, a list of URLs, or a feed).
+            OUTPUT: a file, or - for standard output. Its format comes from its name
+            (.atom, .rss, .json; atom.xml, rss.xml) or from the --format that follows it.
+            """,
+        groups: [
+            OptionGroup(
+                "Output",
+                [
+                    Option(
+                        "-o", "--output", value: "FILE",
+                        help: "write the merged feed here (repeatable; each written atomically)"
+                    ) { options, path in
+                        guard !options.outputs.contains(where: { $0.path == path }) else {
+                            throw UsageError("\(path == "-" ? "standard output" : path) is given as an output twice")
+                        }
+                        options.outputs.append(OutputRequest(path: path))
+                    },
+                    Option(
+                        "--format", value: "atom|rss|json",
+                        help: "the format of the -o just before it (standard output: atom)"
+                    ) { options, text in
+                        let format: OutputFormat = try OptionValue.choice(text, for: "--format")
+                        guard let last = options.outputs.indices.last else {
+                            throw UsageError("--format applies to the -o before it: put it after -o FILE")
+                        }
+                        guard options.outputs[last].format == nil else {
+                            throw UsageError("\(options.outputs[last].path) is given two formats")
+                        }
+                        options.outputs[last].format = format
+                    },
+                    Option("--title", value: "TEXT", help: "the merged feed's title (default: the OPML title)") {
+                        $0.title = $1
+                    },
+                    Option(
+                        "--link", value: "URL",
+                        help: "its home page (default: the OPML's htmlUrl or ownerId; RSS needs one)"
+                    ) { $0.link = $1 },
+                    Option("--self-url", value: "URL", help: "where it will be published") { $0.selfURL = $1 },
+                    Option(
+                        "--id", value: "ID", help: "its Atom id (default: --self-url, --link, or a hash of the sources)"
+                    ) { $0.id = $1 },
+                    Option("--author", value: "\"NAME <EMAIL>\"", help: "its author (default: the OPML owner)") {
+                        $0.author = PersonText.parse($1)
+                    },
+                ]),
+            OptionGroup(
+                "Timeline",
+                [
+                    Option(
+                        "--limit", value: "N", help: "keep the newest N entries (0: all)", default: { "\($0.limit)" }
+                    ) { $0.limit = try OptionValue.count($1, for: "--limit") },
+                    Option("--per-feed", value: "N", help: "at most the newest N entries of each feed (0: no limit)") {
+                        $0.perFeed = try OptionValue.count($1, for: "--per-feed")
+                    },
+                    Option("--since", value: "DATE|AGE", help: "drop entries older than a date or an age (30d, 12h, 2w)")
+                    { $0.since = $1 },
+                    Option(
+                        "--future", value: "keep|clamp|drop", help: "entries dated after the run's time",
+                        default: { $0.future.rawValue }
+                    ) { $0.future = try OptionValue.choice($1, for: "--future") },
+                    Option(
+                        "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
+                    ) { $0.now = try OptionValue.date($1, for: "--now") },
+                ]),
+            OptionGroup(
+                "Fetching",
+                [
+                    Option(
+                        "--jobs", value: "N", help: "transfers at once",
+                        default: { "\($0.fetch.maximumConcurrentTransfers)" }
+                    ) { $0.fetch.maximumConcurrentTransfers = try OptionValue.positive($1, for: "--jobs") },
+                    Option(
+                        "--per-host", value: "N", help: "transfers at once per host",
+                        default: { "\($0.fetch.maximumTransfersPerHost)" }
+                    ) { $0.fetch.maximumTransfersPerHost = try OptionValue.positive($1, for: "--per-host") },
+                    Option(
+                        "--timeout", value: "S", help: "seconds per feed", default: { "\($0.fetch.totalTimeoutSeconds)" }
+                    ) { $0.fetch.totalTimeoutSeconds = try OptionValue.positive($1, for: "--timeout") },
+                    Option(
+                        "--max-bytes", value: "N",
+                        help: "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole",
+                        default: { "\($0.fetch.maximumBodyBytes >> 20) MiB" }
+                    ) { $0.fetch.maximumBodyBytes = try OptionValue.positive($1, for: "--max-bytes") },
+                    Option("--public-only", help: "refuse loopback, private and link-local addresses") { options, _ in
+                        options.fetch.addressPolicy = .publicOnly
+                    },
+                ]),
+            OptionGroup(
+                "State (on by default; see the README)",
+                [
+                    Option(
+                        "--state", value: "PATH",
+                        help: "the state file (default: $XDG_STATE_HOME/feedmerge/state.sqlite)"
+                    ) { $0.statePath = $1 },
+                    Option("--no-state", help: "a one-off run: nothing remembered, nothing reused") { options, _ in
+                        options.useState = false
+                    },
+                    Option("--force", help: "fetch feeds that are gone or asked to be left alone for now") {
+                        options, _ in options.force = true
+                    },
+                    Option(
+                        "--keep-days", value: "N", help: "keep entries a feed no longer lists for N days",
+                        default: { "\($0.keepDays)" }
+                    ) { $0.keepDays = try OptionValue.count($1, for: "--keep-days") },
+                    Option(
+                        "--keep-per-feed", value: "N", help: "and at most the newest N stored per feed",
+                        default: { "\($0.keepPerFeed)" }
+                    ) { $0.keepPerFeed = try OptionValue.count($1, for: "--keep-per-feed") },
+                    Option(
+                        "--new-feed-items", value: "N",
+                        help: "a new feed's undated entries beyond its first N are dated as\nhistory, not news",
+                        default: { "\($0.newFeedItems)" }
+                    ) { $0.newFeedItems = try OptionValue.count($1, for: "--new-feed-items") },
+                    Option(
+                        "--health", value: "FILE",
+                        help: "write the per-feed health report (JSON) here; an output like -o"
+                    ) { $0.healthPath = $1 },
+                    Option("--update-opml", help: "write permanent redirects (301/308) back into local OPML files") {
+                        options, _ in options.updateOPML = true
+                    },
+                ]),
+            OptionGroup(
+                "Reporting",
+                [
+                    Option("-q", "--quiet", help: "no progress and no summary (failures still go to stderr)") {
+                        options, _ in options.quiet = true
+                    },
+                    Option("-v", "--verbose", help: "also each feed's parse warnings and each duplicate merged") {
+                        options, _ in options.verbose = true
+                    },
+                ]),
+        ],
+        operand: { options, source in options.sources.append(source) },
+        notes: """
+            Undated entries (and those whose date cannot be read, which the run names)
+            are dated by their first sight with a state, else by their feed's own date,
+            else the run's time. Within one feed, different ids are different entries;
+            across feeds, the same id (a URI: tag:, urn:, http:) or else the same link
+            once normalized (the #fragment counts) is one entry, kept once, from the
+            feed where it is dated earliest. Entries that name no author are credited
+            to their feed's authors.
+
+            \(ExitStatus.table)
+
+            Examples:
+              feedmerge feeds.opml -o merged.atom
+              feedmerge feeds.opml -o site/atom.xml -o site/feed.json --title "Planet Example"
+              feedmerge https://blog.example.org/feed.xml notes.rss -o feed.xml --format rss
+              curl -s https://example.org/feeds.opml | feedmerge - -o -
+            """)
+
+    /// Reads a command line (after the program name).
+    static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {
+        let request = try interface.parse(arguments, into: MergeOptions())
+        guard case .run(let options) = request else { return request }
+        guard !options.sources.isEmpty else { throw UsageError("no SOURCE given") }
+        guard !options.outputs.isEmpty else { throw UsageError("no output given (-o FILE)") }
+        for output in options.outputs { _ = try output.resolvedFormat() }
+        if options.sources.filter({ $0 == "-" }).count > 1 {
+            throw UsageError("standard input (-) is given as a SOURCE twice")
+        }
+        return request
+    }
+
+    /// The run's time: `--now`, else `SOURCE_DATE_EPOCH`, else the clock.
+    func runTime(environment: [String: String]) -> Timestamp {
+        if let now { return now }
+        if let epoch = environment["SOURCE_DATE_EPOCH"].flatMap(Int64.init) {
+            return Timestamp(secondsSince1970: epoch)
+        }
+        return Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
+    }
+
+    /// The timeline's rules for a run at `now`.
+    func rules(now: Timestamp) throws(UsageError) -> TimelineRules {
+        var rules = TimelineRules(now: now)
+        rules.limit = limit == 0 ? nil : limit
+        rules.perFeed = perFeed == 0 ? nil : perFeed
+        rules.future = future
+        if let since { rules.since = try OptionValue.dateOrAge(since, now: now, for: "--since") }
+        return rules
+    }
+
+    /// `--state`, else `$XDG_STATE_HOME/feedmerge/state.sqlite`, else
+    /// `~/.local/state/feedmerge/state.sqlite`; nil with `--no-state`.
+    func resolvedStatePath(environment: [String: String]) -> String? {
+        guard useState else { return nil }
+        if let statePath { return statePath }
+        let base =
+            environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.local/state"
+        return base + "/feedmerge/state.sqlite"
+    }
+}
+
+extension MergeOptions.OutputRequest {
+    /// The format: the `--format` given, else the one its name says;
+    /// standard output is Atom unless told.
+    func resolvedFormat() throws(UsageError) -> OutputFormat {
+        if let format { return format }
+        if path == "-" { return .atom }
+        switch OutputFormat.recognise(fileName: path) {
+        case .format(let format): return format
+        case .page:
+            throw UsageError("\(path): the HTML page is not built yet; write .atom, .rss or .json")
+        case .unknown:
+            throw UsageError("cannot tell the format of \(path): name it .atom, .rss or .json, or add --format after it")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Aggregator
+import FeedEmit
+import FeedFetch
+import FeedModel
+import FeedState
+import Foundation
+import Glibc
+import Basics
+import Subscriptions
+import TimelineMerge
+
+/// One run of the main job, in the order its steps must happen: reserve
+/// the outputs, lock and open the state, read the sources, fetch, parse and
+/// merge every feed, write the outputs and the health report, report. Each
+/// step that can fail ends the run with its exit status, before the next
+/// step costs anything; nothing here exits the process.
+struct MergeRun {
+    let options: MergeOptions
+    let rules: TimelineRules
+    let statePath: String?
+
+    init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
+        self.options = options
+        rules = try options.rules(now: options.runTime(environment: environment))
+        statePath = options.resolvedStatePath(environment: environment)
+    }
+
+    func run() async -> ExitStatus {
+        let started = Date()
+        let outputs: Outputs
+        do {
+            outputs = try Outputs.reserve(options.outputs, health: options.healthPath)
+        } catch {
+            for message in error.messages { StandardOutput.error("feedmerge: \(message)") }
+            StandardOutput.error("feedmerge: no feed was fetched, no output written")
+            return .nothingWritten
+        }
+        var lock: StateLock?
+        var state: StateOptions?
+        // The feeds the state knows: sources among them are not read ahead (see SourceReader).
+        var knownFeeds: Set<String> = []
+        if let statePath {
+            do {
+                lock = try StateLock(statePath: statePath)
+                let store = try SQLiteStateStore(path: statePath)
+                knownFeeds = Set(try store.feeds().keys)
+                state = stateOptions(store: store)
+            } catch let failure as StateLock.Failure {
+                outputs.discard()
+                StandardOutput.error("feedmerge: state: \(failure)")
+                if case .held = failure { return .stateLocked }
+                return .stateCannotBeCreated
+            } catch {
+                outputs.discard()
+                StandardOutput.error("feedmerge: state: \(error); nothing was done")
+                return .stateUnusable
+            }
+        }
+        defer { withExtendedLifetime(lock) {} }
+
+        let client = HTTPClient(configuration: options.fetch)
+        let list: SubscriptionList
+        do {
+            list = try await SourceReader.read(options.sources, client: client, isKnownFeed: knownFeeds.contains)
+        } catch {
+            outputs.discard()
+            StandardOutput.error("feedmerge: \(error)")
+            return .usage
+        }
+        if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        guard !list.subscriptions.isEmpty else {
+            outputs.discard()
+            StandardOutput.error("feedmerge: the sources list no feed")
+            return .usage
+        }
+        let link = options.link ?? list.homePage
+        if link == nil, let rss = outputs.outputs.first(where: { $0.format == .rss }) {
+            outputs.discard()
+            StandardOutput.error(
+                "feedmerge: \(rss.path): an RSS channel needs a home page link: give --link URL "
+                    + "(or an htmlUrl or ownerId URL in the OPML head)")
+            return .usage
+        }
+
+        let progress = Progress(enabled: !options.quiet && isatty(2) != 0)
+        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) {
+            report, done, total in
+            progress.update(report, done: done, total: total)
+        }
+        progress.finish()
+        let duplicates = timeline.duplicates
+        let entries = timeline.takeEntries()
+        if options.verbose {
+            let seconds = String(format: "%.3f", Date().timeIntervalSince(started))
+            StandardOutput.error("feedmerge: sources, fetch, parse and merge took \(seconds) s")
+        }
+
+        let failed = reports.filter(\.failed)
+        var written = 0
+        // With a state, failing feeds still give their stored entries: write if anything is there.
+        if failed.count < reports.count || !entries.isEmpty {
+            let metadata = outputMetadata(list: list, link: link, entries: entries)
+            let failures = await OutputWriter.write(
+                outputs.outputs, entries: entries, metadata: metadata, verbose: options.verbose)
+            for failure in failures {
+                if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }
+            }
+        } else {
+            for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
+        }
+        var healthWritten = true
+        if let health = outputs.health {
+            do {
+                try health.commit(bytes: HealthReport.render(reports, now: rules.now))
+            } catch {
+                healthWritten = false
+                StandardOutput.error("feedmerge: --health \(error)")
+            }
+        }
+        if options.updateOPML {
+            let moved = reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }
+            for (file, count) in OPMLRewriter.apply(moved).sorted(by: { $0.key < $1.key }) where !options.quiet {
+                StandardOutput.error("feedmerge: \(file): \(count) moved feeds updated")
+            }
+        }
+        let summary = RunSummary(
+            reports: reports, duplicates: duplicates, entries: entries.count, written: written,
+            outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started))
+        summary.print(quiet: options.quiet, verbose: options.verbose)
+        // The timeline's memory goes back with the process, at once, where
+        // freeing its entries one string at a time would cost a tenth of a
+        // second on a big run.
+        ProcessEnd.keep(entries)
+        if written == 0 { return .nothingWritten }
+        if written < outputs.outputs.count || !healthWritten { return .someOutputsNotWritten }
+        return failed.isEmpty ? .success : .someFeedsFailed
+    }
+
+    private func stateOptions(store: any StateStore) -> StateOptions {
+        var state = StateOptions(store: store)
+        state.force = options.force
+        state.keepDays = options.keepDays
+        state.keepPerFeed = options.keepPerFeed
+        state.health = options.healthPath != nil
+        state.newFeedItems = options.newFeedItems
+        return state
+    }
+
+    /// The merged feed's own metadata: the options, else the OPML head.
+    private func outputMetadata(list: SubscriptionList, link: String?, entries: [MergedEntry]) -> OutputMetadata {
+        let sources = FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
+        let fallbackID = "urn:feedmerge:" + String(sources, radix: 16)
+        let owner =
+            list.ownerName != nil || list.ownerEmail != nil
+            ? Person(name: list.ownerName, email: list.ownerEmail) : nil
+        return OutputMetadata(
+            title: options.title ?? list.title ?? "feedmerge", link: link, selfURL: options.selfURL,
+            id: options.id ?? options.selfURL ?? link ?? fallbackID, author: options.author ?? owner,
+            updated: entries.first?.date ?? rules.now, generator: "feedmerge", generatorVersion: feedmergeVersion)
+    }
+}

@@ -1,0 +1,67 @@
+import FeedEmit
+import TextOutput
+
+/// The destinations of a run, each reserved before any feed is fetched: a
+/// file's temporary file exists from the start, so a destination that
+/// cannot be written stops the run before it costs anything.
+struct Outputs {
+    enum Destination {
+        case standardOutput
+        case file(AtomicFile)
+    }
+
+    struct Output {
+        var path: String
+        var format: OutputFormat
+        var destination: Destination
+    }
+
+    var outputs: [Output] = []
+    /// `--health FILE`.
+    var health: AtomicFile?
+
+    /// Reserves every destination, or none.
+    /// - Throws: one message per destination that cannot be written.
+    static func reserve(_ requests: [MergeOptions.OutputRequest], health: String?) throws(ReservationFailure) -> Outputs {
+        var result = Outputs()
+        var failures: [String] = []
+        for request in requests {
+            // The format was checked when the command line was read.
+            guard let format = try? request.resolvedFormat() else { continue }
+            if request.path == "-" {
+                result.outputs.append(Output(path: request.path, format: format, destination: .standardOutput))
+                continue
+            }
+            AtomicFile.removeLeftovers(of: request.path)
+            do {
+                let file = try AtomicFile.reserve(request.path)
+                result.outputs.append(Output(path: request.path, format: format, destination: .file(file)))
+            } catch {
+                failures.append(error.description)
+            }
+        }
+        if let health {
+            AtomicFile.removeLeftovers(of: health)
+            do {
+                result.health = try AtomicFile.reserve(health)
+            } catch {
+                failures.append("--health \(error.description)")
+            }
+        }
+        guard failures.isEmpty else {
+            result.discard()
+            throw ReservationFailure(messages: failures)
+        }
+        return result
+    }
+
+    /// Gives every reservation up: the files stay as they were.
+    func discard() {
+        for output in outputs { if case .file(let file) = output.destination { file.discard() } }
+        health?.discard()
+    }
+
+    struct ReservationFailure: Error {
+        var messages: [String]
+    }
+}

@@ -1,0 +1,66 @@
+import Aggregator
+import FeedParse
+import Foundation
+import TimelineMerge
+
+/// What a run tells its user on stderr, after the outputs are written:
+/// the failures always; notices, unreadable dates and the summary line
+/// unless `--quiet`; every warning and duplicate with `--verbose`.
+struct RunSummary {
+    var reports: [FeedReport]
+    var duplicates: [Duplicate]
+    var entries: Int
+    var written: Int
+    var outputs: Int
+    var seconds: Double
+
+    func print(quiet: Bool, verbose: Bool) {
+        let failed = reports.filter(\.failed)
+        for report in failed {
+            say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
+        }
+        if !verbose && !quiet {
+            for report in reports {
+                for notice in report.notices { say("\(report.subscription.url): \(notice)") }
+            }
+            // An unreadable date is never silently "now": each feed that had some says so.
+            for report in reports {
+                let unreadable = report.warnings.filter(ParseWarning.isUnreadableDate)
+                guard let first = unreadable.first else { continue }
+                say(
+                    "\(report.subscription.url): \(count(unreadable.count, "unreadable date")) (\(first)); "
+                        + "those entries count as undated (first seen, with a state; else the feed's date or the run's time)"
+                )
+            }
+        }
+        if verbose {
+            for report in reports {
+                for warning in report.warnings { say("\(report.subscription.url): \(warning)") }
+            }
+            for duplicate in duplicates {
+                let place =
+                    duplicate.feedURL == duplicate.otherFeedURL
+                    ? "listed twice in \(duplicate.feedURL)" : "in \(duplicate.feedURL) and \(duplicate.otherFeedURL)"
+                say("duplicate merged: \(duplicate.name) \(place)")
+            }
+        }
+        if !quiet {
+            let ok = reports.filter { $0.status == .ok }.count
+            let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
+            say(
+                "\(count(ok, "feed")) ok, \(notModified) not modified, \(failed.count) failed; "
+                    + "\(count(entries, "entry", "entries")) written to \(written) of \(count(outputs, "output")), "
+                    + "\(count(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
+        }
+        if written < outputs && failed.count == reports.count {
+            say("every feed failed; outputs left as they were")
+        }
+    }
+
+    private func say(_ text: String) { StandardOutput.error("feedmerge: " + text) }
+}
+
+/// `1 feed`, `2 feeds`.
+func count(_ number: Int, _ singular: String, _ plural: String? = nil) -> String {
+    "\(number) " + (number == 1 ? singular : plural ?? singular + "s")
+}
