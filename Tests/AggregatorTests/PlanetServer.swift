@@ -23,7 +23,10 @@ struct CommandRun {
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("feedmerge")
 
-    static func feedmerge(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRun {
+    /// Runs the built binary; `input` (if any) is its standard input.
+    static func feedmerge(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws
+        -> CommandRun
+    {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,7 +38,13 @@ struct CommandRun {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        if input != nil { process.standardInput = stdin }
         try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(input)
+            try stdin.fileHandleForWriting.close()
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -145,6 +145,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_GET(self):
         if self.path == "/planet.opml":
             self.send(200, opml(self.server.server_address[1]), "text/x-opml")
+        elif self.path == "/subscriptions":  # an OPML list at a URL that does not say so
+            self.send(200, opml(self.server.server_address[1]), "text/xml")
         elif self.path == "/expected.json":
             self.send(200, json.dumps(expected_groups()), "application/json")
         elif self.path.startswith("/feed/"):

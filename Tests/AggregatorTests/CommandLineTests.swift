@@ -1,0 +1,208 @@
+import FeedEmit
+import FeedFetch
+import Foundation
+import Testing
+
+@testable import Commands
+
+/// The options model: each `MergeOptions` option parsed, and every usage error.
+@Suite struct OptionParsingTests {
+    func options(_ arguments: [String]) throws(UsageError) -> MergeOptions {
+        guard case .run(let options) = try MergeOptions.parse(arguments) else { throw UsageError("help asked") }
+        return options
+    }
+
+    func error(_ arguments: [String]) -> String? {
+        do {
+            _ = try MergeOptions.parse(arguments)
+            return nil
+        } catch {
+            return error.message
+        }
+    }
+
+    @Test func formatAppliesToTheOutputItFollows() throws {
+        let parsed = try options(["a.opml", "-o", "x.xml", "--format", "atom", "-o", "y.xml", "--format", "rss"])
+        #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.atom, .rss])
+    }
+
+    @Test func namesSayTheirFormat() throws {
+        let parsed = try options(["a.opml", "-o", "atom.xml", "-o", "site/rss.xml", "-o", "feed.json", "-o", "x.ATOM"])
+        #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.atom, .rss, .json, .atom])
+        #expect(error(["a.opml", "-o", "feed.xml"])?.contains("--format") == true)
+        #expect(error(["a.opml", "-o", "index.html"])?.contains("HTML page") == true)
+    }
+
+    @Test func standardOutputIsAtomUnlessTold() throws {
+        #expect(try options(["a.opml", "-o", "-"]).outputs.map { try $0.resolvedFormat() } == [.atom])
+        #expect(try options(["a.opml", "-o", "-", "--format", "json"]).outputs.map { try $0.resolvedFormat() } == [.json])
+    }
+
+    @Test func valuesAndDefaults() throws {
+        let defaults = try options(["a.opml", "-o", "x.atom"])
+        #expect(defaults.limit == 1000 && defaults.keepDays == 90 && defaults.useState && !defaults.quiet)
+        let parsed = try options([
+            "a.opml", "--limit=5", "--per-feed", "2", "--future", "drop", "-q", "--no-state", "--jobs", "3",
+            "--author", "Jo <jo@example.org>", "-o", "x.atom", "--", "-weird-name",
+        ])
+        #expect(parsed.limit == 5 && parsed.perFeed == 2 && parsed.future == .drop && parsed.quiet && !parsed.useState)
+        #expect(parsed.fetch.maximumConcurrentTransfers == 3)
+        #expect(parsed.author?.name == "Jo" && parsed.author?.email == "jo@example.org")
+        #expect(parsed.sources == ["a.opml", "-weird-name"])
+    }
+
+    @Test(arguments: [
+        (["-o", "x.atom"], "no SOURCE"),
+        (["a.opml"], "no output"),
+        (["a.opml", "-o"], "--output needs a value"),
+        (["a.opml", "-o", "x.atom", "--limit", "many"], "--limit needs a whole number"),
+        (["a.opml", "-o", "x.atom", "--jobs", "0"], "--jobs needs a whole number of at least 1"),
+        (["a.opml", "-o", "x.atom", "--future", "later"], "--future is one of keep, clamp, drop"),
+        (["a.opml", "-o", "x.atom", "--now", "someday"], "--now: cannot read the date"),
+        (["a.opml", "-o", "x.atom", "--limt", "3"], "unknown option --limt; did you mean --limit?"),
+        (["a.opml", "--format", "rss", "-o", "x.rss"], "--format applies to the -o before it"),
+        (["a.opml", "-o", "x", "--format", "rss", "--format", "atom"], "x is given two formats"),
+        (["a.opml", "-o", "x.atom", "-o", "x.atom"], "x.atom is given as an output twice"),
+        (["a.opml", "-o", "x.atom", "--quiet=yes"], "--quiet takes no value"),
+        (["-", "-", "-o", "x.atom"], "standard input (-) is given as a SOURCE twice"),
+    ])
+    func usageErrors(arguments: [String], message: String) {
+        #expect(error(arguments)?.hasPrefix(message) == true, "\(error(arguments) ?? "no error")")
+    }
+
+    @Test func sinceIsResolvedAgainstTheRunTime() throws {
+        let parsed = try options(["a.opml", "-o", "x.atom", "--since", "2d", "--now", "2025-01-03T00:00:00Z"])
+        let rules = try parsed.rules(now: parsed.runTime(environment: [:]))
+        #expect(rules.since?.rfc3339 == "2025-01-01T00:00:00Z")
+        #expect(throws: UsageError.self) {
+            try options(["a.opml", "-o", "x.atom", "--since", "soon"]).rules(now: rules.now)
+        }
+    }
+
+    @Test func helpIsGeneratedFromTheDeclarations() {
+        let help = MergeOptions.interface.help(defaults: MergeOptions())
+        for option in MergeOptions.interface.options { #expect(help.contains(option.name)) }
+        #expect(help.contains("--keep-days N") && help.contains("(default: 90)"))
+        #expect(help.contains("75  another run holds the state's lock"))
+        #expect(throws: Never.self) {
+            guard case .help = try MergeOptions.parse(["a.opml", "--help"]) else { throw UsageError("no help") }
+        }
+    }
+
+    @Test func fetchAndParseShareTheScanner() throws {
+        guard case .run(let fetch) = try FetchCommand.parse(["--jobs", "2", "http://a.example/"]) else {
+            throw UsageError("help")
+        }
+        #expect(fetch.configuration.maximumConcurrentTransfers == 2 && fetch.urls == ["http://a.example/"])
+        #expect(throws: UsageError.self) { try FetchCommand.parse(["--jobs", "0", "http://a.example/"]) }
+        #expect(throws: UsageError.self) { try ParseCommand.parse(["--url"]) }
+    }
+}
+
+/// The command line as users meet it: the built binary, a real server.
+@Suite(.serialized) struct CommandLineBehaviourTests {
+    let server = PlanetServer.shared
+
+    func workspace(_ name: String) throws -> StateTests.Workspace { try StateTests.Workspace("cli-\(name)") }
+
+    @Test func aUsageErrorIsOneLineAndAPointerToHelp() throws {
+        let run = try CommandRun.feedmerge(["feeds.opml", "-o", "x.atom", "--limit", "x"])
+        #expect(run.status == 2)
+        #expect(run.standardError.split(separator: "\n") == [
+            "feedmerge: --limit needs a whole number (0 or more), not 'x'", "Try 'feedmerge --help'.",
+        ])
+        let parse = try CommandRun.feedmerge(["parse", "--bogus"])
+        #expect(parse.status == 2 && parse.standardError.hasSuffix("Try 'feedmerge parse --help'.\n"))
+        let help = try CommandRun.feedmerge(["fetch", "--help"])
+        #expect(help.status == 0 && help.standardOutput.contains("--per-host N"))
+    }
+
+    @Test func anUnwritableOutputStopsTheRunBeforeAnyFetchAndTouchesNothing() throws {
+        let w = try workspace("unwritable")
+        try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("ok.atom")))
+        let run = try CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", w.path("ok.atom"), "-o", w.path("missing/x.rss"), "--link", "http://a.example/",
+            "--no-state",
+        ])
+        #expect(run.status == 3, "\(run.standardError)")
+        #expect(run.standardError.contains("missing/x.rss") && run.standardError.contains("no feed was fetched"))
+        #expect(try String(contentsOfFile: w.path("ok.atom"), encoding: .utf8) == "previous")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: w.folder.path) == ["ok.atom"])
+    }
+
+    @Test func anUnwritableHealthReportIsAnOutputFailure() throws {
+        let w = try workspace("health")
+        let run = try CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.state, "--health", w.path("no/health.json"),
+        ])
+        #expect(run.status == 3, "\(run.standardError)")
+        #expect(run.standardError.contains("--health"))
+    }
+
+    @Test func aStateThatCannotBeCreatedIsNotReportedAsALock() throws {
+        let w = try workspace("state-create")
+        try Data().write(to: URL(fileURLWithPath: w.path("file")))
+        let run = try CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.path("file/state.sqlite"),
+        ])
+        #expect(run.status == 73, "\(run.standardError)")
+        #expect(run.standardError.contains(w.path("file")) && run.standardError.contains("not a folder"))
+        #expect(!run.standardError.contains("another run"))
+    }
+
+    @Test func anUnreadableStateIsReportedWithItsPath() throws {
+        let w = try workspace("state-corrupt")
+        try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: w.state))
+        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.state])
+        #expect(run.status == 74, "\(run.standardError)")
+        #expect(run.standardError.contains(w.state))
+        #expect(!FileManager.default.fileExists(atPath: w.path("out.atom")))
+    }
+
+    @Test func standardInputMayHoldAFeedAListOfURLsOrAnOPMLDocument() async throws {
+        let feed = #"<rss version="2.0"><channel><title>Piped</title><link>http://p.example/</link>"#
+            + #"<item><title>One</title><link>http://p.example/1</link></item></channel></rss>"#
+        let fromFeed = try CommandRun.feedmerge(["-", "-o", "-", "--format", "json", "--no-state"], input: Data(feed.utf8))
+        #expect(fromFeed.status == 0, "\(fromFeed.standardError)")
+        #expect(fromFeed.standardOutput.contains("http://p.example/1"))
+
+        let list = "# two feeds\n\(server.url("/feed/1"))\n\(server.url("/feed/2"))\n"
+        let fromList = try CommandRun.feedmerge(["-", "-o", "-", "--no-state"], input: Data(list.utf8))
+        #expect(fromList.status == 0 && fromList.standardError.contains("2 feeds ok"), "\(fromList.standardError)")
+
+        let opml = Data(try await HTTPClient().fetch(FetchRequest(url: server.url("/planet.opml"))).body)
+        let fromOPML = try CommandRun.feedmerge(
+            ["-", "-o", "-", "--no-state", "--timeout", "2"], input: opml)
+        #expect(fromOPML.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(fromOPML.standardError)")
+    }
+
+    @Test func anOPMLDocumentIsRecognisedByItsContentAtAnyURL() throws {
+        let run = try CommandRun.feedmerge([
+            server.url("/subscriptions"), "-o", "-", "--no-state", "--timeout", "2",
+        ])
+        #expect(!run.standardError.contains("<opml>"), "\(run.standardError)")
+        #expect(run.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(run.standardError)")
+    }
+
+    @Test func theRSSChannelLinkIsAlwaysAURL() throws {
+        let refused = try CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state"])
+        #expect(refused.status == 2 && refused.standardError.contains("--link"))
+        let given = try CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state", "--link", "http://planet.example/",
+        ])
+        #expect(given.standardOutput.contains("<link>http://planet.example/</link>"))
+        // From the OPML head (its ownerId) when --link is not given.
+        let fromHead = try CommandRun.feedmerge([
+            server.url("/planet.opml"), "-o", "-", "--format", "rss", "--no-state", "--timeout", "2",
+        ])
+        #expect(fromHead.standardOutput.contains("<link>http://planet.example/</link>"))
+        #expect(!fromHead.standardOutput.contains("urn:feedmerge"))
+    }
+
+    @Test func theSummaryCountsInWordsAndTheGeneratorNamesNoForeignAddress() throws {
+        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--no-state"])
+        #expect(run.standardError.contains("1 feed ok"), "\(run.standardError)")
+        #expect(run.standardOutput.contains("<generator version="))
+        #expect(!run.standardOutput.contains("github.com"))
+    }
+}
