@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "FeedModel"]),
-        .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "TextOutput"]),
+        .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "TextOutput", "XMLTree"]),
         .target(
             name: "Subscriptions",
             dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),

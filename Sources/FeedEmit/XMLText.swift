@@ -1,4 +1,5 @@
 import FeedModel
+import XMLTree
 import TextOutput
 
 /// Writing XML into a `TextBuffer`: every text and attribute value goes
@@ -99,33 +100,6 @@ public enum PlainText {
     }
 
     static func decodeReferences(_ text: String) -> String {
-        guard text.contains("&") else { return text }
-        let named: [Substring: String] = [
-            "amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'", "nbsp": "\u{A0}", "hellip": "…",
-            "mdash": "—", "ndash": "–", "rsquo": "’", "lsquo": "‘", "rdquo": "”", "ldquo": "“", "copy": "©",
-        ]
-        var out = ""
-        var rest = Substring(text)
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            let after = rest[rest.index(after: amp)...]
-            if let semicolon = after.prefix(12).firstIndex(of: ";") {
-                let name = after[..<semicolon]
-                var replacement: String? = named[name]
-                if name.hasPrefix("#x") || name.hasPrefix("#X"), let v = UInt32(name.dropFirst(2), radix: 16) {
-                    replacement = Unicode.Scalar(v).map { String($0) }
-                } else if name.hasPrefix("#"), let v = UInt32(name.dropFirst()) {
-                    replacement = Unicode.Scalar(v).map { String($0) }
-                }
-                if let replacement {
-                    out += replacement
-                    rest = after[after.index(after: semicolon)...]
-                    continue
-                }
-            }
-            out += "&"
-            rest = after
-        }
-        return out + rest
+        CharacterReferences.decode(text, html: true)
     }
 }

@@ -1,5 +1,6 @@
 import FeedEmit
 import Foundation
+import XMLTree
 import TextOutput
 
 /// `--update-opml`: writes permanent redirects back into the OPML files the
@@ -96,32 +97,8 @@ public enum OPMLRewriter {
     /// characters as spaces, then references decoded), trimmed as
     /// `OPMLReader` trims it.
     static func normalized(_ raw: String) -> String {
-        var text = ""
-        var rest = Substring(String(raw.map { $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }))
-        while let ampersand = rest.firstIndex(of: "&") {
-            text += rest[..<ampersand]
-            let tail = rest[rest.index(after: ampersand)...]
-            guard let semicolon = tail.prefix(12).firstIndex(of: ";") else {
-                text += "&"
-                rest = tail
-                continue
-            }
-            let name = tail[..<semicolon]
-            let predefined = ["amp": "&", "lt": "<", "gt": ">", "quot": "\"", "apos": "'"]
-            if let character = predefined[String(name)] {
-                text += character
-            } else if name.hasPrefix("#"),
-                let value = name.hasPrefix("#x") || name.hasPrefix("#X")
-                    ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst(), radix: 10),
-                let scalar = Unicode.Scalar(value)
-            {
-                text.unicodeScalars.append(scalar)
-            } else {
-                text += "&" + name + ";"
-            }
-            rest = tail[tail.index(after: semicolon)...]
-        }
-        text += rest
+        let spaced = String(raw.map { $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+        let text = CharacterReferences.decode(spaced, html: false)
         let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         return String(text.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
