@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(
             name: "XMLTreeTests",
-            dependencies: ["XMLTree"],
+            dependencies: ["TestSupport", "XMLTree"],
             exclude: ["Fixtures"]
         ),
         .testTarget(

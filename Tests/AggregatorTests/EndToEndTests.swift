@@ -3,6 +3,7 @@ import FeedModel
 import FeedParse
 import Foundation
 import Testing
+import TestSupport
 
 /// The main command against a planet served from 127.0.0.1: 48 healthy
 /// feeds in every format, shared entries, undated and future-dated ones,
@@ -142,12 +143,11 @@ import Testing
         #expect(status == 0, "\(output)")
     }
 
-    static let jsonFeedSchema = repository.deletingLastPathComponent()
-        .appendingPathComponent("shared/corpora/jsonfeed/schema-v1.1.json")
+    static let jsonFeedSchema = SharedCorpora.path("jsonfeed/schema-v1.1.json")
 
     /// The JSON Feed 1.1 schema is third-party data that only the team's
     /// machines and CI have (../shared); a user's clone skips this test.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: jsonFeedSchema.path), "needs ../shared/corpora"))
+    @Test(.enabled(if: jsonFeedSchema != nil, "needs ../shared/corpora"))
     func jsonOutputValidatesAgainstTheJSONFeedSchema() throws {
         let outputs = try merge(into: Self.temporaryFolder("jsonschema"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
@@ -158,7 +158,7 @@ import Testing
             print("valid")
             """
         let (status, output) = try Self.tool([
-            "python3", "-c", script, Self.jsonFeedSchema.path, outputs.path("planet.json"),
+            "python3", "-c", script, try #require(Self.jsonFeedSchema).path, outputs.path("planet.json"),
         ])
         #expect(status == 0 && output.contains("valid"), "\(output)")
     }

@@ -1,6 +1,7 @@
 import FeedEmit
 import Foundation
 import Testing
+import TestSupport
 
 @testable import Aggregator
 import FeedParse
@@ -21,8 +22,7 @@ import FeedParse
     }
 
     static var realWorld: [String] {
-        let folder = here.appendingPathComponent("../../../shared/corpora/realworld").standardizedFileURL
-        guard let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        guard let folder = SharedCorpora.path("realworld"), let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
         return walker.compactMap { $0 as? String }
             .filter { ["xml", "rss", "atom", "rdf", "json"].contains(($0 as NSString).pathExtension) }
             .filter { !$0.hasSuffix("feedparser_reference.json") }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 @testable import XMLTree
 
@@ -122,9 +123,9 @@ import Testing
     /// as repairing first.
     @Test func skippingRepairNeverChangesADocument() throws {
         var roots = [Self.fixtures, Self.fixtures.appendingPathComponent("../../FeedParseTests/Fixtures").standardized]
-        let corpora = Self.fixtures.appendingPathComponent("../../../../shared/corpora").standardized
-        let hasCorpora = FileManager.default.fileExists(atPath: corpora.path)
-        if hasCorpora { roots.append(corpora) }
+        let corpora = SharedCorpora.folder
+        let hasCorpora = corpora != nil
+        if let corpora { roots.append(corpora) }
         var compared = 0
         for root in roots {
             let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)!
