@@ -118,7 +118,14 @@ final class Transfer {
     static let openSocket: curl_opensocket_callback = { userdata, _, address in
         guard let userdata, let address else { return CURL_SOCKET_BAD }
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-        switch peerAddress(address) {
+        // The address starts at `addr` and runs on for `addrlen` bytes (see `peerAddress`).
+        guard let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) else {
+            transfer.refusedAddress = "curl_sockaddr has no fixed place for its address"
+            return CURL_SOCKET_BAD
+        }
+        let family = address.pointee.family
+        let length = Int(address.pointee.addrlen)
+        switch peerAddress(family: family, length: length, at: UnsafeRawPointer(address) + offset) {
         case .unreadable(let problem):
             transfer.refusedAddress = problem
             return CURL_SOCKET_BAD
@@ -128,7 +135,7 @@ final class Transfer {
                 return CURL_SOCKET_BAD
             }
         }
-        return socket(address.pointee.family, address.pointee.socktype, address.pointee.protocol)
+        return socket(family, address.pointee.socktype, address.pointee.protocol)
     }
 
     enum PeerAddress: Equatable {
@@ -141,21 +148,17 @@ final class Transfer {
     /// The IP address libcurl is about to connect to. `curl_sockaddr.addr`
     /// is declared as a 16-byte `struct sockaddr`, but libcurl stores the
     /// whole address from there on (28 bytes for IPv6) and says how long it
-    /// is in `addrlen`: the address is read through a raw pointer to that
-    /// area, and only when `addrlen` covers its family's structure.
-    static func peerAddress(_ address: UnsafePointer<curl_sockaddr>) -> PeerAddress {
-        let family = address.pointee.family
-        let length = Int(address.pointee.addrlen)
-        guard let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) else {
-            return .unreadable("the address field of curl_sockaddr has no fixed place")
-        }
-        let area = UnsafeRawPointer(address) + offset
+    /// is in `addrlen`: the address is read from `area`, a raw pointer to
+    /// where `addr` starts, and only when `length` covers its family's structure.
+    static func peerAddress(family: Int32, length: Int, at area: UnsafeRawPointer) -> PeerAddress {
         func tooShort(_ name: String, _ size: Int) -> PeerAddress {
             .unreadable("libcurl gave an address of \(length) bytes for \(name), which needs \(size)")
         }
         switch family {
         case AF_INET:
-            guard length >= MemoryLayout<sockaddr_in>.size else { return tooShort("IPv4", MemoryLayout<sockaddr_in>.size) }
+            guard length >= MemoryLayout<sockaddr_in>.size else {
+                return tooShort("IPv4", MemoryLayout<sockaddr_in>.size)
+            }
             let inet = area.loadUnaligned(as: sockaddr_in.self)
             return .ip(withUnsafeBytes(of: inet.sin_addr) { Array($0) })
         case AF_INET6:

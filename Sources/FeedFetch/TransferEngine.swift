@@ -130,7 +130,9 @@ final class TransferEngine: Sendable {
             case .stopped(let reason): return reason
             }
         }
-        if let refusal { submission.continuation.resume(returning: .failure(refusal.error(for: submission.request.url))) }
+        if let refusal {
+            submission.continuation.resume(returning: .failure(refusal.error(for: submission.request.url)))
+        }
     }
 
     /// A stopping engine cancels everything anyway.

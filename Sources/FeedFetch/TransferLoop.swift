@@ -129,7 +129,8 @@ final class TransferLoop {
             // Every handle the multi holds is a running transfer's, with the
             // transfer as its private pointer; `active` keeps it alive.
             guard let pointer = try CurlEasy.privatePointer(of: easy) else {
-                throw CurlError(call: "curl_easy_getinfo(CURLINFO_PRIVATE)", message: "a finished handle has no transfer")
+                throw CurlError(
+                    call: "curl_easy_getinfo(CURLINFO_PRIVATE)", message: "a finished handle has no transfer")
             }
             let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
             try multi.remove(transfer.easy)
