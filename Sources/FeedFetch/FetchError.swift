@@ -23,8 +23,11 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case badEncoding
         /// A local file that could not be read.
         case file
-        /// The task was cancelled.
+        /// The task was cancelled, or the client was shut down.
         case cancelled
+        /// libcurl refused a call setting up or running the transfer; the
+        /// call and libcurl's message are in `curlError`.
+        case curl
     }
 
     public enum Stage: String, Sendable {
@@ -42,6 +45,8 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// For `tooLarge`: a 2xx response with its body cut at the cap, from
     /// which the parser can still take the entries that arrived whole.
     public var partialResponse: FetchResponse?
+    /// For `curl`: the call that failed and what libcurl said.
+    public var curlError: CurlError?
 
     public init(
         code: Code, url: String, stage: Stage, message: String, status: Int? = nil, retryAfter: RetryAfter? = nil

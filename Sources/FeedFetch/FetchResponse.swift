@@ -18,11 +18,8 @@ public struct FetchResponse: Sendable {
     public var isNotModified: Bool { status == 304 }
 
     public struct Timings: Sendable {
-        /// Seconds from the start of the transfer to its end, and to the first byte.
+        /// Seconds from the start of the transfer to its end.
         public var total: Double
-        public var firstByte: Double
-        /// Time spent waiting for a concurrency slot before the transfer started.
-        public var queued: Double
     }
 }
 
@@ -38,7 +35,6 @@ public struct ResponseHeaders: Sendable, Hashable {
     /// When the server made the response, by its clock.
     public var date: String?
     public var retryAfter: String?
-    public var contentEncoding: String?
 
     public init() {}
 
@@ -52,7 +48,6 @@ public struct ResponseHeaders: Sendable, Hashable {
         case "expires": expires = value
         case "date": date = value
         case "retry-after": retryAfter = value
-        case "content-encoding": contentEncoding = value
         default: break
         }
     }

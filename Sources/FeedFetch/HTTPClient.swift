@@ -16,6 +16,9 @@ public final class HTTPClient: Sendable {
 
     deinit { engine.shutDown() }
 
+    /// Cancels every transfer in flight; later fetches over http(s) fail at once as `cancelled`.
+    func shutDown() { engine.shutDown() }
+
     /// Transfers submitted and not yet finished.
     public var transfersInFlight: Int { engine.transfersInFlight }
 
@@ -34,7 +37,7 @@ public final class HTTPClient: Sendable {
         let id = engine.makeID()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                engine.submit(id: id, request: request, continuation: continuation)
+                engine.submit(.init(id: id, request: request, continuation: continuation))
             }
         } onCancel: {
             engine.cancel(id: id)

@@ -26,7 +26,7 @@ public enum LocalFile {
         }
         return FetchResponse(
             status: 200, finalURL: url, redirected: false, permanentlyRedirected: false, headers: ResponseHeaders(),
-            body: body, timings: .init(total: 0, firstByte: 0, queued: 0))
+            body: body, timings: .init(total: 0))
     }
 
     public struct ReadError: Error, CustomStringConvertible {

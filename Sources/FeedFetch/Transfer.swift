@@ -1,21 +1,16 @@
 internal import CCurl
 import Foundation
 
-/// One HTTP transfer: its easy handle, its buffers, and the continuation
-/// waiting for it. Touched only on the engine's thread once submitted.
+/// One HTTP transfer: its easy handle, what the callbacks gathered, and the
+/// continuation waiting for it. Made when the transfer starts, and touched
+/// only on the engine thread.
 final class Transfer {
     let id: UInt64
     let request: FetchRequest
     let host: String
     let configuration: FetchConfiguration
-    let continuation: CheckedContinuation<Result<FetchResponse, FetchError>, Never>
-    let enqueued = DispatchTime.now()
-    var started: DispatchTime?
-
-    private(set) var handle: UnsafeMutableRawPointer?
-    private var headerList: UnsafeMutablePointer<curl_slist>?
-    /// libcurl writes its error message here; it must outlive the handle.
-    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+    let continuation: TransferEngine.Continuation
+    let easy: CurlEasy
 
     var body: [UInt8] = []
     var headers = ResponseHeaders()
@@ -24,72 +19,52 @@ final class Transfer {
     var exceededSizeLimit = false
     var refusedAddress: String?
 
-    init(
-        id: UInt64, request: FetchRequest, host: String, configuration: FetchConfiguration,
-        continuation: CheckedContinuation<Result<FetchResponse, FetchError>, Never>
-    ) {
-        self.id = id
-        self.request = request
+    /// Creates and configures the easy handle.
+    /// - Throws: the first libcurl call that failed.
+    init(_ submission: TransferEngine.Submission, host: String, configuration: FetchConfiguration) throws(CurlError) {
+        id = submission.id
+        request = submission.request
+        continuation = submission.continuation
         self.host = host
         self.configuration = configuration
-        self.continuation = continuation
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        easy = try CurlEasy()
+        try configure()
     }
 
-    deinit {
-        errorBuffer.deallocate()
-        if let handle { curl_easy_cleanup(handle) }
-        if let headerList { curl_slist_free_all(headerList) }
-    }
-
-    /// Creates and configures the easy handle.
-    /// - Returns: false when libcurl could not allocate it.
-    func prepare() -> Bool {
-        guard let easy = curl_easy_init() else { return false }
-        handle = easy
+    private func configure() throws(CurlError) {
         let c = configuration
-        CCurl_setopt_string(easy, CURLOPT_URL, request.url)
-        CCurl_setopt_string(easy, CURLOPT_PROTOCOLS_STR, "http,https")
-        CCurl_setopt_string(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        CCurl_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1)
-        CCurl_setopt_long(easy, CURLOPT_MAXREDIRS, c.maximumRedirects)
-        CCurl_setopt_long(easy, CURLOPT_CONNECTTIMEOUT, c.connectTimeoutSeconds)
-        CCurl_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedBytesPerSecond)
-        CCurl_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, c.lowSpeedSeconds)
-        CCurl_setopt_long(easy, CURLOPT_TIMEOUT, c.totalTimeoutSeconds)
-        CCurl_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        try easy.set(CURLOPT_MAXREDIRS, c.maximumRedirects)
+        try easy.set(CURLOPT_CONNECTTIMEOUT, c.connectTimeoutSeconds)
+        try easy.set(CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedBytesPerSecond)
+        try easy.set(CURLOPT_LOW_SPEED_TIME, c.lowSpeedSeconds)
+        try easy.set(CURLOPT_TIMEOUT, c.totalTimeoutSeconds)
+        try easy.set(CURLOPT_NOSIGNAL, 1)
         // "" offers every encoding this libcurl decodes: gzip, deflate, br, zstd.
-        CCurl_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
-        CCurl_setopt_long(easy, CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        CCurl_setopt_string(easy, CURLOPT_USERAGENT, c.userAgent)
-        CCurl_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
-        var list: UnsafeMutablePointer<curl_slist>? = nil
-        list = curl_slist_append(
-            list,
+        try easy.set(CURLOPT_ACCEPT_ENCODING, "")
+        try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        try easy.set(CURLOPT_USERAGENT, c.userAgent)
+        var headerLines = [
             "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
-        )
-        if let etag = request.etag { list = curl_slist_append(list, "If-None-Match: \(etag)") }
-        if let lastModified = request.lastModified {
-            list = curl_slist_append(list, "If-Modified-Since: \(lastModified)")
-        }
-        headerList = list
-        CCurl_setopt_slist(easy, CURLOPT_HTTPHEADER, list)
+        ]
+        if let etag = request.etag { headerLines.append("If-None-Match: \(etag)") }
+        if let lastModified = request.lastModified { headerLines.append("If-Modified-Since: \(lastModified)") }
+        try easy.setHeaders(headerLines)
+        // The callbacks get this transfer back unretained: the engine holds
+        // it for as long as its handle is attached to the multi handle.
         let me = Unmanaged.passUnretained(self).toOpaque()
-        CCurl_setopt_pointer(easy, CURLOPT_PRIVATE, me)
-        CCurl_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
-        CCurl_setopt_write_function(easy, CURLOPT_WRITEFUNCTION, Transfer.receiveBody)
-        CCurl_setopt_pointer(easy, CURLOPT_HEADERDATA, me)
-        CCurl_setopt_write_function(easy, CURLOPT_HEADERFUNCTION, Transfer.receiveHeader)
+        try easy.set(CURLOPT_PRIVATE, pointer: me)
+        try easy.set(CURLOPT_WRITEDATA, pointer: me)
+        try easy.set(CURLOPT_WRITEFUNCTION, callback: Transfer.receiveBody)
+        try easy.set(CURLOPT_HEADERDATA, pointer: me)
+        try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.receiveHeader)
         if !c.addressPolicy.refused.isEmpty {
-            CCurl_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
-            CCurl_setopt_opensocket_function(easy, Transfer.openSocket)
+            try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
+            try easy.setOpenSocket(Transfer.openSocket)
         }
-        return true
-    }
-
-    /// libcurl's message for the last error, from the error buffer.
-    var curlMessage: String {
-        String(cString: errorBuffer)
     }
 
     // MARK: callbacks (C function pointers; `userdata` is the Transfer)
@@ -141,25 +116,60 @@ final class Transfer {
 
     /// Refuses addresses the policy names before a socket exists.
     static let openSocket: curl_opensocket_callback = { userdata, _, address in
-        let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
-        guard let address else { return CURL_SOCKET_BAD }
-        let family = address.pointee.family
-        var bytes: [UInt8] = []
-        withUnsafePointer(to: &address.pointee.addr) { pointer in
-            let raw = UnsafeRawPointer(pointer)
-            if family == AF_INET {
-                let inet = raw.load(as: sockaddr_in.self)
-                withUnsafeBytes(of: inet.sin_addr) { bytes = Array($0) }
-            } else if family == AF_INET6 {
-                let inet6 = raw.load(as: sockaddr_in6.self)
-                withUnsafeBytes(of: inet6.sin6_addr) { bytes = Array($0) }
-            }
-        }
-        if let block = transfer.configuration.addressPolicy.refusingBlock(for: bytes) {
-            transfer.refusedAddress = "\(IPAddress.format(bytes)) is in \(block), which the address policy refuses"
+        guard let userdata, let address else { return CURL_SOCKET_BAD }
+        let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+        // The address starts at `addr` and runs on for `addrlen` bytes (see `peerAddress`).
+        guard let offset = MemoryLayout<curl_sockaddr>.offset(of: \.addr) else {
+            transfer.refusedAddress = "curl_sockaddr has no fixed place for its address"
             return CURL_SOCKET_BAD
         }
+        let family = address.pointee.family
+        let length = Int(address.pointee.addrlen)
+        switch peerAddress(family: family, length: length, at: UnsafeRawPointer(address) + offset) {
+        case .unreadable(let problem):
+            transfer.refusedAddress = problem
+            return CURL_SOCKET_BAD
+        case .ip(let bytes):
+            if let block = transfer.configuration.addressPolicy.refusingBlock(for: bytes) {
+                transfer.refusedAddress = "\(IPAddress.format(bytes)) is in \(block), which the address policy refuses"
+                return CURL_SOCKET_BAD
+            }
+        }
         return socket(family, address.pointee.socktype, address.pointee.protocol)
+    }
+
+    enum PeerAddress: Equatable {
+        /// 4 bytes (IPv4) or 16 (IPv6).
+        case ip([UInt8])
+        /// Why the address could not be judged; such an address is refused.
+        case unreadable(String)
+    }
+
+    /// The IP address libcurl is about to connect to. `curl_sockaddr.addr`
+    /// is declared as a 16-byte `struct sockaddr`, but libcurl stores the
+    /// whole address from there on (28 bytes for IPv6) and says how long it
+    /// is in `addrlen`: the address is read from `area`, a raw pointer to
+    /// where `addr` starts, and only when `length` covers its family's structure.
+    static func peerAddress(family: Int32, length: Int, at area: UnsafeRawPointer) -> PeerAddress {
+        func tooShort(_ name: String, _ size: Int) -> PeerAddress {
+            .unreadable("libcurl gave an address of \(length) bytes for \(name), which needs \(size)")
+        }
+        switch family {
+        case AF_INET:
+            guard length >= MemoryLayout<sockaddr_in>.size else {
+                return tooShort("IPv4", MemoryLayout<sockaddr_in>.size)
+            }
+            let inet = area.loadUnaligned(as: sockaddr_in.self)
+            return .ip(withUnsafeBytes(of: inet.sin_addr) { Array($0) })
+        case AF_INET6:
+            guard length >= MemoryLayout<sockaddr_in6>.size else {
+                return tooShort("IPv6", MemoryLayout<sockaddr_in6>.size)
+            }
+            let inet6 = area.loadUnaligned(as: sockaddr_in6.self)
+            return .ip(withUnsafeBytes(of: inet6.sin6_addr) { Array($0) })
+        default:
+            return .unreadable("address family \(family) is neither IPv4 nor IPv6")
+        }
     }
 }
 

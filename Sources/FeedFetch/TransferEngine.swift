@@ -1,194 +1,205 @@
 internal import CCurl
 import Foundation
+import Synchronization
 
-/// One curl multi handle driven by one thread this engine owns. Every easy
-/// handle is created, run and freed on that thread; callers hand requests
-/// in through a lock-protected queue and `curl_multi_wakeup`, and a
-/// finished transfer resumes its caller's continuation. No cooperative-pool
-/// thread ever blocks in libcurl.
-final class TransferEngine: @unchecked Sendable {
+/// One curl multi handle driven by one thread this engine owns. No
+/// cooperative-pool thread ever blocks in libcurl: callers hand requests in
+/// through `submit`, and a finished transfer resumes its caller's continuation.
+///
+/// Ownership: what callers and the thread share (the incoming queue,
+/// cancellations, counts and the lifecycle) is in one `Mutex`; what only the
+/// thread touches (the multi handle, the easy handles, the waiting list,
+/// per-host counts) lives in a `TransferLoop` the thread makes and never
+/// hands out. That is why the engine is `Sendable` without `@unchecked`.
+///
+/// Lifecycle: `running` → `stopping` (`shutDown`) → `stopped`, or `running`
+/// → `stopped` when libcurl fails. Only `running` takes transfers; any
+/// other state resumes a `submit` at once with an error.
+///
+/// Waking the thread: `curl_multi_wakeup` is called only while holding the
+/// mutex and only with the waker the lifecycle holds; the thread sets
+/// `stopped`, which drops the waker, under that mutex before it frees the
+/// multi handle. Waking under the lock was chosen over a reference-counted
+/// handle because the call only writes to a socket pair: it cannot block,
+/// and it keeps one owner and one order of teardown.
+final class TransferEngine: Sendable {
     typealias Continuation = CheckedContinuation<Result<FetchResponse, FetchError>, Never>
 
-    private let configuration: FetchConfiguration
-    private let multi: UnsafeMutableRawPointer
+    struct Submission: Sendable {
+        let id: UInt64
+        let request: FetchRequest
+        let continuation: Continuation
+    }
 
-    // Shared with callers, guarded by `lock`.
-    private let lock = NSLock()
-    private var incoming: [(id: UInt64, request: FetchRequest, continuation: Continuation)] = []
-    private var cancellations: Set<UInt64> = []
-    private var shuttingDown = false
-    private var nextID: UInt64 = 0
-    private var inFlight = 0
+    /// Why the engine takes no more transfers.
+    enum StopReason: Sendable {
+        case shutDown
+        case failed(CurlError)
 
-    // Owned by the engine thread.
-    private var waiting: [Transfer] = []
-    private var waitingStart = 0
-    private var active: [UInt64: Transfer] = [:]
-    private var perHost: [String: Int] = [:]
+        func error(for url: String) -> FetchError {
+            switch self {
+            case .shutDown:
+                FetchError(code: .cancelled, url: url, stage: .request, message: "cancelled: the client was shut down")
+            case .failed(let curlError): FetchError(curlError, url: url, stage: .transfer)
+            }
+        }
+    }
+
+    enum Lifecycle: Sendable {
+        /// Taking transfers. The waker is nil until the thread has made the multi handle.
+        case running(MultiWaker?)
+        /// `shutDown` was asked; the thread has not stopped yet.
+        case stopping(MultiWaker?)
+        /// The thread is done: its multi handle is freed or about to be.
+        case stopped(StopReason)
+    }
+
+    /// Guarded by `shared`.
+    struct Shared: Sendable {
+        var lifecycle = Lifecycle.running(nil)
+        var incoming: [Submission] = []
+        var cancellations: Set<UInt64> = []
+        var nextID: UInt64 = 0
+        /// Submitted and not yet finished (waiting or running).
+        var inFlight = 0
+        /// A wakeup libcurl could not deliver: its socket pair is broken,
+        /// so the thread stops on it at its next turn (at most the poll timeout later).
+        var wakeFailure: CurlError?
+
+        /// Called with the lock held (see the type's comment).
+        mutating func wakeThread() {
+            let waker: MultiWaker?
+            switch lifecycle {
+            case .running(let w), .stopping(let w): waker = w
+            case .stopped: waker = nil
+            }
+            do {
+                try waker?.wake()
+            } catch {
+                if wakeFailure == nil { wakeFailure = error }
+            }
+        }
+    }
+
+    /// What the thread takes from the shared state at each turn.
+    struct Batch: Sendable {
+        var arrivals: [Submission] = []
+        var cancellations: Set<UInt64> = []
+        var stopReason: StopReason?
+    }
+
+    let configuration: FetchConfiguration
+    private let shared = Mutex(Shared())
 
     init(configuration: FetchConfiguration) {
         self.configuration = configuration
-        _ = Self.globalSetUp
-        // Without a multi handle nothing can be fetched; libcurl only fails this when out of memory.
-        multi = curl_multi_init()!
-        // HTTP/2 multiplexing over one connection per host when offered.
-        CCurl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
-        CCurl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maximumTransfersPerHost)
-        let thread = Thread { [self] in run() }
+        if let failure = Self.globalSetUp {
+            shared.withLock { $0.lifecycle = .stopped(.failed(failure)) }
+            return
+        }
+        let thread = Thread { [self] in TransferLoop.run(engine: self) }
         thread.name = "feedmerge-curl"
         thread.start()
     }
 
-    /// `curl_global_init` once, before any handle exists.
-    private static let globalSetUp: Void = { _ = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
+    /// `curl_global_init` once, before any handle exists; nil when it succeeded.
+    private static let globalSetUp: CurlError? = {
+        let code = curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return code == CURLE_OK ? nil : CurlError(call: "curl_global_init", code: code)
+    }()
+
+    // MARK: callers' side
 
     func makeID() -> UInt64 {
-        lock.withLock {
-            nextID += 1
-            return nextID
+        shared.withLock { state in
+            state.nextID += 1
+            return state.nextID
         }
     }
 
-    func submit(id: UInt64, request: FetchRequest, continuation: Continuation) {
-        lock.withLock {
-            incoming.append((id, request, continuation))
-            inFlight += 1
+    /// Queues a transfer; when the engine is not running, resumes the caller at once with the reason.
+    func submit(_ submission: Submission) {
+        let refusal: StopReason? = shared.withLock { state in
+            switch state.lifecycle {
+            case .running:
+                state.incoming.append(submission)
+                state.inFlight += 1
+                state.wakeThread()
+                return nil
+            case .stopping: return .shutDown
+            case .stopped(let reason): return reason
+            }
         }
-        curl_multi_wakeup(multi)
+        if let refusal {
+            submission.continuation.resume(returning: .failure(refusal.error(for: submission.request.url)))
+        }
     }
 
+    /// A stopping engine cancels everything anyway.
     func cancel(id: UInt64) {
-        lock.withLock { _ = cancellations.insert(id) }
-        curl_multi_wakeup(multi)
+        shared.withLock { state in
+            guard case .running = state.lifecycle else { return }
+            state.cancellations.insert(id)
+            state.wakeThread()
+        }
     }
 
     /// Transfers submitted and not yet finished (waiting or running).
-    var transfersInFlight: Int { lock.withLock { inFlight } }
+    var transfersInFlight: Int { shared.withLock { $0.inFlight } }
 
+    /// Cancels every transfer and stops the thread; later submissions fail at once.
     func shutDown() {
-        lock.withLock { shuttingDown = true }
-        curl_multi_wakeup(multi)
+        shared.withLock { state in
+            guard case .running(let waker) = state.lifecycle else { return }
+            state.lifecycle = .stopping(waker)
+            state.wakeThread()
+        }
     }
 
-    // MARK: the engine thread
+    // MARK: the engine thread's side (called by TransferLoop only)
 
-    private func run() {
-        var pendingCancellations: Set<UInt64> = []
-        while true {
-            let (arrivals, cancelled, stop) = lock.withLock {
-                defer {
-                    incoming.removeAll()
-                    cancellations.removeAll()
-                }
-                return (incoming, cancellations, shuttingDown)
+    /// The multi handle exists: callers may wake the thread from now on.
+    func publish(_ waker: MultiWaker) {
+        shared.withLock { state in
+            switch state.lifecycle {
+            case .running: state.lifecycle = .running(waker)
+            case .stopping: state.lifecycle = .stopping(waker)
+            case .stopped: break
             }
-            for arrival in arrivals {
-                let transfer = Transfer(
-                    id: arrival.id, request: arrival.request, host: Self.host(of: arrival.request.url),
-                    configuration: configuration, continuation: arrival.continuation)
-                waiting.append(transfer)
+        }
+    }
+
+    func takeBatch() -> Batch {
+        shared.withLock { state in
+            var batch = Batch()
+            swap(&batch.arrivals, &state.incoming)
+            swap(&batch.cancellations, &state.cancellations)
+            if let failure = state.wakeFailure {
+                batch.stopReason = .failed(failure)
+            } else if case .stopping = state.lifecycle {
+                batch.stopReason = .shutDown
             }
-            pendingCancellations.formUnion(cancelled)
-            for id in pendingCancellations where cancelTransfer(id) { pendingCancellations.remove(id) }
-            if stop {
-                for transfer in waiting[waitingStart...] { finish(transfer, .failure(cancelledError(transfer))) }
-                for transfer in active.values {
-                    curl_multi_remove_handle(multi, transfer.handle)
-                    finish(transfer, .failure(cancelledError(transfer)))
-                }
-                active.removeAll()
-                break
-            }
-            startWaitingTransfers()
-            var running: Int32 = 0
-            curl_multi_perform(multi, &running)
-            collectFinishedTransfers()
-            startWaitingTransfers()
-            curl_multi_poll(multi, nil, 0, 1000, nil)
-        }
-        curl_multi_cleanup(multi)
-    }
-
-    /// Starts waiting transfers in arrival order while the global and
-    /// per-host limits allow; a transfer whose host is full waits without
-    /// holding up the ones behind it.
-    private func startWaitingTransfers() {
-        guard waitingStart < waiting.count, active.count < configuration.maximumConcurrentTransfers else { return }
-        var skipped: [Transfer] = []
-        while waitingStart < waiting.count, active.count < configuration.maximumConcurrentTransfers {
-            let transfer = waiting[waitingStart]
-            waitingStart += 1
-            if perHost[transfer.host, default: 0] >= configuration.maximumTransfersPerHost {
-                skipped.append(transfer)
-                continue
-            }
-            start(transfer)
-        }
-        // Put the skipped ones back at the front, keeping their order.
-        waiting.replaceSubrange(0..<waitingStart, with: skipped)
-        waitingStart = 0
-    }
-
-    private func start(_ transfer: Transfer) {
-        guard transfer.prepare() else {
-            finish(
-                transfer,
-                .failure(
-                    FetchError(
-                        code: .transport, url: transfer.request.url, stage: .request,
-                        message: "libcurl could not create a transfer")))
-            return
-        }
-        transfer.started = .now()
-        perHost[transfer.host, default: 0] += 1
-        active[transfer.id] = transfer
-        curl_multi_add_handle(multi, transfer.handle)
-    }
-
-    private func collectFinishedTransfers() {
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-            var privatePointer: UnsafeMutablePointer<CChar>? = nil
-            CCurl_getinfo_string(easy, CURLINFO_PRIVATE, &privatePointer)
-            guard let privatePointer else { continue }
-            let transfer = Unmanaged<Transfer>.fromOpaque(UnsafeRawPointer(privatePointer)).takeUnretainedValue()
-            let code = CCurl_message_result(message)
-            curl_multi_remove_handle(multi, easy)
-            release(transfer)
-            finish(transfer, TransferOutcome.result(of: transfer, code: code))
+            return batch
         }
     }
 
-    /// Cancels a waiting or running transfer. - Returns: whether it was found.
-    private func cancelTransfer(_ id: UInt64) -> Bool {
-        if let transfer = active[id] {
-            curl_multi_remove_handle(multi, transfer.handle)
-            release(transfer)
-            finish(transfer, .failure(cancelledError(transfer)))
-            return true
+    /// One transfer has finished and its continuation is about to be resumed.
+    func finishedOne() {
+        shared.withLock { $0.inFlight -= 1 }
+    }
+
+    /// Sets `stopped`, dropping the waker, so no caller can wake the multi
+    /// handle the thread frees next. - Returns: the submissions that arrived
+    /// after the last batch, no longer counted in flight, for the thread to resume.
+    func stop(_ reason: StopReason) -> [Submission] {
+        shared.withLock { state in
+            state.lifecycle = .stopped(reason)
+            state.cancellations.removeAll()
+            var late: [Submission] = []
+            swap(&late, &state.incoming)
+            state.inFlight -= late.count
+            return late
         }
-        if let index = waiting[waitingStart...].firstIndex(where: { $0.id == id }) {
-            let transfer = waiting.remove(at: index)
-            finish(transfer, .failure(cancelledError(transfer)))
-            return true
-        }
-        return false
-    }
-
-    private func release(_ transfer: Transfer) {
-        active[transfer.id] = nil
-        perHost[transfer.host, default: 1] -= 1
-        if perHost[transfer.host] == 0 { perHost[transfer.host] = nil }
-    }
-
-    private func finish(_ transfer: Transfer, _ result: Result<FetchResponse, FetchError>) {
-        lock.withLock { inFlight -= 1 }
-        transfer.continuation.resume(returning: result)
-    }
-
-    private func cancelledError(_ transfer: Transfer) -> FetchError {
-        FetchError(code: .cancelled, url: transfer.request.url, stage: .transfer, message: "cancelled")
     }
 
     /// The lower-cased host of an http(s) URL, for the per-host limit.

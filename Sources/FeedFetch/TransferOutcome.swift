@@ -5,15 +5,25 @@ import Foundation
 /// flags the callbacks raised) into a response or a typed error.
 enum TransferOutcome {
     static func result(of transfer: Transfer, code: CURLcode) -> Result<FetchResponse, FetchError> {
+        do {
+            return try checkedResult(of: transfer, code: code)
+        } catch {
+            return .failure(FetchError(error, url: transfer.request.url, stage: .transfer))
+        }
+    }
+
+    /// - Throws: a `curl_easy_getinfo` that failed.
+    private static func checkedResult(of transfer: Transfer, code: CURLcode) throws(CurlError)
+        -> Result<FetchResponse, FetchError>
+    {
         let url = transfer.request.url
-        let easy = transfer.handle
         func error(_ kind: FetchError.Code, _ stage: FetchError.Stage, _ message: String, status: Int? = nil)
             -> Result<FetchResponse, FetchError>
         {
             .failure(FetchError(code: kind, url: url, stage: stage, message: message, status: status))
         }
         if transfer.exceededSizeLimit {
-            let cut = response(of: transfer)
+            let cut = try response(of: transfer)
             var failure = FetchError(
                 code: .tooLarge, url: url, stage: .transfer,
                 message: "body larger than \(transfer.configuration.maximumBodyBytes) bytes (decoded)",
@@ -22,8 +32,8 @@ enum TransferOutcome {
             return .failure(failure)
         }
         if let refused = transfer.refusedAddress { return error(.refusedAddress, .connect, refused) }
-        let curlMessage =
-            transfer.curlMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : transfer.curlMessage
+        let bufferMessage = transfer.easy.errorMessage
+        let curlMessage = bufferMessage.isEmpty ? String(cString: curl_easy_strerror(code)) : bufferMessage
         switch code {
         case CURLE_OK:
             break
@@ -40,7 +50,7 @@ enum TransferOutcome {
         default:
             return error(.transport, .transfer, curlMessage)
         }
-        let response = response(of: transfer)
+        let response = try response(of: transfer)
         let status = response.status
         if (200..<300).contains(status) || status == 304 { return .success(response) }
         var failure = FetchError(
@@ -51,26 +61,17 @@ enum TransferOutcome {
         return .failure(failure)
     }
 
-    /// The response as the transfer received it: status, final URL, redirects, headers, body, timings.
-    private static func response(of transfer: Transfer) -> FetchResponse {
-        let easy = transfer.handle
-        var status = 0
-        CCurl_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-        var effective: UnsafeMutablePointer<CChar>? = nil
-        CCurl_getinfo_string(easy, CURLINFO_EFFECTIVE_URL, &effective)
-        var total: curl_off_t = 0
-        var firstByte: curl_off_t = 0
-        CCurl_getinfo_off_t(easy, CURLINFO_TOTAL_TIME_T, &total)
-        CCurl_getinfo_off_t(easy, CURLINFO_STARTTRANSFER_TIME_T, &firstByte)
+    /// The response as the transfer received it: status, final URL, redirects, headers, body, time taken.
+    private static func response(of transfer: Transfer) throws(CurlError) -> FetchResponse {
+        let easy = transfer.easy
+        let status = try easy.long(CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE")
+        let effective = try easy.string(CURLINFO_EFFECTIVE_URL, "CURLINFO_EFFECTIVE_URL")
+        let total = try easy.offset(CURLINFO_TOTAL_TIME_T, "CURLINFO_TOTAL_TIME_T")
         let hops = transfer.statuses.filter { $0 >= 200 || $0 < 100 }.dropLast()
-        let queued =
-            Double((transfer.started ?? transfer.enqueued).uptimeNanoseconds - transfer.enqueued.uptimeNanoseconds)
-            / 1e9
         return FetchResponse(
-            status: status, finalURL: effective.map { String(cString: $0) } ?? transfer.request.url,
-            redirected: !hops.isEmpty,
+            status: status, finalURL: effective ?? transfer.request.url, redirected: !hops.isEmpty,
             permanentlyRedirected: !hops.isEmpty && hops.allSatisfy { $0 == 301 || $0 == 308 },
             headers: transfer.headers, body: status == 304 ? [] : transfer.body,
-            timings: .init(total: Double(total) / 1e6, firstByte: Double(firstByte) / 1e6, queued: queued))
+            timings: .init(total: Double(total) / 1e6))
     }
 }

@@ -1,0 +1,180 @@
+internal import CCurl
+
+/// The engine thread's side of `TransferEngine`: the multi handle, the
+/// transfers waiting for a slot and those running, and the per-host counts.
+/// `run(engine:)` makes it on that thread and never hands it out, so none of
+/// it needs a lock, and the compiler knows: nothing here is `Sendable`.
+final class TransferLoop {
+    private struct Waiting {
+        let submission: TransferEngine.Submission
+        let host: String
+    }
+
+    private let engine: TransferEngine
+    private let configuration: FetchConfiguration
+    private let multi: CurlMulti
+    private var waiting: [Waiting] = []
+    private var active: [UInt64: Transfer] = [:]
+    private var perHost: [String: Int] = [:]
+    /// Cancellations for transfers not seen yet (a task cancelled before its submission arrived).
+    private var pendingCancellations: Set<UInt64> = []
+
+    private init(engine: TransferEngine, multi: CurlMulti) {
+        self.engine = engine
+        self.configuration = engine.configuration
+        self.multi = multi
+    }
+
+    /// The engine thread's body: runs until the engine stops, then finishes
+    /// every transfer. The multi handle is freed when this returns, after
+    /// `engine.stop` has made it unreachable to callers.
+    static func run(engine: TransferEngine) {
+        let loop: TransferLoop
+        do {
+            let multi = try CurlMulti(maximumConnectionsPerHost: engine.configuration.maximumTransfersPerHost)
+            loop = TransferLoop(engine: engine, multi: multi)
+        } catch {
+            let reason = TransferEngine.StopReason.failed(error)
+            for submission in engine.stop(reason) {
+                submission.continuation.resume(returning: .failure(reason.error(for: submission.request.url)))
+            }
+            return
+        }
+        engine.publish(loop.multi.waker)
+        loop.stop(loop.runUntilStopped())
+    }
+
+    /// - Returns: why it stopped: `shutDown`, or the multi call that failed.
+    private func runUntilStopped() -> TransferEngine.StopReason {
+        while true {
+            let batch = engine.takeBatch()
+            for submission in batch.arrivals {
+                waiting.append(Waiting(submission: submission, host: TransferEngine.host(of: submission.request.url)))
+            }
+            if let reason = batch.stopReason { return reason }
+            pendingCancellations.formUnion(batch.cancellations)
+            do {
+                for id in pendingCancellations {
+                    if try cancelTransfer(id) { pendingCancellations.remove(id) }
+                }
+                startWaitingTransfers()
+                try multi.perform()
+                try collectFinishedTransfers()
+                startWaitingTransfers()
+                try multi.poll(timeoutMilliseconds: 1000)
+            } catch {
+                return .failed(error)
+            }
+        }
+    }
+
+    /// Finishes every waiting and running transfer with the reason's error,
+    /// removes the running ones from the multi handle, and marks the engine
+    /// stopped; submissions that came in meanwhile are resumed too.
+    private func stop(_ reason: TransferEngine.StopReason) {
+        for entry in waiting { finish(entry.submission, .failure(reason.error(for: entry.submission.request.url))) }
+        waiting.removeAll()
+        for transfer in active.values {
+            var failure = reason.error(for: transfer.request.url)
+            do {
+                try multi.remove(transfer.easy)
+            } catch {
+                failure = FetchError(error, url: transfer.request.url, stage: .transfer)
+            }
+            finish(transfer, .failure(failure))
+        }
+        active.removeAll()
+        perHost.removeAll()
+        for submission in engine.stop(reason) {
+            submission.continuation.resume(returning: .failure(reason.error(for: submission.request.url)))
+        }
+    }
+
+    /// Starts waiting transfers in arrival order while the global and
+    /// per-host limits allow; a transfer whose host is full waits without
+    /// holding up the ones behind it.
+    private func startWaitingTransfers() {
+        guard !waiting.isEmpty, active.count < configuration.maximumConcurrentTransfers else { return }
+        var skipped: [Waiting] = []
+        var next = 0
+        while next < waiting.count, active.count < configuration.maximumConcurrentTransfers {
+            let entry = waiting[next]
+            next += 1
+            if perHost[entry.host, default: 0] >= configuration.maximumTransfersPerHost {
+                skipped.append(entry)
+                continue
+            }
+            start(entry)
+        }
+        // Put the skipped ones back at the front, keeping their order.
+        waiting.replaceSubrange(0..<next, with: skipped)
+    }
+
+    /// A transfer libcurl will not set up finishes at once with the call that failed.
+    private func start(_ entry: Waiting) {
+        let transfer: Transfer
+        do {
+            transfer = try Transfer(entry.submission, host: entry.host, configuration: configuration)
+            try multi.add(transfer.easy)
+        } catch {
+            finish(entry.submission, .failure(FetchError(error, url: entry.submission.request.url, stage: .request)))
+            return
+        }
+        perHost[transfer.host, default: 0] += 1
+        active[transfer.id] = transfer
+    }
+
+    private func collectFinishedTransfers() throws(CurlError) {
+        while let (easy, code) = multi.nextFinished() {
+            // Every handle the multi holds is a running transfer's, with the
+            // transfer as its private pointer; `active` keeps it alive.
+            guard let pointer = try CurlEasy.privatePointer(of: easy) else {
+                throw CurlError(
+                    call: "curl_easy_getinfo(CURLINFO_PRIVATE)", message: "a finished handle has no transfer")
+            }
+            let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
+            try multi.remove(transfer.easy)
+            release(transfer)
+            finish(transfer, TransferOutcome.result(of: transfer, code: code))
+        }
+    }
+
+    /// Cancels a waiting or running transfer. - Returns: whether it was found.
+    private func cancelTransfer(_ id: UInt64) throws(CurlError) -> Bool {
+        if let transfer = active[id] {
+            try multi.remove(transfer.easy)
+            release(transfer)
+            finish(transfer, .failure(cancelledError(transfer.request.url)))
+            return true
+        }
+        if let index = waiting.firstIndex(where: { $0.submission.id == id }) {
+            let entry = waiting.remove(at: index)
+            finish(entry.submission, .failure(cancelledError(entry.submission.request.url)))
+            return true
+        }
+        return false
+    }
+
+    private func release(_ transfer: Transfer) {
+        active[transfer.id] = nil
+        perHost[transfer.host, default: 1] -= 1
+        if perHost[transfer.host] == 0 { perHost[transfer.host] = nil }
+    }
+
+    private func finish(_ transfer: Transfer, _ result: Result<FetchResponse, FetchError>) {
+        engine.finishedOne()
+        transfer.continuation.resume(returning: result)
+    }
+
+    private func finish(_ submission: TransferEngine.Submission, _ result: Result<FetchResponse, FetchError>) {
+        engine.finishedOne()
+        submission.continuation.resume(returning: result)
+    }
+
+    private func cancelledError(_ url: String) -> FetchError {
+        FetchError(code: .cancelled, url: url, stage: .transfer, message: "cancelled")
+    }
+}
+
+@available(*, unavailable)
+extension TransferLoop: Sendable {}
