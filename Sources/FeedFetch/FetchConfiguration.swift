@@ -17,7 +17,7 @@ public struct FetchConfiguration: Sendable {
     /// Which peer addresses are refused; `.allowAll` unless the guard is on.
     public var addressPolicy: AddressPolicy = .allowAll
 
-    public init(userAgent: String = "feedmerge (+https://github.com/feedmerge/feedmerge)") {
+    public init(userAgent: String = "feedmerge") {
         self.userAgent = userAgent
     }
 }

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 
 /// `Retry-After` (RFC 9110, 10.2.3): a delay in seconds, counted from when
@@ -10,7 +11,7 @@ public enum RetryAfter: Sendable, Hashable {
 
     /// Nil when the value is neither form.
     init?(parsing value: String) {
-        let text = value.trimmingCharacters(in: " \t")
+        let text = value.trimming(" \t")
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
             // delta-seconds too large for any clock: as long as RFC 9111 1.2.2 lets a cache count.
             self = .delay(seconds: Int(text).map { min($0, Int(Int32.max)) } ?? Int(Int32.max))
@@ -72,11 +73,3 @@ enum HTTPDate {
     }
 }
 
-extension String {
-    func trimmingCharacters(in set: String) -> String {
-        var slice = Substring(self)
-        while let first = slice.first, set.contains(first) { slice = slice.dropFirst() }
-        while let last = slice.last, set.contains(last) { slice = slice.dropLast() }
-        return String(slice)
-    }
-}

@@ -1,4 +1,5 @@
 internal import CCurl
+import Basics
 import Foundation
 
 /// One HTTP transfer: its easy handle, what the callbacks gathered, and the
@@ -100,7 +101,7 @@ final class Transfer {
         guard let data else { return length }
         let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
             String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }.trimmingCharacters(in: " \t\r\n")
+        }.trimmingWhitespace
         if line.hasPrefix("HTTP/") {
             let fields = line.split(separator: " ")
             if fields.count >= 2, let status = Int(fields[1]) { transfer.statuses.append(status) }
@@ -108,7 +109,7 @@ final class Transfer {
             transfer.body.removeAll(keepingCapacity: true)
         } else if let colon = line.firstIndex(of: ":") {
             let name = String(line[..<colon])
-            let value = String(line[line.index(after: colon)...]).trimmingCharacters(in: " \t")
+            let value = String(line[line.index(after: colon)...]).trimming(" \t")
             transfer.headers.record(name: name, value: value)
         }
         return length
