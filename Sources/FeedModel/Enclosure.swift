@@ -3,7 +3,7 @@
 /// RSS 2: `enclosure` with `url`, `length`, `type`; Atom: `link rel="enclosure"`
 /// with `href`, `length`, `type`; Media RSS: `media:content`;
 /// JSON Feed: `attachments` with `url`, `size_in_bytes`, `mime_type`.
-public struct Enclosure: Sendable, Hashable, Codable {
+public struct Enclosure: Sendable, Hashable {
     public var url: String
     public var length: Int?
     public var type: String?

@@ -1,5 +1,5 @@
 /// One item of a feed, normalized across formats.
-public struct Entry: Sendable, Hashable, Codable {
+public struct Entry: Sendable, Hashable {
     /// Atom: `id`; RSS 2: `guid`; RSS 1.0: `rdf:about`; JSON Feed: `id`.
     public var id: String?
     /// Atom/RSS: `title`; JSON Feed: `title`.

@@ -3,7 +3,7 @@
 /// Atom: `author`/`contributor` with `name`, `email`, `uri`; RSS 2: `author`
 /// (an email, often with the name in parentheses) and `dc:creator`;
 /// iTunes: `itunes:author`; JSON Feed: `authors` with `name` and `url`.
-public struct Person: Sendable, Hashable, Codable {
+public struct Person: Sendable, Hashable {
     public var name: String?
     public var email: String?
     public var uri: String?

@@ -4,7 +4,7 @@
 /// Atom 0.3: `type` as a MIME type plus `mode`; RSS: titles are text,
 /// descriptions and `content:encoded` are HTML; JSON Feed: `content_text`
 /// is text, `content_html` is HTML.
-public enum TextKind: String, Sendable, Hashable, Codable {
+public enum TextKind: String, Sendable, Hashable {
     case text
     case html
     case xhtml
@@ -13,7 +13,7 @@ public enum TextKind: String, Sendable, Hashable, Codable {
 /// A text construct: a value plus the type that says how to read it.
 ///
 /// For `.xhtml` the value is the serialized children of the wrapping `div`.
-public struct Text: Sendable, Hashable, Codable {
+public struct Text: Sendable, Hashable {
     public var value: String
     public var kind: TextKind
 

@@ -13,14 +13,3 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 }
-
-extension Timestamp: Codable {
-    public init(from decoder: any Decoder) throws {
-        secondsSince1970 = try decoder.singleValueContainer().decode(Int64.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(secondsSince1970)
-    }
-}
