@@ -19,31 +19,7 @@ struct FetchCommand {
             URL<TAB>STATUS<TAB>BYTES<TAB>SECONDS<TAB>FINAL-URL, or URL<TAB>error<TAB>MESSAGE.
             - reads the URLs from standard input, one per line (# comments).
             """,
-        groups: [
-            OptionGroup(
-                "Options",
-                [
-                    Option(
-                        "--jobs", value: "N", help: "transfers in flight at once",
-                        default: { "\($0.configuration.maximumConcurrentTransfers)" }
-                    ) { $0.configuration.maximumConcurrentTransfers = try OptionValue.positive($1, for: "--jobs") },
-                    Option(
-                        "--per-host", value: "N", help: "transfers in flight per host",
-                        default: { "\($0.configuration.maximumTransfersPerHost)" }
-                    ) { $0.configuration.maximumTransfersPerHost = try OptionValue.positive($1, for: "--per-host") },
-                    Option(
-                        "--max-bytes", value: "N", help: "largest decoded body accepted",
-                        default: { "\($0.configuration.maximumBodyBytes)" }
-                    ) { $0.configuration.maximumBodyBytes = try OptionValue.positive($1, for: "--max-bytes") },
-                    Option(
-                        "--timeout", value: "S", help: "total seconds per transfer",
-                        default: { "\($0.configuration.totalTimeoutSeconds)" }
-                    ) { $0.configuration.totalTimeoutSeconds = try OptionValue.positive($1, for: "--timeout") },
-                    Option("--public-only", help: "refuse loopback, private and link-local addresses") { command, _ in
-                        command.configuration.addressPolicy = .publicOnly
-                    },
-                ])
-        ],
+        groups: [FetchOptions.group(\.configuration, maxBytesHelp: "largest decoded body accepted")],
         operand: { command, url in
             guard url == "-" else { return command.urls.append(url) }
             while let line = readLine() {

@@ -109,29 +109,9 @@ struct MergeOptions {
                         "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
                     ) { $0.now = try OptionValue.date($1, for: "--now") },
                 ]),
-            OptionGroup(
-                "Fetching",
-                [
-                    Option(
-                        "--jobs", value: "N", help: "transfers at once",
-                        default: { "\($0.fetch.maximumConcurrentTransfers)" }
-                    ) { $0.fetch.maximumConcurrentTransfers = try OptionValue.positive($1, for: "--jobs") },
-                    Option(
-                        "--per-host", value: "N", help: "transfers at once per host",
-                        default: { "\($0.fetch.maximumTransfersPerHost)" }
-                    ) { $0.fetch.maximumTransfersPerHost = try OptionValue.positive($1, for: "--per-host") },
-                    Option(
-                        "--timeout", value: "S", help: "seconds per feed", default: { "\($0.fetch.totalTimeoutSeconds)" }
-                    ) { $0.fetch.totalTimeoutSeconds = try OptionValue.positive($1, for: "--timeout") },
-                    Option(
-                        "--max-bytes", value: "N",
-                        help: "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole",
-                        default: { "\($0.fetch.maximumBodyBytes >> 20) MiB" }
-                    ) { $0.fetch.maximumBodyBytes = try OptionValue.positive($1, for: "--max-bytes") },
-                    Option("--public-only", help: "refuse loopback, private and link-local addresses") { options, _ in
-                        options.fetch.addressPolicy = .publicOnly
-                    },
-                ]),
+            FetchOptions.group(
+                \.fetch,
+                maxBytesHelp: "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
             OptionGroup(
                 "State (on by default; see the README)",
                 [
