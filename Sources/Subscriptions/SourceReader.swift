@@ -26,13 +26,7 @@ public enum SourceReader {
         await withTaskGroup(of: (Int, Result<FetchResponse, FetchError>).self) { group in
             for (index, source) in toRead {
                 let url = source == standardInput ? standardInputPath : source
-                group.addTask {
-                    do throws(FetchError) {
-                        return (index, .success(try await client.fetch(FetchRequest(url: url))))
-                    } catch {
-                        return (index, .failure(error))
-                    }
-                }
+                group.addTask { (index, await read(url, client: client)) }
             }
             for await (index, result) in group { results[index] = result }
         }
@@ -45,6 +39,14 @@ public enum SourceReader {
             try add(source, read: result, to: &list)
         }
         return list
+    }
+
+    private static func read(_ url: String, client: HTTPClient) async -> Result<FetchResponse, FetchError> {
+        do {
+            return .success(try await client.fetch(FetchRequest(url: url)))
+        } catch {
+            return .failure(error)
+        }
     }
 
     private static func add(
