@@ -6,7 +6,7 @@ enum StandardOutput {
     static func write(_ text: String) { write(text, to: 1) }
 
     static func write(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { write($0, to: 1) }
+        _ = bytes.withUnsafeBufferPointer { write($0, to: 1) }
     }
 
     static func error(_ text: String) { write(text + "\n", to: 2) }
@@ -16,18 +16,20 @@ enum StandardOutput {
 
     private static func write(_ text: String, to descriptor: Int32) {
         var text = text
-        text.withUTF8 { write($0, to: descriptor) }
+        _ = text.withUTF8 { write($0, to: descriptor) }
     }
 
-    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32 = 1) {
+    /// - Returns: the error that stopped the writing (`errno`), else 0.
+    @discardableResult
+    static func write(_ bytes: UnsafeBufferPointer<UInt8>, to descriptor: Int32 = 1) -> Int32 {
         var offset = 0
         while offset < bytes.count {
             let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written <= 0 {
-                if written < 0 && errno == EINTR { continue }
-                return
-            }
+            if written < 0 && errno == EINTR { continue }
+            if written < 0 { return errno }
+            if written == 0 { return EIO }
             offset += written
         }
+        return 0
     }
 }

@@ -27,8 +27,10 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case "json": return .format(.json)
         case "html", "htm": return .page
         case "xml":
-            let atom = stem.contains("atom")
-            let rss = stem.contains("rss")
+            // The words of the name (`feed-atom`, `rss_2`), not any letters in it (`anatomy`).
+            let words = stem.split { !$0.isLetter }
+            let atom = words.contains("atom")
+            let rss = words.contains("rss")
             if atom != rss { return .format(atom ? .atom : .rss) }
             return .unknown
         default: return .unknown

@@ -26,6 +26,10 @@ public final class StateLock {
         let folder = statePath.split(separator: "/", omittingEmptySubsequences: false).dropLast()
             .joined(separator: "/")
         if !folder.isEmpty { try Self.createFolders(folder) }
+        var status = stat()
+        if stat(statePath, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
+            throw .cannotCreate(path: statePath, reason: "is a folder; --state names the state file")
+        }
         let path = statePath + ".lock"
         let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw .cannotCreate(path: path, reason: String(cString: strerror(errno))) }

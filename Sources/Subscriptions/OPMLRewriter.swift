@@ -1,4 +1,5 @@
 import FeedEmit
+import FeedFetch
 import Foundation
 import XMLTree
 import TextOutput
@@ -9,24 +10,39 @@ import TextOutput
 /// layout and other outlines stay byte for byte as they were, and it is
 /// replaced atomically.
 public enum OPMLRewriter {
+    /// What `apply` did: outlines updated per file, and the files it could not update.
+    public struct Result: Sendable {
+        public var updated: [String: Int] = [:]
+        public var failures: [String] = []
+    }
+
     /// Points each subscription's outline at the URL it moved to, in the
     /// local OPML file that listed it.
-    /// - Returns: how many outlines were updated, per file.
-    public static func apply(_ moved: [(subscription: Subscription, movedTo: String)]) -> [String: Int] {
+    public static func apply(_ moved: [(subscription: Subscription, movedTo: String)]) -> Result {
         var moves: [String: [String: String]] = [:]
         for (subscription, target) in moved {
             guard let file = subscription.opmlFile, target != subscription.url else { continue }
             moves[file, default: [:]][subscription.url] = target
         }
-        var updated: [String: Int] = [:]
-        for (file, pairs) in moves {
-            guard let data = FileManager.default.contents(atPath: file) else { continue }
-            let result = rewrite(Array(data), moves: pairs)
-            if result.count > 0, (try? AtomicFile.write(bytes: result.bytes, to: file)) != nil {
-                updated[file] = result.count
+        var result = Result()
+        for (file, pairs) in moves.sorted(by: { $0.key < $1.key }) {
+            let bytes: [UInt8]
+            do {
+                bytes = try LocalFile.contents(of: file)
+            } catch {
+                result.failures.append("\(file): \(error.description)")
+                continue
+            }
+            let rewritten = rewrite(bytes, moves: pairs)
+            guard rewritten.count > 0 else { continue }
+            do {
+                try AtomicFile.write(bytes: rewritten.bytes, to: file)
+                result.updated[file] = rewritten.count
+            } catch {
+                result.failures.append(error.description)
             }
         }
-        return updated
+        return result
     }
 
     /// `bytes` with each `xmlUrl` attribute whose value, read as

@@ -9,42 +9,81 @@ import Synchronization
 ///
 /// A run reserves each output before it does any work (`reserve`): the
 /// temporary file is created then, so an output that cannot be written is
-/// known before a single feed is fetched.
-public struct AtomicFile: Sendable {
+/// known before a single feed is fetched. A reservation is used once:
+/// committed or discarded (or discarded when it is dropped).
+///
+/// The target keeps what it was: a symbolic link is followed (the file it
+/// names is replaced, the link stays), the new file gets the old one's
+/// permissions, and anything but a regular file (a folder, a device, a
+/// pipe) is refused.
+public final class AtomicFile: Sendable {
     public struct WriteError: Error, CustomStringConvertible {
         public var path: String
         public var message: String
         public var description: String { "\(path): \(message)" }
     }
 
-    /// The file to replace, and the temporary file that will replace it.
+    /// The file as named, and the file that will be replaced (the same
+    /// unless `path` is a symbolic link).
     public let path: String
+    private let target: String
     private let temporary: String
-    private let descriptor: Int32
+    /// The temporary file's descriptor until the reservation is used.
+    private let descriptor: Mutex<Int32?>
 
-    /// Creates the temporary file beside `path`.
-    /// - Throws: when the folder is missing or not writable, or `path` is a folder.
+    private init(path: String, target: String, temporary: String, descriptor: Int32) {
+        self.path = path
+        self.target = target
+        self.temporary = temporary
+        self.descriptor = Mutex(descriptor)
+    }
+
+    /// Creates the temporary file beside the target.
+    /// - Throws: when the folder is missing or not writable, or the target
+    ///   is not a regular file.
     public static func reserve(_ path: String) throws(WriteError) -> AtomicFile {
+        var target = path
+        var mode: mode_t = 0o644
         var status = stat()
-        if stat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFDIR {
-            throw WriteError(path: path, message: "is a folder")
+        if lstat(path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFLNK {
+            guard let resolved = realpath(path, nil) else {
+                throw WriteError(path: path, message: "a symbolic link to nothing that can be written: \(errorText())")
+            }
+            target = String(cString: resolved)
+            free(resolved)
         }
-        let url = URL(fileURLWithPath: path)
+        if stat(target, &status) == 0 {
+            guard (status.st_mode & S_IFMT) == S_IFREG else {
+                let kind = (status.st_mode & S_IFMT) == S_IFDIR ? "a folder" : "not a regular file"
+                throw WriteError(path: path, message: "is \(kind); only regular files are replaced")
+            }
+            mode = status.st_mode & 0o7777
+        }
+        let url = URL(fileURLWithPath: target)
+        let folder = url.deletingLastPathComponent().path
         let number = serial.add(1, ordering: .relaxed).newValue
-        let temporary =
-            url.deletingLastPathComponent().path + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(number)"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o644)
+        let temporary = folder + "/." + url.lastPathComponent + ".tmp-\(getpid())-\(number)"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw WriteError(path: path, message: "cannot create \(temporary): \(errorText())")
+            throw WriteError(path: path, message: "cannot write in \(folder)/: \(errorText())")
         }
-        return AtomicFile(path: path, temporary: temporary, descriptor: descriptor)
+        fchmod(descriptor, mode)
+        return AtomicFile(path: path, target: target, temporary: temporary, descriptor: descriptor)
+    }
+
+    /// The descriptor, once: later calls get nil.
+    private func take() -> Int32? {
+        descriptor.withLock { descriptor in
+            defer { descriptor = nil }
+            return descriptor
+        }
     }
 
     /// Streams a document into the file: `body` appends to a buffer that is
     /// written out a megabyte at a time, so the document is never whole in
-    /// memory. The file is replaced only once all of it is on disk. Call
-    /// once; the reservation is used up either way.
+    /// memory. The file is replaced only once all of it is on disk.
     public func commit(_ body: (inout TextBuffer) -> Void) throws(WriteError) {
+        guard let descriptor = take() else { throw WriteError(path: path, message: "already written or given up") }
         let file = TemporaryFile(descriptor: descriptor)
         var buffer = TextBuffer(drainingAt: 1 << 20) { file.write($0) }
         body(&buffer)
@@ -52,12 +91,12 @@ public struct AtomicFile: Sendable {
         var failure = file.failure
         if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush: \(errorText())" }
         close(descriptor)
-        if failure == nil && rename(temporary, path) != 0 { failure = "cannot replace: \(errorText())" }
+        if failure == nil && rename(temporary, target) != 0 { failure = "cannot replace: \(errorText())" }
         if let failure {
             unlink(temporary)
             throw WriteError(path: path, message: failure)
         }
-        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let folder = URL(fileURLWithPath: target).deletingLastPathComponent().path
         let folderDescriptor = open(folder.isEmpty ? "." : folder, O_RDONLY | O_CLOEXEC)
         if folderDescriptor >= 0 {
             fsync(folderDescriptor)  // the rename itself is durable too
@@ -71,9 +110,12 @@ public struct AtomicFile: Sendable {
 
     /// Gives the reservation up: the target stays as it was.
     public func discard() {
+        guard let descriptor = take() else { return }
         close(descriptor)
         unlink(temporary)
     }
+
+    deinit { discard() }
 
     public static func write(_ text: String, to path: String) throws(WriteError) {
         try reserve(path).commit(bytes: Array(text.utf8))

@@ -30,6 +30,7 @@ import Testing
         let parsed = try options(["a.opml", "-o", "atom.xml", "-o", "site/rss.xml", "-o", "feed.json", "-o", "x.ATOM"])
         #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.atom, .rss, .json, .atom])
         #expect(error(["a.opml", "-o", "feed.xml"])?.contains("--format") == true)
+        #expect(error(["a.opml", "-o", "anatomy.xml"])?.contains("--format") == true)  // words, not letters
         #expect(error(["a.opml", "-o", "index.html"])?.contains("HTML page") == true)
     }
 
@@ -63,6 +64,7 @@ import Testing
         (["a.opml", "--format", "rss", "-o", "x.rss"], "--format applies to the -o before it"),
         (["a.opml", "-o", "x", "--format", "rss", "--format", "atom"], "x is given two formats"),
         (["a.opml", "-o", "x.atom", "-o", "x.atom"], "x.atom is given as an output twice"),
+        (["a.opml", "-o", "x.atom", "-o", "./x.atom"], "./x.atom is given as an output twice"),
         (["a.opml", "-o", "x.atom", "--quiet=yes"], "--quiet takes no value"),
         (["-", "-", "-o", "x.atom"], "standard input (-) is given as a SOURCE twice"),
     ])
@@ -148,6 +150,48 @@ import Testing
         #expect(run.status == 73, "\(run.standardError)")
         #expect(run.standardError.contains(w.path("file")) && run.standardError.contains("not a folder"))
         #expect(!run.standardError.contains("another run"))
+    }
+
+    @Test func aFolderAsTheStateFileIsACreationError() throws {
+        let w = try workspace("state-folder")
+        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.folder.path])
+        #expect(run.status == 73 && run.standardError.contains("is a folder"), "\(run.standardError)")
+    }
+
+    @Test func standardOutputThatCannotBeWrittenIsAnOutputFailure() throws {
+        let w = try workspace("stdout-full")
+        let run = try CommandRun.feedmerge(
+            [server.url("/feed/1"), "-o", "-", "-o", w.path("out.atom"), "--no-state"],
+            standardOutput: FileHandle(forWritingAtPath: "/dev/full"))
+        #expect(run.status == 4, "\(run.standardError)")
+        #expect(run.standardError.contains("standard output: cannot write"))
+        #expect(run.standardError.contains("written to 1 of 2 outputs"))
+    }
+
+    @Test func anOutputKeepsWhatItWas() throws {
+        let w = try workspace("keep")
+        let real = w.path("real.atom")
+        try Data("old".utf8).write(to: URL(fileURLWithPath: real))
+        chmod(real, 0o640)
+        try FileManager.default.createSymbolicLink(atPath: w.path("link.atom"), withDestinationPath: real)
+        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("link.atom"), "--no-state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let link = try FileManager.default.attributesOfItem(atPath: w.path("link.atom"))
+        #expect(link[.type] as? FileAttributeType == .typeSymbolicLink)
+        #expect(try String(contentsOfFile: real, encoding: .utf8).contains("<feed"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: real)
+        #expect((attributes[.posixPermissions] as? Int) == 0o640)
+        // Anything but a regular file (here a named pipe) is refused, before any fetch.
+        #expect(mkfifo(w.path("pipe.json"), 0o644) == 0)
+        let pipe = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("pipe.json"), "--no-state"])
+        #expect(pipe.status == 3 && pipe.standardError.contains("not a regular file"), "\(pipe.standardError)")
+    }
+
+    @Test func fetchReadsStandardInputOnlyOnceTheCommandLineIsGood() throws {
+        let twice = try CommandRun.feedmerge(["fetch", "-", "-"], input: Data())
+        #expect(twice.status == 2 && twice.standardError.contains("given twice"))
+        let list = try CommandRun.feedmerge(["fetch", "-"], input: Data("# one\n\(server.url("/feed/1"))\n".utf8))
+        #expect(list.status == 0 && list.standardOutput.hasPrefix(server.url("/feed/1") + "\t200\t"))
     }
 
     @Test func anUnreadableStateIsReportedWithItsPath() throws {

@@ -24,9 +24,10 @@ struct CommandRun {
         .appendingPathComponent("feedmerge")
 
     /// Runs the built binary; `input` (if any) is its standard input.
-    static func feedmerge(_ arguments: [String], environment: [String: String] = [:], input: Data? = nil) throws
-        -> CommandRun
-    {
+    static func feedmerge(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+        standardOutput: FileHandle? = nil
+    ) throws -> CommandRun {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -36,7 +37,7 @@ struct CommandRun {
         process.environment = env
         let out = Pipe()
         let err = Pipe()
-        process.standardOutput = out
+        process.standardOutput = standardOutput ?? out
         process.standardError = err
         let stdin = Pipe()
         if input != nil { process.standardInput = stdin }
@@ -45,6 +46,7 @@ struct CommandRun {
             stdin.fileHandleForWriting.write(input)
             try stdin.fileHandleForWriting.close()
         }
+        if standardOutput != nil { try out.fileHandleForWriting.close() }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

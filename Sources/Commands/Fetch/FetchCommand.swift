@@ -21,13 +21,20 @@ struct FetchCommand {
             """,
         groups: [FetchOptions.group(\.configuration, maxBytesHelp: "largest decoded body accepted")],
         operand: { command, url in
-            guard url == "-" else { return command.urls.append(url) }
-            while let line = readLine() {
-                let url = line.trimmingWhitespace
-                if !url.isEmpty && !url.hasPrefix("#") { command.urls.append(url) }
-            }
+            if url == "-" && command.urls.contains("-") { throw UsageError("- (standard input) is given twice") }
+            command.urls.append(url)
         },
         notes: "Exit status: 0 every URL fetched; 1 some failed; 2 usage error.")
+
+    /// The URLs on standard input, one per line (blank lines and `#` comments skipped).
+    private static func standardInputURLs() -> [String] {
+        var urls: [String] = []
+        while let line = readLine() {
+            let url = line.trimmingWhitespace
+            if !url.isEmpty && !url.hasPrefix("#") { urls.append(url) }
+        }
+        return urls
+    }
 
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<FetchCommand> {
         let request = try interface.parse(arguments, into: FetchCommand())
@@ -36,6 +43,8 @@ struct FetchCommand {
     }
 
     func run() async -> Int32 {
+        // Standard input is read once the command line is known to be good.
+        let urls = self.urls.flatMap { url in url == "-" ? Self.standardInputURLs() : [url] }
         let client = HTTPClient(configuration: configuration)
         var lines = [String](repeating: "", count: urls.count)
         var failures = 0

@@ -57,7 +57,7 @@ struct MergeOptions {
                         "-o", "--output", value: "FILE",
                         help: "write the merged feed here (repeatable; each written atomically)"
                     ) { options, path in
-                        guard !options.outputs.contains(where: { $0.path == path }) else {
+                        guard !options.outputs.contains(where: { $0.names(path) }) else {
                             throw UsageError("\(path == "-" ? "standard output" : path) is given as an output twice")
                         }
                         options.outputs.append(OutputRequest(path: path))
@@ -221,6 +221,14 @@ struct MergeOptions {
 }
 
 extension MergeOptions.OutputRequest {
+    /// Whether `other` names the same destination (`a.atom` and `./a.atom` do).
+    func names(_ other: String) -> Bool {
+        func absolute(_ path: String) -> String {
+            path == "-" ? path : URL(fileURLWithPath: path).standardizedFileURL.path
+        }
+        return absolute(path) == absolute(other)
+    }
+
     /// The format: the `--format` given, else the one its name says;
     /// standard output is Atom unless told.
     func resolvedFormat() throws(UsageError) -> OutputFormat {

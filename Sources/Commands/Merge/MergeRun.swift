@@ -18,9 +18,14 @@ struct MergeRun {
     let options: MergeOptions
     let rules: TimelineRules
     let statePath: String?
+    /// Each `-o` with its format.
+    let destinations: [(path: String, format: OutputFormat)]
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
+        var destinations: [(path: String, format: OutputFormat)] = []
+        for output in options.outputs { destinations.append((output.path, try output.resolvedFormat())) }
+        self.destinations = destinations
         rules = try options.rules(now: options.runTime(environment: environment))
         statePath = options.resolvedStatePath(environment: environment)
     }
@@ -29,7 +34,7 @@ struct MergeRun {
         let started = Date()
         let outputs: Outputs
         do {
-            outputs = try Outputs.reserve(options.outputs, health: options.healthPath)
+            outputs = try Outputs.reserve(destinations, health: options.healthPath)
         } catch {
             for message in error.messages { StandardOutput.error("feedmerge: \(message)") }
             StandardOutput.error("feedmerge: no feed was fetched, no output written")
@@ -117,11 +122,15 @@ struct MergeRun {
                 StandardOutput.error("feedmerge: --health \(error)")
             }
         }
+        var opmlWritten = true
         if options.updateOPML {
             let moved = reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }
-            for (file, count) in OPMLRewriter.apply(moved).sorted(by: { $0.key < $1.key }) where !options.quiet {
-                StandardOutput.error("feedmerge: \(file): \(count) moved feeds updated")
+            let rewrite = OPMLRewriter.apply(moved)
+            for (file, count) in rewrite.updated.sorted(by: { $0.key < $1.key }) where !options.quiet {
+                StandardOutput.error("feedmerge: \(file): \(counted(count, "moved feed")) updated")
             }
+            for failure in rewrite.failures { StandardOutput.error("feedmerge: --update-opml: \(failure)") }
+            opmlWritten = rewrite.failures.isEmpty
         }
         let summary = RunSummary(
             reports: reports, duplicates: duplicates, entries: entries.count, written: written,
@@ -132,7 +141,7 @@ struct MergeRun {
         // second on a big run.
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
-        if written < outputs.outputs.count || !healthWritten { return .someOutputsNotWritten }
+        if written < outputs.outputs.count || !healthWritten || !opmlWritten { return .someOutputsNotWritten }
         return failed.isEmpty ? .success : .someFeedsFailed
     }
 

@@ -1,6 +1,7 @@
 import FeedEmit
 import FeedModel
 import Foundation
+import Glibc
 import TextOutput
 
 /// Writes every output of a run at once, each on its own thread: rendering
@@ -34,9 +35,11 @@ enum OutputWriter {
         let start = Date()
         switch output.destination {
         case .standardOutput:
-            var buffer = TextBuffer(drainingAt: 1 << 20) { StandardOutput.write($0) }
+            var failure: Int32 = 0
+            var buffer = TextBuffer(drainingAt: 1 << 20) { if failure == 0 { failure = StandardOutput.write($0) } }
             output.format.render(entries, metadata: metadata, into: &buffer)
             buffer.flush()
+            if failure != 0 { return "standard output: cannot write: \(String(cString: strerror(failure)))" }
         case .file(let file):
             do {
                 try file.commit { output.format.render(entries, metadata: metadata, into: &$0) }

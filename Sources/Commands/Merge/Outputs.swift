@@ -22,20 +22,20 @@ struct Outputs {
 
     /// Reserves every destination, or none.
     /// - Throws: one message per destination that cannot be written.
-    static func reserve(_ requests: [MergeOptions.OutputRequest], health: String?) throws(ReservationFailure) -> Outputs {
+    static func reserve(_ requests: [(path: String, format: OutputFormat)], health: String?)
+        throws(ReservationFailure) -> Outputs
+    {
         var result = Outputs()
         var failures: [String] = []
-        for request in requests {
-            // The format was checked when the command line was read.
-            guard let format = try? request.resolvedFormat() else { continue }
-            if request.path == "-" {
-                result.outputs.append(Output(path: request.path, format: format, destination: .standardOutput))
+        for (path, format) in requests {
+            if path == "-" {
+                result.outputs.append(Output(path: path, format: format, destination: .standardOutput))
                 continue
             }
-            AtomicFile.removeLeftovers(of: request.path)
+            AtomicFile.removeLeftovers(of: path)
             do {
-                let file = try AtomicFile.reserve(request.path)
-                result.outputs.append(Output(path: request.path, format: format, destination: .file(file)))
+                let file = try AtomicFile.reserve(path)
+                result.outputs.append(Output(path: path, format: format, destination: .file(file)))
             } catch {
                 failures.append(error.description)
             }

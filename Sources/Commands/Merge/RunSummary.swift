@@ -28,7 +28,7 @@ struct RunSummary {
                 let unreadable = report.warnings.filter(ParseWarning.isUnreadableDate)
                 guard let first = unreadable.first else { continue }
                 say(
-                    "\(report.subscription.url): \(count(unreadable.count, "unreadable date")) (\(first)); "
+                    "\(report.subscription.url): \(counted(unreadable.count, "unreadable date")) (\(first)); "
                         + "those entries count as undated (first seen, with a state; else the feed's date or the run's time)"
                 )
             }
@@ -48,9 +48,9 @@ struct RunSummary {
             let ok = reports.filter { $0.status == .ok }.count
             let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
             say(
-                "\(count(ok, "feed")) ok, \(notModified) not modified, \(failed.count) failed; "
-                    + "\(count(entries, "entry", "entries")) written to \(written) of \(count(outputs, "output")), "
-                    + "\(count(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
+                "\(counted(ok, "feed")) ok, \(notModified) not modified, \(failed.count) failed; "
+                    + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
+                    + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
         if written < outputs && failed.count == reports.count {
             say("every feed failed; outputs left as they were")
@@ -61,6 +61,6 @@ struct RunSummary {
 }
 
 /// `1 feed`, `2 feeds`.
-func count(_ number: Int, _ singular: String, _ plural: String? = nil) -> String {
+func counted(_ number: Int, _ singular: String, _ plural: String? = nil) -> String {
     "\(number) " + (number == 1 ? singular : plural ?? singular + "s")
 }
