@@ -255,11 +255,13 @@ struct MergeCommand {
             return 2
         }
         let progress = Progress(enabled: !quiet && isatty(2) != 0)
-        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) {
+        let result = await Aggregator.run(list, client: client, rules: rules, state: state ?? .withoutState()) {
             report, done, total in
             progress.update(report, done: done, total: total)
         }
         progress.finish()
+        let (timeline, reports) = (result.timeline, result.reports)
+        for diagnostic in result.diagnostics { StandardOutput.error("feedmerge: \(diagnostic)") }
         let mergeStart = Date()
         let duplicates = timeline.duplicates
         let entries = timeline.takeEntries()
