@@ -38,8 +38,7 @@ enum RememberedEntries {
 
     /// The listed entries that may still get into the timeline (`latestDate`
     /// on or after `cutoff`), with the stored ones the feed no longer lists,
-    /// in the store's order: latest seen first, then feed order (a listed
-    /// entry first on a tie).
+    /// in the store's order (`StoredEntry.inStoreOrder`).
     static func merged(listed: [StoredEntry], unlisted: [StoredEntry], cutoff: Timestamp?) -> [StoredEntry] {
         let result = cutoff.map { cutoff in listed.filter { $0.latestDate >= cutoff } } ?? listed
         guard !unlisted.isEmpty else { return result }
@@ -47,12 +46,6 @@ enum RememberedEntries {
             return result + unlisted  // the usual case: everything unlisted was last seen before this fetch
         }
         // The same run time again (`--now`): entries the feed dropped meet the listed ones.
-        var tagged = Array((result + unlisted).enumerated())
-        tagged.sort { a, b in
-            if a.element.lastSeen != b.element.lastSeen { return a.element.lastSeen > b.element.lastSeen }
-            if a.element.position != b.element.position { return a.element.position < b.element.position }
-            return a.offset < b.offset
-        }
-        return tagged.map(\.element)
+        return (result + unlisted).sorted(by: StoredEntry.inStoreOrder)
     }
 }

@@ -84,18 +84,9 @@ public final class MemoryStateStore: StateStore {
     public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
         -> [StoredEntry]
     {
-        Self.ordered(
-            (stored[url] ?? [:]).values.filter { entry in
-                !except.contains(entry.key) && cutoff.map { entry.latestDate >= $0 } ?? true
-            })
-    }
-
-    /// Latest seen first, then feed order (then key: SQLite leaves such ties open).
-    private static func ordered(_ entries: [StoredEntry]) -> [StoredEntry] {
-        entries.sorted {
-            if $0.lastSeen != $1.lastSeen { return $0.lastSeen > $1.lastSeen }
-            return $0.position != $1.position ? $0.position < $1.position : $0.key < $1.key
-        }
+        (stored[url] ?? [:]).values.filter { entry in
+            !except.contains(entry.key) && cutoff.map { entry.latestDate >= $0 } ?? true
+        }.sorted(by: StoredEntry.inStoreOrder)
     }
 
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
@@ -109,7 +100,7 @@ public final class MemoryStateStore: StateStore {
         for feed in full ? Array(records.keys) : feeds ?? [] {
             guard let entries = stored[feed] else { continue }
             let lastSuccess = records[feed]?.lastSuccess ?? Timestamp(secondsSince1970: 0)
-            let newest = Set(Self.ordered(Array(entries.values)).prefix(keepPerFeed).map(\.key))
+            let newest = Set(entries.values.sorted(by: StoredEntry.inStoreOrder).prefix(keepPerFeed).map(\.key))
             stored[feed] = entries.filter { key, entry in
                 entry.lastSeen >= lastSuccess || (entry.lastSeen >= cutoff && newest.contains(key))
             }

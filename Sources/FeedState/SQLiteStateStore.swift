@@ -202,7 +202,7 @@ public final class SQLiteStateStore: StateStore {
         let statement = try database.prepare(
             """
             SELECT key, entry, first_seen, last_seen, first_date, position, first_position FROM entries
-            WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC
+            WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC, key ASC
             """)
         try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
             let key = row.text(0) ?? ""
@@ -267,7 +267,7 @@ public final class SQLiteStateStore: StateStore {
             DELETE FROM entries WHERE feed_url = ?1
             AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = ?1)
             AND (last_seen < ?2 OR key NOT IN (
-                SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC LIMIT ?3))
+                SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC, key ASC LIMIT ?3))
             """
         ).run([.text(feed), .integer(cutoff), .integer(Int64(keepPerFeed))])
     }

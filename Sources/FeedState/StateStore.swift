@@ -83,6 +83,14 @@ public struct StoredEntry: Sendable {
         self.firstPosition = firstPosition
     }
 
+    /// The order a store gives a feed's entries in: latest seen first, then
+    /// feed order, then key (two entries can share a place when a run
+    /// reuses the time of the one before: `--now`).
+    public static func inStoreOrder(_ a: StoredEntry, _ b: StoredEntry) -> Bool {
+        if a.lastSeen != b.lastSeen { return a.lastSeen > b.lastSeen }
+        return a.position != b.position ? a.position < b.position : a.key < b.key
+    }
+
     /// The latest date a timeline can give the entry (its own date, else
     /// first seen; or, restamped, the date first seen): what `notOlderThan`
     /// compares. The dating policy only ever lowers a date from there.
@@ -145,8 +153,7 @@ public protocol StateStore: AnyObject {
     /// What the store knew of a feed's entries, by key (`EntryKey`): read
     /// before a fetch is recorded, for the dating policy.
     func sightings(of url: String) throws(StateError) -> [String: EntrySighting]
-    /// The entries stored for a feed, latest seen first, in feed order
-    /// within one sighting (`lastSeen` descending, then `position`); with
+    /// The entries stored for a feed, in `StoredEntry.inStoreOrder`; with
     /// `notOlderThan`, only those whose `latestDate` is on or after it;
     /// never those whose key is in `except` (the entries a fetch just
     /// listed, which the run has already). Skipped ones are not even decoded.
