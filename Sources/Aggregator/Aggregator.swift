@@ -206,9 +206,10 @@ public enum Aggregator {
             let dates = dating.dates(ofFresh: &feed)
             dated = (feed, dates)
         }
-        if let dated {
+        // Consumed, so that the timeline moves the entries out of the only copy of the array.
+        if let (feed, dates) = consume dated {
             report.entriesKept = timeline.insert(
-                feed: withFolder(dated.feed, subscription), dates: dated.dates, source: source, subscription: index)
+                feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
         }
         return report
     }

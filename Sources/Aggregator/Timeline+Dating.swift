@@ -8,6 +8,6 @@ extension Timeline {
     public mutating func insert(feed: consuming ParsedFeed, source: FeedSource, subscription: Int) -> Int {
         var feed = feed
         let dates = EntryDating(rules: rules).dates(ofFresh: &feed)
-        return insert(feed: feed, dates: dates, source: source, subscription: subscription)
+        return insert(feed: consume feed, dates: dates, source: source, subscription: subscription)
     }
 }
