@@ -26,7 +26,9 @@ public struct FeedReport: Sendable {
     public var entriesKept: Int
     public var bytes: Int
     public var warnings: [String]
-    /// Warnings that are shown without `--verbose` (a body cut at the size cap).
+    /// Warnings that are shown without `--verbose`: a body cut at the size
+    /// cap; a state that failed for this feed (its status stays that of the
+    /// fetch: its fresh entries still reached the timeline).
     public var notices: [String] = []
     /// With a state: the entries stored for the feed and the newest one's date.
     public var entriesStored: Int?
@@ -199,7 +201,8 @@ public enum Aggregator {
         } catch {
             report.notices.append(
                 "state: \(error); "
-                    + (outcome.isFetched ? "its entries are merged as without a state" : "its stored entries are left out"))
+                    + (outcome.isFetched
+                        ? "its entries are merged as without a state" : "its stored entries are left out"))
         }
         if dated == nil, case .fetched(let fetched) = outcome {
             var feed = fetched.feed

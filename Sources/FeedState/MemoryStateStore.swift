@@ -77,7 +77,8 @@ public final class MemoryStateStore: StateStore {
     public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
         (stored[url] ?? [:]).mapValues {
             EntrySighting(
-                firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, firstDate: $0.firstDate, firstPosition: $0.firstPosition)
+                firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, firstDate: $0.firstDate, firstPosition: $0.firstPosition
+            )
         }
     }
 

@@ -79,7 +79,8 @@ final class SQLiteDatabase {
             do {
                 try execute("ROLLBACK")
             } catch let rollback {
-                throw StateError(path: path, message: "\(error.message); and it could not be undone: \(rollback.message)")
+                throw StateError(
+                    path: path, message: "\(error.message); and it could not be undone: \(rollback.message)")
             }
             throw error
         }

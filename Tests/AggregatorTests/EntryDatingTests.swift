@@ -141,7 +141,9 @@ import Testing
 
     @Test func aKeyListedTwiceIsOneRememberedEntryAtItsLastPlace() {
         let entries = [Self.entry("a", published: 1), Self.entry("b", published: 2), Self.entry("a", published: 3)]
-        let known = ["id:a": EntrySighting(firstSeen: Self.at(7), lastSeen: Self.at(7), firstDate: nil, firstPosition: 4)]
+        let known = [
+            "id:a": EntrySighting(firstSeen: Self.at(7), lastSeen: Self.at(7), firstDate: nil, firstPosition: 4)
+        ]
         let listed = RememberedEntries.listed(
             entries, keys: entries.map(EntryKey.of), sightings: known, now: Self.now)
         #expect(listed.map(\.key) == ["id:b", "id:a"])

@@ -91,7 +91,10 @@ import Testing
         #expect(viaSQLite[2].1[0].hasPrefix("failed"))
         if limit == nil {
             let first = viaSQLite[0].0
-            #expect(first.contains { $0.entry.id == "urn:a-undated6" && $0.date.secondsSince1970 < Self.start - 89 * Self.day })
+            #expect(
+                first.contains {
+                    $0.entry.id == "urn:a-undated6" && $0.date.secondsSince1970 < Self.start - 89 * Self.day
+                })
             #expect(viaSQLite[2].0.contains { $0.entry.title?.value == "a1 edited" })
             #expect(viaSQLite[3].0.contains { $0.entry.id == "urn:a1" })
             #expect(!viaSQLite[4].0.contains { $0.entry.id == "urn:a1" }, "not pruned after 100 days")
