@@ -145,7 +145,9 @@ public enum Aggregator {
                 do {
                     reports[index]?.record = try state.store.feed(list.subscriptions[index].url)
                 } catch {
-                    reports[index]?.notices.append("state: its record cannot be read (\(error))")
+                    let notice = "state: its record cannot be read (\(error))"
+                    reports[index]?.warnings.append(notice)
+                    reports[index]?.notices.append(notice)
                 }
             }
         }
@@ -199,10 +201,12 @@ public enum Aggregator {
                 outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
                 report: &report)
         } catch {
-            report.notices.append(
+            let notice =
                 "state: \(error); "
-                    + (outcome.isFetched
-                        ? "its entries are merged as without a state" : "its stored entries are left out"))
+                + (outcome.isFetched ? "its entries are merged as without a state" : "its stored entries are left out")
+            // In both lists, as a cut body's notice is: shown with and without `--verbose`.
+            report.warnings.append(notice)
+            report.notices.append(notice)
         }
         if dated == nil, case .fetched(let fetched) = outcome {
             var feed = fetched.feed
