@@ -11,7 +11,9 @@ public struct TimelineRules: Sendable {
     public var perFeed: Int?
     /// Entries dated before this are dropped.
     public var since: Timestamp?
-    /// Entries dated after `now`: clamped to `now` (default), kept, or dropped.
+    /// Entries dated after `now`: clamped to `now` (default), kept, or
+    /// dropped, by `EntryDating` (which dates a remembered entry's future
+    /// date by its first-seen time, whatever this says).
     public var future: FuturePolicy = .clamp
     /// The run's time: the clock, `--now`, or `SOURCE_DATE_EPOCH`.
     public var now: Timestamp
