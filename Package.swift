@@ -57,7 +57,7 @@ let package = Package(
             ]),
         .executableTarget(name: "feedmerge", dependencies: ["CJemalloc", "Commands"]),
         .executableTarget(
-            name: "timeline-bench", dependencies: ["FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
+            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
             name: "pipeline-bench",
             dependencies: [

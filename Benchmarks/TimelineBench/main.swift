@@ -1,3 +1,4 @@
+import Aggregator
 import TimelineMerge
 import FeedModel
 import Foundation

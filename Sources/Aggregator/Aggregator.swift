@@ -28,7 +28,9 @@ public struct FeedReport: Sendable {
     public var entriesKept: Int
     public var bytes: Int
     public var warnings: [String]
-    /// Warnings that are shown without `--verbose` (a body cut at the size cap).
+    /// Warnings that are shown without `--verbose`: a body cut at the size
+    /// cap; a state that failed for this feed (its status stays that of the
+    /// fetch: its fresh entries still reached the timeline).
     public var notices: [String] = []
     /// With a state: the entries stored for the feed and the newest one's date.
     public var entriesStored: Int?
@@ -45,15 +47,32 @@ public struct StateOptions {
     public var store: any StateStore
     /// Fetch even feeds that are gone or whose Retry-After has not passed.
     public var force = false
-    public var keepDays = 90
-    public var keepPerFeed = 200
+    public var keepDays = StateOptions.defaultKeepDays
+    public var keepPerFeed = StateOptions.defaultKeepPerFeed
     /// Collect what the health report needs (each feed's record and stored count).
     public var health = false
     /// A new feed's undated entries beyond its first N are its backlog: they
-    /// are dated as history, not as news (see `Aggregator.dated`).
-    public var newFeedItems = 10
+    /// are dated as history, not as news (see `EntryDating.isBacklog`).
+    public var newFeedItems = StateOptions.defaultNewFeedItems
+
+    /// The defaults, written once: the command line shows and uses these.
+    public static let defaultKeepDays = 90
+    public static let defaultKeepPerFeed = 200
+    public static let defaultNewFeedItems = 10
 
     public init(store: any StateStore) { self.store = store }
+
+    /// A `--no-state` run's: a store in memory that keeps no entries.
+    public static func withoutState() -> StateOptions { StateOptions(store: MemoryStateStore(keepingEntries: false)) }
+}
+
+/// What a run gives back: the timeline, one report per subscription, and
+/// what went wrong beyond any one feed (a state that could not be read or
+/// written), for the summary and the health report.
+public struct RunResult {
+    public var timeline: Timeline
+    public var reports: [FeedReport]
+    public var diagnostics: [String]
 }
 
 /// The pipeline: one task-group child per subscription fetches and parses;
@@ -61,17 +80,32 @@ public struct StateOptions {
 /// the timeline in subscription order (a feed that finishes early waits for
 /// those listed before it), so the result never depends on which server
 /// answers first. A sliding window of children bounds the work in flight.
+/// Every run has a store (`--no-state`: one in memory); state failures
+/// never stop a run: they become notices and diagnostics.
 public enum Aggregator {
+    /// - Parameter known: the store's feed records, when the caller has
+    ///   read them already (else they are read here).
     public static func run(
-        _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules, state: StateOptions? = nil,
+        _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules,
+        state: StateOptions = .withoutState(), records known: [String: FeedRecord]? = nil,
         progress: @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
-    ) async -> (Timeline, [FeedReport]) {
+    ) async -> RunResult {
         var timeline = Timeline(rules: rules)
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
-        let records = (try? state?.store.feeds()) ?? [:]
+        var diagnostics: [String] = []
+        let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
+        let records: [String: FeedRecord]
+        do {
+            records = try known ?? state.store.feeds()
+        } catch {
+            records = [:]
+            diagnostics.append(
+                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+                    + "without its validators, Retry-After or cache lifetime")
+        }
         let plans = list.subscriptions.map {
             Plan(
-                subscription: $0, record: records[$0.url], rules: rules, force: state?.force ?? false,
+                subscription: $0, record: records[$0.url], rules: rules, force: state.force,
                 alreadyRead: list.alreadyRead[$0.url])
         }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
@@ -102,8 +136,8 @@ public enum Aggregator {
                 while let outcome = finished.removeValue(forKey: nextToSettle) {
                     let index = nextToSettle
                     let report = settle(
-                        outcome, plan: plans[index], index: index, state: state, timeline: &timeline,
-                        pending: &pending)
+                        outcome, plan: plans[index], index: index, state: state, dating: dating,
+                        timeline: &timeline, pending: &pending)
                     reports[index] = report
                     done += 1
                     progress(report, done, plans.count)
@@ -112,38 +146,49 @@ public enum Aggregator {
                 startMore()
             }
         }
-        if let state {
-            try? state.store.record(all: pending)
-            if state.health {  // the 304s' records changed in that last transaction
-                for index in reports.indices where reports[index]?.status == .notModified {
-                    reports[index]?.record = try? state.store.feed(list.subscriptions[index].url)
+        do {
+            try state.store.record(all: pending)
+        } catch {
+            diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
+        }
+        if state.health {  // the 304s' records changed in that last transaction
+            for index in reports.indices where reports[index]?.status == .notModified {
+                do {
+                    reports[index]?.record = try state.store.feed(list.subscriptions[index].url)
+                } catch {
+                    let notice = "state: its record cannot be read (\(error))"
+                    reports[index]?.warnings.append(notice)
+                    reports[index]?.notices.append(notice)
                 }
             }
-            let changed = reports.compactMap { $0?.status == .ok ? $0?.subscription.url : nil }
-            try? state.store.prune(
-                feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
         }
-        return (timeline, reports.compactMap { $0 })
+        let changed = reports.compactMap { $0?.status == .ok ? $0?.subscription.url : nil }
+        do {
+            try state.store.prune(
+                feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
+        } catch {
+            diagnostics.append("state: old entries cannot be pruned (\(error))")
+        }
+        return RunResult(timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics)
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh
-    /// or stored) into the timeline.
+    /// and remembered) into the timeline. A state that fails for this feed
+    /// leaves a notice; its fresh entries still go in (dated as without a state).
     private static func settle(
-        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions?, timeline: inout Timeline,
-        pending: inout [FeedUpdate]
+        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions, dating: EntryDating,
+        timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(
             subscription: subscription, status: .ok, reason: nil, httpStatus: nil, entriesParsed: 0, entriesKept: 0,
             bytes: 0, warnings: [])
-        var fresh: ParsedFeed?
         // Served from the state (304, failure, deferral): the source its last fresh fetch gave.
         var source = FeedSource(
             metadata: plan.record?.metadata, subscription: subscription,
             feedURL: absoluteURL(plan.record?.movedTo ?? subscription.url))
         switch outcome {
         case .fetched(let fetched):
-            fresh = fetched.feed
             source = fetched.source
             report.httpStatus = fetched.status
             report.bytes = fetched.bytes
@@ -161,78 +206,30 @@ public enum Aggregator {
             report.reason = failure.message
             report.httpStatus = failure.status
         }
-        guard let state else {
-            if let fresh {
-                report.entriesKept = timeline.insert(
-                    feed: withFolder(fresh, subscription), source: source, subscription: index)
-            }
-            return report
-        }
+        var dated: (feed: ParsedFeed, dates: [Timestamp?])?
         do {
-            if let update = outcome.update(url: subscription.url, now: timeline.rules.now) {
-                if case .notModified = outcome {
-                    pending.append(update)  // nothing but timestamps: stored together at the end
-                } else {
-                    try state.store.record(update)
-                }
-            }
-            let stored = try state.store.entries(of: subscription.url, notOlderThan: timeline.cutoff)
-            // The restamping flag can only change when entries were stored.
-            let record: FeedRecord?
-            if case .fetched = outcome { record = try state.store.feed(subscription.url) } else { record = plan.record }
-            if state.health {
-                let summary = try state.store.summary(of: subscription.url)
-                report.record = try state.store.feed(subscription.url)
-                report.entriesStored = summary.count
-                report.newestEntry = summary.newest.map { min($0, timeline.rules.now) }
-            }
-            let restamping = record?.restamping ?? false
-            let feedFirstSeen = record?.firstSeen
-            let entries = stored.map { entry in
-                let backlog = entry.firstSeen == feedFirstSeen && entry.firstPosition >= state.newFeedItems
-                return Self.dated(
-                    entry, restamping: restamping, backlog: backlog, keepDays: state.keepDays, now: timeline.rules.now)
-            }
-            let metadata = fresh?.metadata ?? record?.metadata ?? FeedMetadata()
-            let feed = ParsedFeed(format: fresh?.format ?? .rss20, metadata: metadata, entries: entries)
-            report.entriesKept = timeline.insert(
-                feed: withFolder(feed, subscription), source: source, subscription: index)
+            dated = try remember(
+                outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
+                report: &report)
         } catch {
-            report.status = .failed
-            report.reason = "state: \(error)"
-            if let fresh {
-                report.entriesKept = timeline.insert(
-                    feed: withFolder(fresh, subscription), source: source, subscription: index)
-            }
+            let notice =
+                "state: \(error); "
+                + (outcome.isFetched ? "its entries are merged as without a state" : "its stored entries are left out")
+            // In both lists, as a cut body's notice is: shown with and without `--verbose`.
+            report.warnings.append(notice)
+            report.notices.append(notice)
+        }
+        if dated == nil, case .fetched(let fetched) = outcome {
+            var feed = fetched.feed
+            let dates = dating.dates(ofFresh: &feed)
+            dated = (feed, dates)
+        }
+        // Consumed, so that the timeline moves the entries out of the only copy of the array.
+        if let (feed, dates) = consume dated {
+            report.entriesKept = timeline.insert(
+                feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
         }
         return report
-    }
-
-    /// A stored entry with the date the timeline should use: undated ones
-    /// by their first-seen time (the same on every run), restamping feeds'
-    /// by the date first seen, future dates by the first-seen time. An
-    /// undated entry of a new feed's backlog (it came with the feed's first
-    /// fetch, beyond its first `newFeedItems`) is dated as history: its
-    /// first-seen time minus the retention period, minus its position in seconds.
-    static func dated(
-        _ stored: StoredEntry, restamping: Bool, backlog: Bool = false, keepDays: Int = 90, now: Timestamp
-    )
-        -> Entry
-    {
-        var entry = stored.entry
-        if restamping {
-            entry.published = stored.firstDate ?? stored.firstSeen
-            entry.updated = nil
-        } else if entry.published == nil && entry.updated == nil {
-            let history = Int64(keepDays) * 86_400 + Int64(stored.firstPosition)
-            entry.published =
-                backlog ? Timestamp(secondsSince1970: stored.firstSeen.secondsSince1970 - history) : stored.firstSeen
-        }
-        if let date = entry.published ?? entry.updated, date > now {
-            entry.published = min(stored.firstSeen, now)
-            entry.updated = nil
-        }
-        return entry
     }
 
     static func withFolder(_ feed: ParsedFeed, _ subscription: Subscription) -> ParsedFeed {

@@ -122,7 +122,10 @@ enum Outcome: Sendable {
     }
 
     /// What to store; nil when nothing happened (a skipped feed).
-    func update(url: String, now: Timestamp) -> FeedUpdate? {
+    /// - Parameters:
+    ///   - keys: a fetched feed's entry keys (`EntryKey`), for a store that keeps entries.
+    ///   - restamping: what the dating policy decided of a fetched feed.
+    func update(url: String, now: Timestamp, keys: [String] = [], restamping: Bool = false) -> FeedUpdate? {
         func later(_ seconds: Int?) -> Timestamp? {
             seconds.map { Timestamp(secondsSince1970: now.secondsSince1970 + Int64($0)) }
         }
@@ -131,7 +134,8 @@ enum Outcome: Sendable {
             return FeedUpdate(
                 url: url,
                 outcome: .fetched(
-                    entries: f.feed.entries, etag: f.etag, lastModified: f.lastModified, metadata: f.feed.metadata),
+                    entries: f.feed.entries, keys: keys, etag: f.etag, lastModified: f.lastModified,
+                    metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore):
             return FeedUpdate(
@@ -144,5 +148,12 @@ enum Outcome: Sendable {
                 movedTo: nil, notBefore: failure.retryAfter.map { Self.capped($0.notBefore(now: now), now: now) },
                 now: now)
         }
+    }
+}
+
+extension Outcome {
+    var isFetched: Bool {
+        if case .fetched = self { return true }
+        return false
     }
 }

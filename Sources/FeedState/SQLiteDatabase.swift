@@ -73,7 +73,15 @@ final class SQLiteDatabase {
             try execute("COMMIT")
             return result
         } catch {
-            try? execute("ROLLBACK")
+            // SQLite may have rolled back already (some errors end the transaction): then there is nothing to undo.
+            // The corresponding C function is `sqlite3_get_autocommit`.
+            guard sqlite3_get_autocommit(handle) == 0 else { throw error }
+            do {
+                try execute("ROLLBACK")
+            } catch let rollback {
+                throw StateError(
+                    path: path, message: "\(error.message); and it could not be undone: \(rollback.message)")
+            }
             throw error
         }
     }

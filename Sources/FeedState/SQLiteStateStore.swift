@@ -123,13 +123,13 @@ public final class SQLiteStateStore: StateStore {
             .text(update.movedTo), .text(update.url),
         ])
         switch update.outcome {
-        case .fetched(let entries, let etag, let lastModified, let metadata):
-            let restamping = try storeEntries(entries, feed: update.url, now: now)
+        case .fetched(let entries, let keys, let etag, let lastModified, let metadata, let restamping):
+            try storeEntries(entries, keys: keys, feed: update.url, now: now)
             try database.prepare(
                 """
                 UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
                     last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
-                    metadata = ?, restamping = MAX(restamping, ?) WHERE url = ?
+                    metadata = ?, restamping = ? WHERE url = ?
                 """
             ).run([
                 .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
@@ -152,68 +152,65 @@ public final class SQLiteStateStore: StateStore {
     }
 
     /// Upserts the entries a feed lists now; an edited entry (same key, new
-    /// content) is updated in place and keeps its first-seen time.
-    /// - Returns: whether the feed looks like it restamps its entries.
-    private func storeEntries(_ entries: [Entry], feed: String, now: Int64) throws(StateError) -> Bool {
-        var known: [String: (firstDate: Int64?, hash: Int64)] = [:]
-        try database.prepare("SELECT key, first_date, content_hash FROM entries WHERE feed_url = ?").query([.text(feed)]
-        ) {
-            known[$0.text(0) ?? ""] = ($0.integer(1), $0.integer(2) ?? 0)
-        }
+    /// content) is updated in place and keeps its first-seen facts.
+    /// `content_hash` is no longer used: written 0 (the column stays, so
+    /// that no table has to be rebuilt).
+    private func storeEntries(_ entries: [Entry], keys: [String], feed: String, now: Int64) throws(StateError) {
         let insert = try database.prepare(
             """
             INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date, entry_date,
                 latest_date, first_position, entry)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, COALESCE(?, ?), ?4, ?)
-            ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry, content_hash = excluded.content_hash,
+            VALUES (?, ?, 0, ?, ?, ?, ?, ?, COALESCE(?, ?), ?3, ?)
+            ON CONFLICT(feed_url, key) DO UPDATE SET entry = excluded.entry,
                 position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date,
                 latest_date = MAX(COALESCE(excluded.entry_date, entries.first_seen),
                                   COALESCE(entries.first_date, entries.first_seen))
             """)
-        var seenAgain = 0
-        var moved = 0
-        var nearNow = 0
-        var dated = 0
         for (position, entry) in entries.enumerated() {
-            let key = Self.key(of: entry)
             let date = (entry.published ?? entry.updated)?.secondsSince1970
-            if let date {
-                dated += 1
-                if abs(date - now) <= 120 { nearNow += 1 }
-            }
-            if let previous = known[key] {
-                seenAgain += 1
-                if let date, let first = previous.firstDate, date != first { moved += 1 }
-            }
-            let blob = EntryCodec.encode(entry)
             try insert.run([
-                .text(feed), .text(key), .integer(Self.hash(blob)), .integer(Int64(position)),
+                .text(feed), .text(keys[position]), .integer(Int64(position)),
                 .integer(now), .integer(now), .integer(date), .integer(date), .integer(date), .integer(now),
-                .blob(blob),
+                .blob(EntryCodec.encode(entry)),
             ])
         }
-        // Dates that moved for most entries seen before, or every date equal
-        // to the fetch time: the feed stamps its entries when it is fetched.
-        return (seenAgain >= 2 && moved * 2 > seenAgain) || (dated >= 2 && nearNow == dated && !known.isEmpty)
+    }
+
+    public var keepsEntries: Bool { true }
+
+    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
+        var result: [String: EntrySighting] = [:]
+        try database.prepare(
+            "SELECT key, first_seen, last_seen, first_date, first_position FROM entries WHERE feed_url = ?"
+        ).query([.text(url)]) { row in
+            result[row.text(0) ?? ""] = EntrySighting(
+                firstSeen: stamp(row.integer(1) ?? 0), lastSeen: stamp(row.integer(2) ?? 0),
+                firstDate: row.integer(3).map(stamp), firstPosition: Int(row.integer(4) ?? 0))
+        }
+        return result
     }
 
     // `latest_date` is the latest date the timeline can give an entry: its
     // own date (else its first-seen time) or, for a restamping feed, the
     // date first seen. A future date is only ever lowered, to first seen.
 
-    public func entries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [StoredEntry] {
+    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
+        -> [StoredEntry]
+    {
         var result: [StoredEntry] = []
         var failure: StateError?
         let statement = try database.prepare(
             """
             SELECT key, entry, first_seen, last_seen, first_date, position, first_position FROM entries
-            WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC
+            WHERE feed_url = ? AND latest_date >= ? ORDER BY last_seen DESC, position ASC, key ASC
             """)
         try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
+            let key = row.text(0) ?? ""
+            if !except.isEmpty && except.contains(key) { return }
             if let entry = EntryCodec.decode(row.blob(1)) {
                 result.append(
                     StoredEntry(
-                        key: row.text(0) ?? "", entry: entry,
+                        key: key, entry: entry,
                         firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
                         lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
                         firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0),
@@ -270,25 +267,9 @@ public final class SQLiteStateStore: StateStore {
             DELETE FROM entries WHERE feed_url = ?1
             AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = ?1)
             AND (last_seen < ?2 OR key NOT IN (
-                SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC LIMIT ?3))
+                SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC, key ASC LIMIT ?3))
             """
         ).run([.text(feed), .integer(cutoff), .integer(Int64(keepPerFeed))])
-    }
-
-    /// An entry's identity within its feed: its id, else its link, else a
-    /// hash of its title and text.
-    static func key(of entry: Entry) -> String {
-        if let id = entry.id, !id.isEmpty { return "id:" + id }
-        if let link = entry.link, !link.isEmpty { return "link:" + link }
-        let text = (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
-        return "hash:" + String(UInt64(bitPattern: hash(Array(text.utf8))), radix: 16)
-    }
-
-    /// FNV-1a: stable across runs and machines.
-    static func hash(_ bytes: [UInt8]) -> Int64 {
-        var value: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { value = (value ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return Int64(bitPattern: value)
     }
 }
 

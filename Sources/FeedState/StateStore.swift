@@ -25,8 +25,37 @@ public struct FeedRecord: Sendable {
     /// then only `title` and `link` are known).
     public var metadata: FeedMetadata?
     /// The feed rewrites its entries' dates on every fetch: they are pinned
-    /// to the dates first seen.
+    /// to the dates first seen. Decided by the run's dating policy, stored here.
     public var restamping: Bool
+}
+
+extension FeedRecord {
+    /// A feed's record when it is first seen.
+    public init(url: String, firstSeen: Timestamp) {
+        self.url = url
+        self.firstSeen = firstSeen
+        consecutiveFailures = 0
+        gone = false
+        restamping = false
+    }
+}
+
+/// What the store knew of one entry before a fetch: the facts the run's
+/// dating policy decides from (first-seen dates, restamping).
+public struct EntrySighting: Sendable, Equatable {
+    public var firstSeen: Timestamp
+    public var lastSeen: Timestamp
+    /// The entry's own date the first time it was seen.
+    public var firstDate: Timestamp?
+    /// Its place in the feed the first time it was seen.
+    public var firstPosition: Int
+
+    public init(firstSeen: Timestamp, lastSeen: Timestamp, firstDate: Timestamp?, firstPosition: Int) {
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.firstDate = firstDate
+        self.firstPosition = firstPosition
+    }
 }
 
 /// An entry as stored: the normalized entry and when it was seen.
@@ -40,14 +69,46 @@ public struct StoredEntry: Sendable {
     /// Its place in the feed when last seen, and when first seen.
     public var position: Int
     public var firstPosition: Int
+
+    public init(
+        key: String, entry: Entry, firstSeen: Timestamp, lastSeen: Timestamp, firstDate: Timestamp?, position: Int,
+        firstPosition: Int
+    ) {
+        self.key = key
+        self.entry = entry
+        self.firstSeen = firstSeen
+        self.lastSeen = lastSeen
+        self.firstDate = firstDate
+        self.position = position
+        self.firstPosition = firstPosition
+    }
+
+    /// The order a store gives a feed's entries in: latest seen first, then
+    /// feed order, then key (two entries can share a place when a run
+    /// reuses the time of the one before: `--now`).
+    public static func inStoreOrder(_ a: StoredEntry, _ b: StoredEntry) -> Bool {
+        if a.lastSeen != b.lastSeen { return a.lastSeen > b.lastSeen }
+        return a.position != b.position ? a.position < b.position : a.key < b.key
+    }
+
+    /// The latest date a timeline can give the entry (its own date, else
+    /// first seen; or, restamped, the date first seen): what `notOlderThan`
+    /// compares. The dating policy only ever lowers a date from there.
+    public var latestDate: Timestamp {
+        let own = entry.published ?? entry.updated ?? firstSeen
+        return max(own, firstDate ?? firstSeen)
+    }
 }
 
 /// What one run learned about one feed, stored in one transaction: new
 /// entries and new validators together, never one without the other.
 public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
-        /// 2xx: the entries the feed lists now, and the validators that came with them.
-        case fetched(entries: [Entry], etag: String?, lastModified: String?, metadata: FeedMetadata)
+        /// 2xx: the entries the feed lists now (`keys[i]` is `EntryKey.of(entries[i])`), the
+        /// validators that came with them, and whether the dating policy found the feed restamping.
+        case fetched(
+            entries: [Entry], keys: [String], etag: String?, lastModified: String?, metadata: FeedMetadata,
+            restamping: Bool)
         case notModified
         /// The feed was not fetched (a Retry-After or cache lifetime not over, or gone).
         case skipped
@@ -73,8 +134,13 @@ public struct FeedUpdate: Sendable {
 }
 
 /// Where runs keep what they learned. The SQLite store is the default; a
-/// server-backed store can implement the same protocol.
+/// server-backed store can implement the same protocol; `MemoryStateStore`
+/// serves `--no-state`. A store keeps facts and decides nothing: how entries
+/// are dated (first seen, restamping, backlog) is the run's dating policy.
 public protocol StateStore: AnyObject {
+    /// Whether the store keeps entries (a `--no-state` run's store keeps
+    /// none: the run then computes no keys and asks for no sightings).
+    var keepsEntries: Bool { get }
     /// Every feed the state knows, by subscription URL.
     func feeds() throws(StateError) -> [String: FeedRecord]
     /// One feed's record.
@@ -84,10 +150,14 @@ public protocol StateStore: AnyObject {
     /// Stores several outcomes in one transaction (for the many small ones,
     /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
     func record(all updates: [FeedUpdate]) throws(StateError)
-    /// The entries stored for a feed, in feed order, then the ones it no
-    /// longer lists; with `notOlderThan`, only those that may date on or
-    /// after it (the others are not even decoded).
-    func entries(of url: String, notOlderThan: Timestamp?) throws(StateError) -> [StoredEntry]
+    /// What the store knew of a feed's entries, by key (`EntryKey`): read
+    /// before a fetch is recorded, for the dating policy.
+    func sightings(of url: String) throws(StateError) -> [String: EntrySighting]
+    /// The entries stored for a feed, in `StoredEntry.inStoreOrder`; with
+    /// `notOlderThan`, only those whose `latestDate` is on or after it;
+    /// never those whose key is in `except` (the entries a fetch just
+    /// listed, which the run has already). Skipped ones are not even decoded.
+    func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError) -> [StoredEntry]
     /// How many entries are stored for a feed, and the newest one's date.
     func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or

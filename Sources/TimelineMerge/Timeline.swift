@@ -6,12 +6,15 @@ public struct TimelineRules: Sendable {
     public enum FuturePolicy: String, Sendable, CaseIterable { case keep, clamp, drop }
 
     /// At most this many entries (nil: all). Default 1,000.
-    public var limit: Int? = 1000
+    public var limit: Int? = TimelineRules.defaultLimit
+    public static let defaultLimit = 1000
     /// At most this many of the newest entries of each feed (nil: all).
     public var perFeed: Int?
     /// Entries dated before this are dropped.
     public var since: Timestamp?
-    /// Entries dated after `now`: clamped to `now` (default), kept, or dropped.
+    /// Entries dated after `now`: clamped to `now` (default), kept, or
+    /// dropped, by `EntryDating` (which dates a remembered entry's future
+    /// date by its first-seen time, whatever this says).
     public var future: FuturePolicy = .clamp
     /// The run's time: the clock, `--now`, or `SOURCE_DATE_EPOCH`.
     public var now: Timestamp
@@ -69,28 +72,18 @@ public struct Timeline {
         }
     }
 
-    /// The date an entry is sorted by, after the rules: `published`, else
-    /// `updated`, else the feed's own date, else the run's time; future
-    /// dates clamped (or dropped: nil) per `rules.future`.
-    public func date(of entry: Entry, feedDate: Timestamp?) -> Timestamp? {
-        let date = entry.published ?? entry.updated ?? feedDate ?? rules.now
-        guard date > rules.now else { return date }
-        switch rules.future {
-        case .keep: return date
-        case .clamp: return rules.now
-        case .drop: return nil
-        }
-    }
-
-    /// Inserts one feed's entries (`subscription` is its place in the list).
+    /// Inserts one feed's entries (`subscription` is its place in the list),
+    /// each sorted by its date in `dates` (nil: not inserted), as the run's
+    /// dating policy (`EntryDating`) gave them.
     /// - Returns: how many of them the timeline kept.
     @discardableResult
-    public mutating func insert(feed parsed: consuming ParsedFeed, source: FeedSource, subscription: Int) -> Int {
-        let feedDate = parsed.metadata.updated ?? parsed.metadata.published
+    public mutating func insert(
+        feed parsed: consuming ParsedFeed, dates: [Timestamp?], source: FeedSource, subscription: Int
+    ) -> Int {
         var chosen: [(index: Int, date: Timestamp)] = []
         chosen.reserveCapacity(parsed.entries.count)
-        for (index, entry) in parsed.entries.enumerated() {
-            guard let date = date(of: entry, feedDate: feedDate) else { continue }
+        for (index, date) in dates.enumerated() {
+            guard let date else { continue }
             if let since = rules.since, date < since { continue }
             chosen.append((index, date))
         }
@@ -121,11 +114,6 @@ public struct Timeline {
             swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
             // Feed-level authors apply to the entries that name none (Atom and JSON Feed inheritance).
             if entry.authors.isEmpty { entry.authors = source.authors }
-            if rules.future == .clamp {
-                // The entry's own dates are clamped too, so every output agrees.
-                entry.published = entry.published.map { min($0, rules.now) }
-                entry.updated = entry.updated.map { min($0, rules.now) }
-            }
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
             let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), normalizedLink: link)
             if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }

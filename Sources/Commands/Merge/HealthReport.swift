@@ -7,10 +7,16 @@ enum HealthReport {
     /// A feed that answers but has published nothing for this long is "stale".
     static let staleDays: Int64 = 180
 
-    static func render(_ reports: [FeedReport], now: Timestamp) -> [UInt8] {
+    /// - Parameter diagnostics: what went wrong beyond any one feed (the state).
+    static func render(_ reports: [FeedReport], diagnostics: [String] = [], now: Timestamp) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
         json.field("generated", date: now)
+        if !diagnostics.isEmpty {
+            json.beginArray("diagnostics")
+            for diagnostic in diagnostics { json.element(diagnostic) }
+            json.endArray()
+        }
         json.beginArray("feeds")
         for report in reports {
             json.beginObject()
@@ -26,6 +32,11 @@ enum HealthReport {
             json.field("entries_stored", report.entriesStored)
             json.field("entries_in_feed", report.entriesParsed)
             json.field("newest_entry", date: report.newestEntry)
+            if !report.notices.isEmpty {
+                json.beginArray("notices")
+                for notice in report.notices { json.element(notice) }
+                json.endArray()
+            }
             json.field(
                 "days_since_last_entry",
                 report.newestEntry.map { Int((now.secondsSince1970 - $0.secondsSince1970) / 86_400) })

@@ -1,3 +1,4 @@
+import Aggregator
 import FeedEmit
 import FeedFetch
 import FeedModel
@@ -22,7 +23,7 @@ struct MergeOptions {
     var selfURL: String?
     var id: String?
     var author: Person?
-    var limit = 1000
+    var limit = TimelineRules.defaultLimit
     var perFeed = 0
     var since: String?
     var future = TimelineRules.FuturePolicy.clamp
@@ -31,9 +32,9 @@ struct MergeOptions {
     var statePath: String?
     var useState = true
     var force = false
-    var keepDays = 90
-    var keepPerFeed = 200
-    var newFeedItems = 10
+    var keepDays = StateOptions.defaultKeepDays
+    var keepPerFeed = StateOptions.defaultKeepPerFeed
+    var newFeedItems = StateOptions.defaultNewFeedItems
     var healthPath: String?
     var updateOPML = false
     var quiet = false

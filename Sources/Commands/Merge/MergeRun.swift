@@ -42,13 +42,13 @@ struct MergeRun {
         }
         var lock: StateLock?
         var state: StateOptions?
-        // The feeds the state knows: sources among them are not read ahead (see SourceReader).
-        var knownFeeds: Set<String> = []
+        // What the state knows of each feed; sources among them are not read ahead (see SourceReader).
+        var records: [String: FeedRecord]?
         if let statePath {
             do {
                 lock = try StateLock(statePath: statePath)
                 let store = try SQLiteStateStore(path: statePath)
-                knownFeeds = Set(try store.feeds().keys)
+                records = try store.feeds()
                 state = stateOptions(store: store)
             } catch let failure as StateLock.Failure {
                 outputs.discard()
@@ -66,7 +66,7 @@ struct MergeRun {
         let client = HTTPClient(configuration: options.fetch)
         let list: SubscriptionList
         do {
-            list = try await SourceReader.read(options.sources, client: client, isKnownFeed: knownFeeds.contains)
+            list = try await SourceReader.read(options.sources, client: client, isKnownFeed: { records?[$0] != nil })
         } catch {
             outputs.discard()
             StandardOutput.error("feedmerge: \(error)")
@@ -88,11 +88,12 @@ struct MergeRun {
         }
 
         let progress = Progress(enabled: !options.quiet && isatty(2) != 0)
-        let (timeline, reports) = await Aggregator.run(list, client: client, rules: rules, state: state) {
+        let result = await Aggregator.run(list, client: client, rules: rules, state: state ?? .withoutState(), records: records) {
             report, done, total in
             progress.update(report, done: done, total: total)
         }
         progress.finish()
+        let (timeline, reports) = (result.timeline, result.reports)
         let duplicates = timeline.duplicates
         let entries = timeline.takeEntries()
         if options.verbose {
@@ -116,7 +117,7 @@ struct MergeRun {
         var healthWritten = true
         if let health = outputs.health {
             do {
-                try health.commit(bytes: HealthReport.render(reports, now: rules.now))
+                try health.commit(bytes: HealthReport.render(reports, diagnostics: result.diagnostics, now: rules.now))
             } catch {
                 healthWritten = false
                 StandardOutput.error("feedmerge: --health \(error)")
@@ -133,7 +134,8 @@ struct MergeRun {
             opmlWritten = rewrite.failures.isEmpty
         }
         let summary = RunSummary(
-            reports: reports, duplicates: duplicates, entries: entries.count, written: written,
+            reports: reports, diagnostics: result.diagnostics, duplicates: duplicates, entries: entries.count,
+            written: written,
             outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started))
         summary.print(quiet: options.quiet, verbose: options.verbose)
         // The timeline's memory goes back with the process, at once, where

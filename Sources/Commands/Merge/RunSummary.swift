@@ -4,10 +4,12 @@ import Foundation
 import TimelineMerge
 
 /// What a run tells its user on stderr, after the outputs are written:
-/// the failures always; notices, unreadable dates and the summary line
+/// the failures and the state's diagnostics always; notices, unreadable dates and the summary line
 /// unless `--quiet`; every warning and duplicate with `--verbose`.
 struct RunSummary {
     var reports: [FeedReport]
+    /// What went wrong beyond any one feed (the state): always said.
+    var diagnostics: [String]
     var duplicates: [Duplicate]
     var entries: Int
     var written: Int
@@ -16,6 +18,7 @@ struct RunSummary {
 
     func print(quiet: Bool, verbose: Bool) {
         let failed = reports.filter(\.failed)
+        for diagnostic in diagnostics { say(diagnostic) }
         for report in failed {
             say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
         }

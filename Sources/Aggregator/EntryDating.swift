@@ -1,0 +1,125 @@
+import FeedModel
+import FeedState
+import TimelineMerge
+
+/// How every entry gets the date the timeline sorts it by: one policy for
+/// fresh and stored entries, with a state or without, built from the run's
+/// rules. The timeline sorts by the dates it is given; the store keeps the
+/// facts this policy decides from (`EntrySighting`, `StoredEntry`) and the
+/// restamping flag it decides.
+public struct EntryDating: Sendable {
+    /// The run's time.
+    public var now: Timestamp
+    public var future: TimelineRules.FuturePolicy
+    /// How long entries a feed no longer lists are kept: a new feed's backlog
+    /// is dated that far back, so it sorts as history.
+    public var keepDays: Int
+    /// A new feed's undated entries beyond its first N are its backlog.
+    public var newFeedItems: Int
+
+    public init(
+        rules: TimelineRules, keepDays: Int = StateOptions.defaultKeepDays,
+        newFeedItems: Int = StateOptions.defaultNewFeedItems
+    ) {
+        now = rules.now
+        future = rules.future
+        self.keepDays = keepDays
+        self.newFeedItems = newFeedItems
+    }
+
+    /// The dates of a feed's entries nothing is remembered of (no state, or
+    /// its facts unreadable): each entry's `published`, else `updated`, else
+    /// the feed's own date, else the run's time; a future date kept,
+    /// clamped to now, or dropped (nil) per `future`. Clamping lowers the
+    /// entry's own dates too, so that every output agrees; no other entry is
+    /// written to (the array stays shared with whoever else holds it).
+    public func dates(ofFresh feed: inout ParsedFeed) -> [Timestamp?] {
+        let feedDate = feed.metadata.updated ?? feed.metadata.published
+        var dates: [Timestamp?] = []
+        dates.reserveCapacity(feed.entries.count)
+        for index in feed.entries.indices {
+            let published = feed.entries[index].published
+            let updated = feed.entries[index].updated
+            var date = published ?? updated ?? feedDate ?? now
+            if date > now {
+                switch future {
+                case .keep: break
+                case .clamp: date = now
+                case .drop:
+                    dates.append(nil)
+                    continue
+                }
+            }
+            if future == .clamp, published.map({ $0 > now }) == true || updated.map({ $0 > now }) == true {
+                clampOwnDates(&feed.entries[index])
+            }
+            dates.append(date)
+        }
+        return dates
+    }
+
+    /// A remembered entry (stored, or fresh with the store's facts) and its
+    /// date: a restamping feed's entries take the date first seen, undated
+    /// ones their first-seen time (the same on every run), a new feed's
+    /// undated backlog (`isBacklog`) its first-seen time minus `keepDays`
+    /// minus its first position in seconds; a future date becomes the
+    /// first-seen time whatever `future` says (a state knows when the entry
+    /// appeared); with `.clamp`, the entry's own dates are clamped too.
+    public func dated(_ stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?) -> (Entry, Timestamp) {
+        var entry = stored.entry
+        if restamping {
+            entry.published = stored.firstDate ?? stored.firstSeen
+            entry.updated = nil
+        } else if entry.published == nil && entry.updated == nil {
+            if isBacklog(stored, feedFirstSeen: feedFirstSeen) {
+                let history = Int64(keepDays) * 86_400 + Int64(stored.firstPosition)
+                entry.published = Timestamp(secondsSince1970: stored.firstSeen.secondsSince1970 - history)
+            } else {
+                entry.published = stored.firstSeen
+            }
+        }
+        if let date = entry.published ?? entry.updated, date > now {
+            entry.published = min(stored.firstSeen, now)
+            entry.updated = nil
+        }
+        if future == .clamp { clampOwnDates(&entry) }
+        // Set above whenever both were missing.
+        return (entry, entry.published ?? entry.updated ?? stored.firstSeen)
+    }
+
+    /// An entry that came with its feed's first fetch, beyond its first
+    /// `newFeedItems`: a new feed's history, not news.
+    public func isBacklog(_ stored: StoredEntry, feedFirstSeen: Timestamp?) -> Bool {
+        stored.firstSeen == feedFirstSeen && stored.firstPosition >= newFeedItems
+    }
+
+    /// Whether a feed stamps its entries when it is fetched: the dates moved
+    /// for most entries seen before, or every date (at least two) lies
+    /// within 120 s of the fetch, for a feed with entries seen before.
+    /// - Parameters:
+    ///   - keys: `EntryKey.of(entries[i])` for each entry.
+    ///   - sightings: what the store knew before this fetch.
+    public func isRestamping(_ entries: [Entry], keys: [String], sightings: [String: EntrySighting]) -> Bool {
+        var seenAgain = 0
+        var moved = 0
+        var nearNow = 0
+        var dated = 0
+        for index in entries.indices {
+            let date = entries[index].published ?? entries[index].updated
+            if let date {
+                dated += 1
+                if abs(date.secondsSince1970 - now.secondsSince1970) <= 120 { nearNow += 1 }
+            }
+            if let previous = sightings[keys[index]] {
+                seenAgain += 1
+                if let date, let first = previous.firstDate, date != first { moved += 1 }
+            }
+        }
+        return (seenAgain >= 2 && moved * 2 > seenAgain) || (dated >= 2 && nearNow == dated && !sightings.isEmpty)
+    }
+
+    private func clampOwnDates(_ entry: inout Entry) {
+        entry.published = entry.published.map { min($0, now) }
+        entry.updated = entry.updated.map { min($0, now) }
+    }
+}

@@ -1,0 +1,111 @@
+import FeedModel
+
+/// A state kept in memory, behind the same protocol as the SQLite store:
+/// what a `--no-state` run uses (`keepingEntries: false`: feed records
+/// only, so that the run costs nothing it will not read back), and, kept
+/// across runs, a reference the SQLite store is tested against.
+public final class MemoryStateStore: StateStore {
+    public let keepsEntries: Bool
+    private var records: [String: FeedRecord] = [:]
+    /// Each feed's entries by key.
+    private var stored: [String: [String: StoredEntry]] = [:]
+    private var lastFullPrune: Int64 = 0
+
+    public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
+
+    public func feeds() throws(StateError) -> [String: FeedRecord] { records }
+
+    public func feed(_ url: String) throws(StateError) -> FeedRecord? { records[url] }
+
+    public func record(all updates: [FeedUpdate]) throws(StateError) {
+        for update in updates { try record(update) }
+    }
+
+    public func record(_ update: FeedUpdate) throws(StateError) {
+        let now = update.now
+        var record = records[update.url] ?? FeedRecord(url: update.url, firstSeen: now)
+        record.lastFetch = now
+        record.lastStatus = update.status
+        record.notBefore = update.notBefore
+        record.movedTo = update.movedTo ?? record.movedTo
+        switch update.outcome {
+        case .fetched(let entries, let keys, let etag, let lastModified, let metadata, let restamping):
+            if keepsEntries { store(entries, keys: keys, feed: update.url, now: now) }
+            record.etag = etag
+            record.lastModified = lastModified
+            record.lastSuccess = now
+            record.consecutiveFailures = 0
+            record.lastError = nil
+            record.gone = false
+            record.title = metadata.title?.value ?? record.title
+            record.link = metadata.link ?? record.link
+            record.metadata = metadata
+            record.restamping = restamping
+        case .notModified:
+            record.lastSuccess = now
+            record.consecutiveFailures = 0
+            record.lastError = nil
+        case .skipped:
+            break
+        case .failed(let message, let gone):
+            record.consecutiveFailures += 1
+            record.lastError = message
+            record.gone = record.gone || gone
+        }
+        records[update.url] = record
+    }
+
+    /// Upserts as the SQLite store does: a known key keeps its first-seen facts.
+    private func store(_ entries: [Entry], keys: [String], feed: String, now: Timestamp) {
+        var byKey = stored[feed] ?? [:]
+        for (position, entry) in entries.enumerated() {
+            let key = keys[position]
+            if var known = byKey[key] {
+                known.entry = entry
+                known.position = position
+                known.lastSeen = now
+                byKey[key] = known
+            } else {
+                byKey[key] = StoredEntry(
+                    key: key, entry: entry, firstSeen: now, lastSeen: now, firstDate: entry.published ?? entry.updated,
+                    position: position, firstPosition: position)
+            }
+        }
+        stored[feed] = byKey
+    }
+
+    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
+        (stored[url] ?? [:]).mapValues {
+            EntrySighting(
+                firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, firstDate: $0.firstDate, firstPosition: $0.firstPosition
+            )
+        }
+    }
+
+    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
+        -> [StoredEntry]
+    {
+        (stored[url] ?? [:]).values.filter { entry in
+            !except.contains(entry.key) && cutoff.map { entry.latestDate >= $0 } ?? true
+        }.sorted(by: StoredEntry.inStoreOrder)
+    }
+
+    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
+        let entries = stored[url] ?? [:]
+        return (entries.count, entries.values.map { $0.entry.published ?? $0.entry.updated ?? $0.firstSeen }.max())
+    }
+
+    public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        let full = feeds == nil || (lastFullPrune > 0 && now.secondsSince1970 - lastFullPrune >= 86_400)
+        let cutoff = Timestamp(secondsSince1970: now.secondsSince1970 - Int64(keepDays) * 86_400)
+        for feed in full ? Array(records.keys) : feeds ?? [] {
+            guard let entries = stored[feed] else { continue }
+            let lastSuccess = records[feed]?.lastSuccess ?? Timestamp(secondsSince1970: 0)
+            let newest = Set(entries.values.sorted(by: StoredEntry.inStoreOrder).prefix(keepPerFeed).map(\.key))
+            stored[feed] = entries.filter { key, entry in
+                entry.lastSeen >= lastSuccess || (entry.lastSeen >= cutoff && newest.contains(key))
+            }
+        }
+        if full || lastFullPrune == 0 { lastFullPrune = now.secondsSince1970 }
+    }
+}

@@ -1,0 +1,155 @@
+import FeedModel
+import FeedState
+import Testing
+
+@testable import Aggregator
+import TimelineMerge
+
+/// The dating policy, rule by rule: the fallback dates, the future rule,
+/// restamp detection from the store's facts, and a new feed's backlog.
+@Suite struct EntryDatingTests {
+    static let now = Timestamp(secondsSince1970: 1_700_000_000)
+
+    static func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }
+
+    static func dating(_ future: TimelineRules.FuturePolicy = .clamp, newFeedItems: Int = 10) -> EntryDating {
+        var rules = TimelineRules(now: now)
+        rules.future = future
+        return EntryDating(rules: rules, keepDays: 90, newFeedItems: newFeedItems)
+    }
+
+    static func entry(_ id: String, published: Int64? = nil, updated: Int64? = nil) -> Entry {
+        var entry = Entry()
+        entry.id = id
+        entry.published = published.map(at)
+        entry.updated = updated.map(at)
+        return entry
+    }
+
+    static func feed(_ entries: [Entry], updated: Int64? = nil) -> ParsedFeed {
+        var metadata = FeedMetadata()
+        metadata.updated = updated.map(at)
+        return ParsedFeed(format: .rss20, metadata: metadata, entries: entries)
+    }
+
+    static func stored(
+        _ entry: Entry, firstSeen: Int64, firstDate: Int64? = nil, firstPosition: Int = 0
+    ) -> StoredEntry {
+        StoredEntry(
+            key: EntryKey.of(entry), entry: entry, firstSeen: at(firstSeen), lastSeen: now,
+            firstDate: firstDate.map(at), position: firstPosition, firstPosition: firstPosition)
+    }
+
+    @Test func withoutHistoryPublishedThenUpdatedThenFeedDateThenRunTime() {
+        var feed = Self.feed(
+            [
+                Self.entry("both", published: 100, updated: 200), Self.entry("updated", updated: 300),
+                Self.entry("none"),
+            ], updated: 400)
+        #expect(Self.dating().dates(ofFresh: &feed) == [Self.at(100), Self.at(300), Self.at(400)])
+        var undated = Self.feed([Self.entry("none")])
+        #expect(Self.dating().dates(ofFresh: &undated) == [Self.now])
+    }
+
+    @Test func withoutHistoryFutureDatesAreKeptClampedOrDropped() {
+        let future = Self.now.secondsSince1970 + 86_400
+        let entries = [
+            Self.entry("future", published: future), Self.entry("updated later", published: 100, updated: future),
+        ]
+        var keep = Self.feed(entries)
+        #expect(Self.dating(.keep).dates(ofFresh: &keep) == [Self.at(future), Self.at(100)])
+        #expect(keep.entries[1].updated == Self.at(future), "keep changed an entry's own date")
+        var drop = Self.feed(entries)
+        #expect(Self.dating(.drop).dates(ofFresh: &drop) == [nil, Self.at(100)])
+        var clamp = Self.feed(entries)
+        #expect(Self.dating(.clamp).dates(ofFresh: &clamp) == [Self.now, Self.at(100)])
+        // Every output shows the clamped dates, not only the timeline's order.
+        #expect(clamp.entries[0].published == Self.now)
+        #expect(clamp.entries[1].published == Self.at(100) && clamp.entries[1].updated == Self.now)
+    }
+
+    @Test func rememberedUndatedEntryTakesItsFirstSeenTime() {
+        let (entry, date) = Self.dating().dated(
+            Self.stored(Self.entry("u"), firstSeen: 500), restamping: false, feedFirstSeen: Self.at(1))
+        #expect(date == Self.at(500) && entry.published == Self.at(500))
+        let (own, ownDate) = Self.dating().dated(
+            Self.stored(Self.entry("d", updated: 700), firstSeen: 500), restamping: false, feedFirstSeen: Self.at(1))
+        #expect(ownDate == Self.at(700) && own.published == nil, "an entry's own date was replaced")
+    }
+
+    @Test func rememberedFutureDateBecomesItsFirstSeenTimeWhateverThePolicy() {
+        let future = Self.now.secondsSince1970 + 86_400
+        for policy in [TimelineRules.FuturePolicy.keep, .clamp, .drop] {
+            let (entry, date) = Self.dating(policy).dated(
+                Self.stored(Self.entry("f", published: future, updated: future), firstSeen: 600), restamping: false,
+                feedFirstSeen: Self.at(1))
+            #expect(date == Self.at(600), "\(policy)")
+            #expect(entry.published == Self.at(600) && entry.updated == nil, "\(policy)")
+        }
+    }
+
+    @Test func restampingFeedsEntriesKeepTheDateFirstSeen() {
+        let (entry, date) = Self.dating().dated(
+            Self.stored(Self.entry("r", published: 900, updated: 950), firstSeen: 500, firstDate: 800),
+            restamping: true, feedFirstSeen: Self.at(1))
+        #expect(date == Self.at(800) && entry.published == Self.at(800) && entry.updated == nil)
+        let (undated, undatedDate) = Self.dating().dated(
+            Self.stored(Self.entry("r", published: 900), firstSeen: 500), restamping: true, feedFirstSeen: Self.at(1))
+        #expect(undatedDate == Self.at(500) && undated.published == Self.at(500))
+    }
+
+    @Test func restampDetectionFromSightings() {
+        let dating = Self.dating()
+        func sightings(_ firstDates: [String: Int64?]) -> [String: EntrySighting] {
+            firstDates.mapValues {
+                EntrySighting(firstSeen: Self.at(1), lastSeen: Self.at(1), firstDate: $0.map(Self.at), firstPosition: 0)
+            }
+        }
+        let entries = (1...4).map { Self.entry("e\($0)", published: 1000 + Int64($0)) }
+        let keys = entries.map(EntryKey.of)
+        // Dates moved for three of the four seen before: restamping.
+        let moved = sightings(["id:e1": 1, "id:e2": 2, "id:e3": 3, "id:e4": 1004])
+        #expect(dating.isRestamping(entries, keys: keys, sightings: moved))
+        // Only one of four moved: an edit, not restamping.
+        let edited = sightings(["id:e1": 1, "id:e2": 1002, "id:e3": 1003, "id:e4": 1004])
+        #expect(!dating.isRestamping(entries, keys: keys, sightings: edited))
+        // Every date within 120 s of the fetch, with a history: restamping; without one, not.
+        let stamped = (1...3).map { Self.entry("n\($0)", published: Self.now.secondsSince1970 - 60) }
+        let other = sightings(["id:old": 5])
+        #expect(dating.isRestamping(stamped, keys: stamped.map(EntryKey.of), sightings: other))
+        #expect(!dating.isRestamping(stamped, keys: stamped.map(EntryKey.of), sightings: [:]))
+        // One dated entry near now is no evidence.
+        #expect(!dating.isRestamping(Array(stamped.prefix(1)), keys: ["id:n1"], sightings: other))
+    }
+
+    @Test func newFeedsUndatedBacklogIsDatedAsHistory() {
+        let dating = Self.dating(newFeedItems: 3)
+        let firstSeen = Self.now.secondsSince1970
+        let news = Self.stored(Self.entry("b2"), firstSeen: firstSeen, firstPosition: 2)
+        let backlog = Self.stored(Self.entry("b5"), firstSeen: firstSeen, firstPosition: 5)
+        #expect(!dating.isBacklog(news, feedFirstSeen: Self.now))
+        #expect(dating.isBacklog(backlog, feedFirstSeen: Self.now))
+        #expect(dating.dated(news, restamping: false, feedFirstSeen: Self.now).1 == Self.now)
+        #expect(
+            dating.dated(backlog, restamping: false, feedFirstSeen: Self.now).1
+                == Self.at(firstSeen - 90 * 86_400 - 5))
+        // An entry that came after the feed's first fetch is news, wherever it is listed.
+        #expect(!dating.isBacklog(backlog, feedFirstSeen: Self.at(firstSeen - 86_400)))
+        // A dated entry of the backlog keeps its own date.
+        let dated = Self.stored(Self.entry("b6", published: 1234), firstSeen: firstSeen, firstPosition: 6)
+        #expect(dating.dated(dated, restamping: false, feedFirstSeen: Self.now).1 == Self.at(1234))
+    }
+
+    @Test func aKeyListedTwiceIsOneRememberedEntryAtItsLastPlace() {
+        let entries = [Self.entry("a", published: 1), Self.entry("b", published: 2), Self.entry("a", published: 3)]
+        let known = [
+            "id:a": EntrySighting(firstSeen: Self.at(7), lastSeen: Self.at(7), firstDate: nil, firstPosition: 4)
+        ]
+        let listed = RememberedEntries.listed(
+            entries, keys: entries.map(EntryKey.of), sightings: known, now: Self.now)
+        #expect(listed.map(\.key) == ["id:b", "id:a"])
+        #expect(listed[1].entry.published == Self.at(3) && listed[1].position == 2)
+        #expect(listed[1].firstSeen == Self.at(7) && listed[1].firstPosition == 4 && listed[1].firstDate == nil)
+        #expect(listed[0].firstSeen == Self.now && listed[0].firstDate == Self.at(2))
+    }
+}
