@@ -25,7 +25,7 @@ try:
         for k,b in bins.items():
             st=os.path.join(work,'state-%d-%d.sqlite'%(list(bins).index(k),r))
             o=os.path.join(work,'o')
-            cmd=[b]+urls+['-o',o+'.atom','-o',o+'.rss','-o',o+'.json','--state',st,'-q']
+            cmd=[b]+urls+['-o',o+'.atom','-o',o+'.rss','-o',o+'.json','--state',st,'-q','--link','http://bench.example/']
             w,c,m=timed(cmd); res[k]['first'].append((w,c)); res[k]['rss'].append(m)
             w2,c2,_=timed(cmd); res[k]['second'].append((w2,c2))
 finally:

@@ -52,7 +52,8 @@ def main():
                 f.write('\tfeed "f%04d" "%s"\n' % (i, u))
             f.write("}\n")
         out = os.path.join(work, "out")
-        common = ["--jobs", str(n), "--per-host", str(n), "--now", "2030-01-01T00:00:00Z", "-q", "--no-state"]
+        common = ["--jobs", str(n), "--per-host", str(n), "--now", "2030-01-01T00:00:00Z", "-q", "--no-state",
+                  "--link", "http://bench.example/"]
         tools = [
             ("feedmerge, 3 outputs, all entries",
              lambda: run([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",

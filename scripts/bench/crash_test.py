@@ -73,7 +73,7 @@ def main():
     args = [binary] + sorted(os.path.join(feeds, f) for f in ["feed%02d.xml" % n for n in range(60)])
     for out in outputs:
         args += ["-o", out]
-    args += ["--state", state, "--limit", "0", "-q", "--now", "2024-06-01T00:00:00Z"]
+    args += ["--state", state, "--limit", "0", "-q", "--now", "2024-06-01T00:00:00Z", "--link", "http://crash.example/"]
     rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else None)
     failures = 0
     try:
