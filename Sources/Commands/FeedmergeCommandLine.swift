@@ -43,7 +43,10 @@ public enum FeedmergeCommandLine {
             case .run(let command):
                 return await command.run()
             }
-        case "--version" where arguments.count == 1:
+        case "--version":
+            guard arguments.count == 1 else {
+                return usageError(UsageError("--version takes nothing else"), command: "feedmerge")
+            }
             print("feedmerge \(feedmergeVersion) (\(allocator))")
             return ExitStatus.success.rawValue
         case nil:
