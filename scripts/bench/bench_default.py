@@ -16,8 +16,17 @@ nginx, port = start_nginx(folder, work)
 urls=['http://127.0.0.1:%d/%s'%(port,n) for n in names]
 bins={b: b for b in sys.argv[2:]}
 res={k:{'first':[], 'second':[], 'rss':[]} for k in bins}
-def timed(cmd):
+def timed(cmd, outputs):
+    # A run that fails (non-zero exit, or an output missing or empty) stops the
+    # benchmark: timed, it would look fast.
+    for o in outputs:
+        if os.path.exists(o): os.unlink(o)
     out=subprocess.run(['/usr/bin/time','-f','%e %U %S %M']+cmd,capture_output=True,text=True)
+    if out.returncode != 0:
+        sys.exit('benchmark stopped: %s exited with status %d:\n%s' % (cmd[0], out.returncode, out.stderr[-2000:]))
+    for o in outputs:
+        if not os.path.isfile(o) or os.path.getsize(o) == 0:
+            sys.exit('benchmark stopped: %s left %s missing or empty' % (cmd[0], o))
     e,u,s,m=out.stderr.strip().splitlines()[-1].split()
     return float(e), float(u)+float(s), int(m)/1000
 try:
@@ -26,8 +35,9 @@ try:
             st=os.path.join(work,'state-%d-%d.sqlite'%(list(bins).index(k),r))
             o=os.path.join(work,'o')
             cmd=[b]+urls+['-o',o+'.atom','-o',o+'.rss','-o',o+'.json','--state',st,'-q','--link','http://bench.example/']
-            w,c,m=timed(cmd); res[k]['first'].append((w,c)); res[k]['rss'].append(m)
-            w2,c2,_=timed(cmd); res[k]['second'].append((w2,c2))
+            outs=[o+'.atom',o+'.rss',o+'.json']
+            w,c,m=timed(cmd,outs); res[k]['first'].append((w,c)); res[k]['rss'].append(m)
+            w2,c2,_=timed(cmd,outs); res[k]['second'].append((w2,c2))
 finally:
     nginx.terminate()
 print('default settings (state on, --limit 1000, default jobs), 1000 feeds via nginx on 127.0.0.1, median of 3, interleaved')

@@ -16,7 +16,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from bench_fetch import run, start_nginx  # noqa: E402
+from bench_fetch import check_outputs, remove, run, start_nginx  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -54,25 +54,35 @@ def main():
         out = os.path.join(work, "out")
         common = ["--jobs", str(n), "--per-host", str(n), "--now", "2030-01-01T00:00:00Z", "-q", "--no-state",
                   "--link", "http://bench.example/"]
+        def checked(cmd, outputs):
+            # Every timed command must exit 0 (run() stops otherwise) and leave
+            # non-empty outputs: a run that failed early must not time as fast.
+            remove(outputs)
+            result = run(cmd)
+            check_outputs(outputs)
+            return result
+
+        feedmerge_outputs = [out + ".atom", out + ".rss", out + ".json"]
         tools = [
             ("feedmerge, 3 outputs, all entries",
-             lambda: run([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
-                          "--limit", "0"] + common)),
+             lambda: checked([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
+                              "--limit", "0"] + common, feedmerge_outputs)),
             ("feedmerge, 3 outputs, --limit 100",
-             lambda: run([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
-                          "--limit", "100"] + common)),
+             lambda: checked([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
+                              "--limit", "100"] + common, feedmerge_outputs)),
             ("sfeed_update + sfeed_atom",
              lambda: (shutil.rmtree(sfeedpath, True),
-                      run(["sh", "-c", 'sfeed_update "$0" >/dev/null 2>&1; sfeed_atom "$1"/* > "$2"', rc, sfeedpath,
-                           out + ".sfeed.atom"]))[1]),
+                      checked(["sh", "-c", 'sfeed_update "$0" >/dev/null 2>&1; sfeed_atom "$1"/* > "$2"', rc,
+                               sfeedpath, out + ".sfeed.atom"], [out + ".sfeed.atom"]))[1]),
             ("python: urllib + feedparser-rs",
-             lambda: run([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file, out + ".py.atom",
-                          "--jobs", str(n), "--parser", "feedparser_rs"])),
+             lambda: checked([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,
+                              out + ".py.atom", "--jobs", str(n), "--parser", "feedparser_rs"], [out + ".py.atom"])),
         ]
         if args.with_feedparser:
             tools.append(("python: urllib + feedparser",
-                          lambda: run([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,
-                                       out + ".fp.atom", "--jobs", str(n), "--parser", "feedparser"])))
+                          lambda: checked([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,
+                                           out + ".fp.atom", "--jobs", str(n), "--parser", "feedparser"],
+                                          [out + ".fp.atom"])))
         results = {}
         for _ in range(args.runs):
             for name, fn in tools:

@@ -63,14 +63,37 @@ def start_delay_server(folder, delay_ms):
     return proc, port
 
 
+def check_status(cmd, status):
+    """Stops the benchmark when a timed command failed: a command that errors
+    out early would otherwise be reported as fast."""
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0:
+        return
+    how = ("exit status %d" % os.WEXITSTATUS(status) if os.WIFEXITED(status)
+           else "signal %d" % os.WTERMSIG(status))
+    sys.exit("benchmark stopped: %s failed (%s): %s" % (os.path.basename(cmd[0]), how, " ".join(cmd[:12])
+                                                         + (" ..." if len(cmd) > 12 else "")))
+
+
+def check_outputs(paths):
+    """Stops the benchmark when a timed command left an output missing or empty."""
+    for path in paths:
+        if not os.path.isfile(path) or os.path.getsize(path) == 0:
+            sys.exit("benchmark stopped: output %s is missing or empty" % path)
+
+
+def remove(paths):
+    for path in paths:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
 def run(cmd, cwd=None):
     start = time.monotonic()
     with open(os.devnull, "wb") as null:
         proc = subprocess.Popen(cmd, stdout=null, stderr=null, cwd=cwd)
         _, status, usage = os.wait4(proc.pid, 0)
     wall = time.monotonic() - start
-    if status != 0:
-        print("  note: %s exited with status %d" % (os.path.basename(cmd[0]), status >> 8), file=sys.stderr)
+    check_status(cmd, status)
     # ru_maxrss is in KiB; MB here is 10^6 bytes, as the file sizes beside it are.
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6
 

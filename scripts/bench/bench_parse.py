@@ -17,6 +17,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_fetch import check_status  # noqa: E402
+
 PY_PEER = """
 import sys
 name = sys.argv[1]
@@ -44,20 +47,24 @@ print(n, file=sys.stderr)
 """
 
 
-def run(cmd, stdin_files=None):
-    """CPU seconds and peak RSS (MB) of one child (and what it waited for)."""
-    with open(os.devnull, "wb") as null:
+def run(cmd, stdin_files=None, expect_output=False):
+    """CPU seconds and peak RSS (MB) of one child (and what it waited for).
+    Stops the benchmark when the child fails, or prints nothing although
+    `expect_output` says it must."""
+    with open(os.devnull, "wb") as null, tempfile.TemporaryFile() as captured:
+        stdout = captured if expect_output else null
         if stdin_files:
-            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=null, stderr=null)
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=stdout, stderr=null)
             for f in stdin_files:
                 with open(f, "rb") as fh:
                     proc.stdin.write(fh.read())
             proc.stdin.close()
         else:
-            proc = subprocess.Popen(cmd, stdout=null, stderr=null)
+            proc = subprocess.Popen(cmd, stdout=stdout, stderr=null)
         _, status, usage = os.wait4(proc.pid, 0)
-    if status != 0:
-        print("  warning: %s exited with %d" % (cmd[0], status), file=sys.stderr)
+        check_status(cmd, status)
+        if expect_output and captured.seek(0, os.SEEK_END) == 0:
+            sys.exit("benchmark stopped: %s printed nothing" % " ".join(cmd[:3]))
     # ru_maxrss is in KiB; MB here is 10^6 bytes, as the file sizes beside it are.
     return usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6
 
@@ -102,7 +109,7 @@ def main():
     results = {}
     for _ in range(args.runs):  # interleaved, so machine noise hits every tool alike
         for name, cmd, stdin_files, mb in tools:
-            results.setdefault(name, []).append(run(cmd, stdin_files))
+            results.setdefault(name, []).append(run(cmd, stdin_files, expect_output=cmd[0] == args.feedmerge))
     floor_cpu = statistics.median(c for c, _ in results[tools[0][0]])
     print("corpus: %d XML files, %.1f MB; %d JSON Feeds; median of %d runs" % (len(xml), xml_mb, len(js), args.runs))
     print("%-40s %9s %8s %10s %9s" % ("tool", "CPU s", "MB/s", "vs floor", "peak MB"))
@@ -115,7 +122,8 @@ def main():
     print("\npeak RSS of `feedmerge parse` on one big feed:")
     for f in sorted(glob.glob(os.path.join(args.corpus, "big", "*.xml"))):
         size = os.path.getsize(f) / 1e6
-        rss = statistics.median(run([args.feedmerge, "parse", "--summary", f])[1] for _ in range(args.runs))
+        rss = statistics.median(run([args.feedmerge, "parse", "--summary", f], expect_output=True)[1]
+                                for _ in range(args.runs))
         print("  %-12s %6.1f MB file  %6.0f MB peak  %4.1fx the file" % (os.path.basename(f), size, rss, rss / size))
     os.unlink(peer.name)
 
