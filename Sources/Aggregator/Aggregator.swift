@@ -73,6 +73,23 @@ public struct RunResult {
     public var timeline: Timeline
     public var reports: [FeedReport]
     public var diagnostics: [String]
+    /// SOURCEs that turned out to be subscription lists (`Subscription.mayBeList`),
+    /// with the document each gave: the caller expands them and runs again.
+    public var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
+
+    /// The timeline's entries, moved out: the result keeps an empty
+    /// timeline, so the entries are not copied on their way out (a copy
+    /// of the timeline left here would make taking them copy them all).
+    public mutating func takeEntries() -> [MergedEntry] {
+        takeTimeline().takeEntries()
+    }
+
+    /// The timeline, moved out (the result keeps an empty one).
+    public mutating func takeTimeline() -> Timeline {
+        var taken = Timeline(rules: timeline.rules)
+        swap(&taken, &timeline)
+        return taken
+    }
 }
 
 /// The pipeline: one task-group child per subscription fetches and parses;
@@ -83,14 +100,20 @@ public struct RunResult {
 /// Every run has a store (`--no-state`: one in memory); state failures
 /// never stop a run: they become notices and diagnostics.
 public enum Aggregator {
-    /// - Parameter known: the store's feed records, when the caller has
-    ///   read them already (else they are read here).
+    /// - Parameters:
+    ///   - known: the store's feed records, when the caller has read them
+    ///     already (else they are read here).
+    ///   - continuing: a second run's subscriptions (those of a SOURCE that
+    ///     turned out to be a list) go into the first run's timeline, placed
+    ///     after every subscription before them (`firstIndex`).
     public static func run(
         _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules,
         state: StateOptions = .withoutState(), records known: [String: FeedRecord]? = nil,
+        continuing: consuming Timeline? = nil, firstIndex: Int = 0,
         progress: @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> RunResult {
-        var timeline = Timeline(rules: rules)
+        var timeline = (consume continuing) ?? Timeline(rules: rules)
+        var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
         var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
@@ -135,13 +158,17 @@ public enum Aggregator {
                 finished[index] = outcome
                 while let outcome = finished.removeValue(forKey: nextToSettle) {
                     let index = nextToSettle
+                    nextToSettle += 1
+                    done += 1
+                    if case .subscriptionList(let document) = outcome {
+                        subscriptionLists.append((plans[index].subscription, document))
+                        continue
+                    }
                     let report = settle(
-                        outcome, plan: plans[index], index: index, state: state, dating: dating,
+                        outcome, plan: plans[index], index: firstIndex + index, state: state, dating: dating,
                         timeline: &timeline, pending: &pending)
                     reports[index] = report
-                    done += 1
                     progress(report, done, plans.count)
-                    nextToSettle += 1
                 }
                 startMore()
             }
@@ -169,14 +196,16 @@ public enum Aggregator {
         } catch {
             diagnostics.append("state: old entries cannot be pruned (\(error))")
         }
-        return RunResult(timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics)
+        return RunResult(
+            timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics,
+            subscriptionLists: subscriptionLists)
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh
     /// and remembered) into the timeline. A state that fails for this feed
     /// leaves a notice; its fresh entries still go in (dated as without a state).
     private static func settle(
-        _ outcome: Outcome, plan: Plan, index: Int, state: StateOptions, dating: EntryDating,
+        _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, dating: EntryDating,
         timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
@@ -205,6 +234,8 @@ public enum Aggregator {
             report.status = failure.gone ? .gone : .failed
             report.reason = failure.message
             report.httpStatus = failure.status
+        case .subscriptionList:
+            break  // taken apart by `run`, never settled
         }
         var dated: (feed: ParsedFeed, dates: [Timestamp?])?
         do {
@@ -219,12 +250,15 @@ public enum Aggregator {
             report.warnings.append(notice)
             report.notices.append(notice)
         }
-        if dated == nil, case .fetched(let fetched) = outcome {
-            var feed = fetched.feed
-            let dates = dating.dates(ofFresh: &feed)
-            dated = (feed, dates)
+        // The outcome is consumed here: the entries then live in `dated` alone, and the
+        // timeline moves them out of the only copy of the array (not copying it first).
+        switch consume outcome {
+        case .fetched(var fetched) where dated == nil:
+            let dates = dating.dates(ofFresh: &fetched.feed)
+            dated = (fetched.feed, dates)
+        default:
+            break
         }
-        // Consumed, so that the timeline moves the entries out of the only copy of the array.
         if let (feed, dates) = consume dated {
             report.entriesKept = timeline.insert(
                 feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
@@ -232,9 +266,9 @@ public enum Aggregator {
         return report
     }
 
-    static func withFolder(_ feed: ParsedFeed, _ subscription: Subscription) -> ParsedFeed {
+    static func withFolder(_ feed: consuming ParsedFeed, _ subscription: Subscription) -> ParsedFeed {
         guard !subscription.folder.isEmpty else { return feed }
-        var result = feed
+        var result = consume feed  // moved, so the categories are added without copying the entries
         let folder = Category(term: subscription.folder.joined(separator: "/"))
         for index in result.entries.indices where !result.entries[index].categories.contains(folder) {
             result.entries[index].categories.append(folder)

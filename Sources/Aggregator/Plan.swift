@@ -13,12 +13,12 @@ struct Plan: Sendable {
     var record: FeedRecord?
     var skip: FeedReport.Status?
     var request: FetchRequest
-    /// What reading the sources already fetched for it (a SOURCE given on the command line).
-    var alreadyRead: Result<FetchResponse, FetchError>?
+    /// What reading the sources already read for it (standard input).
+    var alreadyRead: FetchResponse?
 
     init(
         subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
-        alreadyRead: Result<FetchResponse, FetchError>? = nil
+        alreadyRead: FetchResponse? = nil
     ) {
         self.subscription = subscription
         self.record = record
@@ -39,7 +39,7 @@ struct Plan: Sendable {
         let response: FetchResponse
         var cut: String?
         do {
-            if let alreadyRead { response = try alreadyRead.get() } else { response = try await client.fetch(request) }
+            if let alreadyRead { response = alreadyRead } else { response = try await client.fetch(request) }
         } catch let error where error.partialResponse != nil {
             // Over the size cap: the entries that arrived whole are kept, with a warning.
             response = error.partialResponse!
@@ -53,6 +53,9 @@ struct Plan: Sendable {
         }
         let notBefore = Self.cacheLifetime(response.headers)
         if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
+        if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
+            return .subscriptionList(response.body)
+        }
         let base = response.finalURL.contains("://") ? response.finalURL : nil
         var feed: ParsedFeed
         do {
@@ -114,6 +117,8 @@ enum Outcome: Sendable {
     case notModified(Int, notBefore: Int?)
     case skipped(FeedReport.Status)
     case failed(Failure)
+    /// A SOURCE of the command line that is an OPML document, not a feed.
+    case subscriptionList([UInt8])
 
     /// A Retry-After at most a week away: a wrong or hostile header must not
     /// silence a feed for good (cache lifetimes stop at a day).
@@ -140,7 +145,7 @@ enum Outcome: Sendable {
         case .notModified(let status, let notBefore):
             return FeedUpdate(
                 url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
-        case .skipped:
+        case .skipped, .subscriptionList:
             return nil
         case .failed(let failure):
             return FeedUpdate(

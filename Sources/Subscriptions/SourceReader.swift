@@ -2,84 +2,64 @@ import Basics
 import FeedFetch
 import Foundation
 
-/// Turns the sources of the command line into subscriptions. A source is
-/// read once and recognised by its content, wherever it comes from: an
-/// OPML document is expanded into its outlines; anything else is a feed,
-/// and what was read is handed to the run as that feed's fetch (it is not
-/// fetched twice). `-` is standard input: an OPML document, a list of feed
-/// URLs (one per line, `#` comments), or a feed.
+/// Turns the sources of the command line into subscriptions, recognising
+/// each by its content wherever it comes from:
 ///
-/// A source the state already knows as a feed is not read here: the run
-/// fetches it with its validators (conditional GET) and its Retry-After.
+/// - a source named `.opml` (a file, or a URL whose path ends so) is read
+///   now as a subscription list: one that cannot be read stops the run;
+/// - `-` is standard input, read now: an OPML document, a list of feed URLs
+///   (one per line, `#` comments), or a feed (handed to the run as read);
+/// - any other source is taken as a feed and fetched by the run like every
+///   feed (conditional GET, politeness); when what arrives is an OPML
+///   document, the run expands it then (`Subscription.mayBeList`). No
+///   source is read twice, and none is held in memory before its turn.
 public enum SourceReader {
     /// What stands for standard input among the sources, and the path read for it.
     public static let standardInput = "-"
     static let standardInputPath = "/dev/stdin"
 
-    /// - Parameter isKnownFeed: whether the state knows `url` as a feed.
-    public static func read(
-        _ sources: [String], client: HTTPClient, isKnownFeed: (String) -> Bool = { _ in false }
-    ) async throws(SubscriptionError) -> SubscriptionList {
-        // Read what must be read, all at once, then take the results in the order given.
-        let toRead = sources.enumerated().filter { !isKnownFeed($0.element) || $0.element == standardInput }
-        var results: [Int: Result<FetchResponse, FetchError>] = [:]
-        await withTaskGroup(of: (Int, Result<FetchResponse, FetchError>).self) { group in
-            for (index, source) in toRead {
-                let url = source == standardInput ? standardInputPath : source
-                group.addTask { (index, await read(url, client: client)) }
-            }
-            for await (index, result) in group { results[index] = result }
-        }
+    public static func read(_ sources: [String], client: HTTPClient) async throws(SubscriptionError)
+        -> SubscriptionList
+    {
         var list = SubscriptionList()
-        for (index, source) in sources.enumerated() {
-            guard let result = results[index] else {
-                list.add(Subscription(url: source))
-                continue
+        for source in sources {
+            let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
+            let path = source.split(separator: "?").first.map(String.init) ?? source
+            if source == standardInput {
+                try await readStandardInput(into: &list, client: client)
+            } else if path.lowercased().hasSuffix(".opml") {
+                let response: FetchResponse
+                do {
+                    response = try await client.fetch(FetchRequest(url: source))
+                } catch {
+                    throw SubscriptionError(
+                        source: source, line: nil, message: isURL ? "cannot fetch: \(error.message)" : error.message)
+                }
+                try list.add(opml: response.body, source: source, localFile: isURL ? nil : localPath(source))
+            } else {
+                var subscription = Subscription(url: isURL ? source : localPath(source))
+                subscription.mayBeList = true
+                list.add(subscription)
             }
-            try add(source, read: result, to: &list)
         }
         return list
     }
 
-    private static func read(_ url: String, client: HTTPClient) async -> Result<FetchResponse, FetchError> {
-        do {
-            return .success(try await client.fetch(FetchRequest(url: url)))
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func add(
-        _ source: String, read result: Result<FetchResponse, FetchError>, to list: inout SubscriptionList
-    ) throws(SubscriptionError) {
-        let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
-        let named = source == standardInput ? "standard input" : source
+    private static func readStandardInput(into list: inout SubscriptionList, client: HTTPClient)
+        async throws(SubscriptionError)
+    {
         let response: FetchResponse
-        switch result {
-        case .success(let read):
-            response = read
-        case .failure(let error):
-            // A URL that fails is a feed that failed (the run says so and goes on),
-            // unless it was meant as a subscription list; a local file that cannot
-            // be read is a mistake on the command line.
-            let path = source.split(separator: "?").first.map(String.init) ?? source
-            if isURL && !path.lowercased().hasSuffix(".opml") {
-                list.add(Subscription(url: source), read: .failure(error))
-                return
-            }
-            throw SubscriptionError(
-                source: named, line: nil, message: isURL ? "cannot fetch: \(error.message)" : error.message)
+        do {
+            response = try await client.fetch(FetchRequest(url: standardInputPath))
+        } catch {
+            throw SubscriptionError(source: "standard input", line: nil, message: error.message)
         }
         if OPMLReader.isOPML(response.body) {
-            try OPMLReader.read(
-                response.body, source: named, into: &list,
-                localFile: isURL || source == standardInput ? nil : localPath(source))
-        } else if source == standardInput, let urls = urlList(response.body) {
+            try list.add(opml: response.body, source: "standard input", localFile: nil)
+        } else if let urls = urlList(response.body) {
             for url in urls { list.add(Subscription(url: url)) }
-        } else if source == standardInput {
-            list.add(Subscription(url: standardInputPath), read: .success(response))
         } else {
-            list.add(Subscription(url: isURL ? source : localPath(source)), read: .success(response))
+            list.add(Subscription(url: standardInputPath), read: response)
         }
     }
 

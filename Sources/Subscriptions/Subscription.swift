@@ -12,6 +12,9 @@ public struct Subscription: Sendable, Hashable {
     public var folder: [String]
     /// The local OPML file that listed it (for `--update-opml`).
     public var opmlFile: String?
+    /// Given on the command line, not named `.opml`: what is fetched may
+    /// turn out to be a subscription list, which the run then expands.
+    public var mayBeList = false
 
     public init(
         url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil
@@ -37,9 +40,9 @@ public struct SubscriptionList: Sendable {
     /// Outlines skipped (no `xmlUrl`) and duplicates dropped, for the user.
     public var warnings: [String] = []
 
-    /// What reading a source already fetched for a subscription (by URL):
-    /// the run uses it instead of fetching again.
-    public var alreadyRead: [String: Result<FetchResponse, FetchError>] = [:]
+    /// A feed read with the sources (standard input), by subscription URL:
+    /// the run uses it instead of reading again.
+    public var alreadyRead: [String: FetchResponse] = [:]
 
     public init() {}
 
@@ -47,7 +50,7 @@ public struct SubscriptionList: Sendable {
     private var listed: Set<String> = []
 
     /// Adds a subscription unless the same feed is already listed.
-    mutating func add(_ subscription: Subscription, read: Result<FetchResponse, FetchError>? = nil) {
+    mutating func add(_ subscription: Subscription, read: FetchResponse? = nil) {
         guard listed.insert(LinkNormalizer.normalize(subscription.url)).inserted else {
             warnings.append("\(subscription.url) is listed more than once; fetched once")
             return
@@ -55,6 +58,16 @@ public struct SubscriptionList: Sendable {
         subscriptions.append(subscription)
         if let read { alreadyRead[subscription.url] = read }
     }
+
+    /// Adds the feeds an OPML document lists (those not listed already);
+    /// the first head's title, owner and home page are kept.
+    /// - Parameter localFile: the file it was read from, for `--update-opml`.
+    public mutating func add(opml bytes: [UInt8], source: String, localFile: String?) throws(SubscriptionError) {
+        try OPMLReader.read(bytes, source: source, into: &self, localFile: localFile)
+    }
+
+    /// Whether a document is a subscription list (its root is `<opml>`).
+    public static func isOPML(_ bytes: [UInt8]) -> Bool { OPMLReader.isOPML(bytes) }
 }
 
 /// A subscription list that cannot be read: exit code 2.

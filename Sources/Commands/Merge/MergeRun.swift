@@ -64,43 +64,78 @@ struct MergeRun {
         defer { withExtendedLifetime(lock) {} }
 
         let client = HTTPClient(configuration: options.fetch)
-        let list: SubscriptionList
+        var list: SubscriptionList
         do {
-            list = try await SourceReader.read(options.sources, client: client, isKnownFeed: { records?[$0] != nil })
+            list = try await SourceReader.read(options.sources, client: client)
         } catch {
             outputs.discard()
             StandardOutput.error("feedmerge: \(error)")
             return .usage
         }
-        if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
         guard !list.subscriptions.isEmpty else {
             outputs.discard()
             StandardOutput.error("feedmerge: the sources list no feed")
             return .usage
         }
-        let link = options.link ?? list.homePage
-        if link == nil, let rss = outputs.outputs.first(where: { $0.format == .rss }) {
+        // A SOURCE that may still turn out to be a list may still give an OPML head with a link.
+        if !list.subscriptions.contains(where: \.mayBeList), let message = missingLink(outputs, list) {
             outputs.discard()
-            StandardOutput.error(
-                "feedmerge: \(rss.path): an RSS channel needs a home page link: give --link URL "
-                    + "(or an htmlUrl or ownerId URL in the OPML head)")
+            StandardOutput.error(message)
             return .usage
         }
 
         let progress = Progress(enabled: !options.quiet && isatty(2) != 0)
-        let result = await Aggregator.run(list, client: client, rules: rules, state: state ?? .withoutState(), records: records) {
+        let runState = state ?? .withoutState()
+        var result = await Aggregator.run(list, client: client, rules: rules, state: runState, records: records) {
             report, done, total in
             progress.update(report, done: done, total: total)
         }
+        // SOURCEs that were subscription lists: their feeds are merged into the same timeline, after the others.
+        var listFailures: [String] = []
+        if !result.subscriptionLists.isEmpty {
+            var expanded = list  // knows what is listed already: a feed is not added twice
+            for (subscription, document) in result.subscriptionLists {
+                do {
+                    let localFile = subscription.url.contains("://") ? nil : subscription.url
+                    try expanded.add(opml: document, source: subscription.url, localFile: localFile)
+                } catch {
+                    listFailures.append("\(error)")
+                }
+            }
+            var more = SubscriptionList()
+            more.subscriptions = Array(expanded.subscriptions[list.subscriptions.count...])
+            let first = result.takeTimeline()
+            var second = await Aggregator.run(
+                more, client: client, rules: rules, state: runState, records: records, continuing: first,
+                firstIndex: list.subscriptions.count
+            ) { report, done, total in progress.update(report, done: done, total: total) }
+            result.reports += second.reports
+            result.diagnostics += second.diagnostics
+            result.timeline = second.takeTimeline()
+            list.subscriptions = expanded.subscriptions
+            list.title = expanded.title
+            list.ownerName = expanded.ownerName
+            list.ownerEmail = expanded.ownerEmail
+            list.homePage = expanded.homePage
+            list.warnings = expanded.warnings
+        }
         progress.finish()
-        let (timeline, reports) = (result.timeline, result.reports)
-        let duplicates = timeline.duplicates
-        let entries = timeline.takeEntries()
+        if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        let link = options.link ?? list.homePage
+        if let message = missingLink(outputs, list) {
+            outputs.discard()
+            StandardOutput.error(message + "; nothing was written")
+            return .usage
+        }
+        let reports = result.reports
+        let duplicates = result.timeline.duplicates
+        let entries = result.takeEntries()
         if options.verbose {
             let seconds = String(format: "%.3f", Date().timeIntervalSince(started))
             StandardOutput.error("feedmerge: sources, fetch, parse and merge took \(seconds) s")
         }
 
+        for failure in listFailures { StandardOutput.error("feedmerge: failed: \(failure)") }
         let failed = reports.filter(\.failed)
         var written = 0
         // With a state, failing feeds still give their stored entries: write if anything is there.
@@ -144,7 +179,16 @@ struct MergeRun {
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
         if written < outputs.outputs.count || !healthWritten || !opmlWritten { return .someOutputsNotWritten }
-        return failed.isEmpty ? .success : .someFeedsFailed
+        return failed.isEmpty && listFailures.isEmpty ? .success : .someFeedsFailed
+    }
+
+    /// The error when an RSS output would have no channel link.
+    private func missingLink(_ outputs: Outputs, _ list: SubscriptionList) -> String? {
+        guard options.link == nil, list.homePage == nil,
+            let rss = outputs.outputs.first(where: { $0.format == .rss })
+        else { return nil }
+        return "feedmerge: \(rss.path): an RSS channel needs a home page link: give --link URL "
+            + "(or an htmlUrl or ownerId URL in the OPML head)"
     }
 
     private func stateOptions(store: any StateStore) -> StateOptions {
