@@ -228,6 +228,19 @@ import Testing
         #expect(run.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(run.standardError)")
     }
 
+    @Test func aLocalFileIsRecognisedByItsContentToo() async throws {
+        let w = try workspace("local-list")
+        let opml = try await HTTPClient().fetch(FetchRequest(url: server.url("/planet.opml"))).body
+        try Data(opml).write(to: URL(fileURLWithPath: w.path("subscriptions.xml")))
+        let run = try CommandRun.feedmerge([
+            server.url("/feed/1"), w.path("subscriptions.xml"), "-o", "-", "--format", "rss", "--no-state",
+            "--timeout", "2",
+        ])
+        // Feed 1 is listed by the OPML too: fetched once. The OPML head gives the RSS link.
+        #expect(run.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(run.standardError)")
+        #expect(run.standardOutput.contains("<link>http://planet.example/</link>"))
+    }
+
     @Test func theRSSChannelLinkIsAlwaysAURL() throws {
         let refused = try CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state"])
         #expect(refused.status == 2 && refused.standardError.contains("--link"))
