@@ -1,4 +1,3 @@
-import FeedEmit
 import FeedFetch
 import Foundation
 import XMLTree
