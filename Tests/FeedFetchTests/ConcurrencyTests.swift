@@ -62,7 +62,9 @@ import Testing
             for await code in group { codes.append(code) }
             return codes
         }
-        #expect(Date().timeIntervalSince(start) < 2)
+        // Without cancellation the transfers would hang until their 60 s timeout; a loaded
+        // machine may take a few seconds to wind ten down, so the bound is loose.
+        #expect(Date().timeIntervalSince(start) < 20)
         #expect(codes.count == 10)
         #expect(codes.allSatisfy { $0 == .cancelled })
         #expect(client.transfersInFlight == 0)
