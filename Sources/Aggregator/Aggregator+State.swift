@@ -7,21 +7,49 @@ extension Aggregator {
     /// dated with the store's facts (no round trip through the store), then
     /// the stored entries it no longer lists; a feed not fetched (304,
     /// failure, deferral) gives all its stored entries.
-    /// - Returns: nil for a fetched feed whose store keeps no entries: its
-    ///   fresh entries are dated as nothing remembered.
+    ///
+    /// Each step with the store fails alone, with a notice on the report:
+    /// an outcome that cannot be recorded still gives the entries the store
+    /// can read, and a stored entry that cannot be read costs that entry.
+    /// - Returns: nil for a fetched feed whose store keeps no entries, or
+    ///   whose facts cannot be read: its fresh entries are dated as nothing
+    ///   remembered.
     static func remember(
         _ outcome: Outcome, plan: Plan, state: StateOptions, dating: EntryDating, cutoff: Timestamp?,
         pending: inout [FeedUpdate], report: inout FeedReport
-    ) throws(StateError) -> (feed: ParsedFeed, dates: [Timestamp?])? {
+    ) -> (feed: ParsedFeed, dates: [Timestamp?])? {
         let store = state.store
         let url = plan.subscription.url
         let now = dating.now
-        func collectHealth() throws(StateError) {
+        /// The step's value, or nil with a notice (shown with and without `--verbose`).
+        func attempt<Value>(_ what: String, _ step: () throws(StateError) -> Value) -> Value? {
+            do {
+                return try step()
+            } catch {
+                let notice = "state: \(what): \(error)"
+                report.warnings.append(notice)
+                report.notices.append(notice)
+                report.stateFailed = true
+                return nil
+            }
+        }
+        func collectHealth() {
             guard state.health else { return }
-            let summary = try store.summary(of: url)
-            report.record = try store.feed(url)
-            report.entriesStored = summary.count
-            report.newestEntry = summary.newest.map { min($0, now) }
+            if let summary = attempt("its summary cannot be read", { () throws(StateError) in try store.summary(of: url) }) {
+                report.entriesStored = summary.count
+                report.newestEntry = summary.newest.map { min($0, now) }
+            }
+            report.record = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
+        }
+        func readable(_ entries: [StoredEntry]) -> [StoredEntry] {
+            let unreadable = store.takeUnreadableCount(of: url)
+            if unreadable > 0 {
+                let notice = "state: \(unreadable) stored entries cannot be read and are left out"
+                report.warnings.append(notice)
+                report.notices.append(notice)
+                report.stateFailed = true
+            }
+            return entries
         }
         let remembered: [StoredEntry]
         let restamping: Bool
@@ -31,38 +59,55 @@ extension Aggregator {
             let entries = fetched.feed.entries
             metadata = fetched.feed.metadata
             guard store.keepsEntries else {
-                if let update = outcome.update(url: url, now: now) { try store.record(update) }
-                try collectHealth()
+                if let update = outcome.update(url: url, now: now) {
+                    _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
+                }
+                collectHealth()
                 return nil
             }
             let keys = entries.map(EntryKey.of)
-            let before = try store.feed(url)
-            let sightings = try store.sightings(of: url)
+            let before = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
+            guard
+                let sightings = attempt(
+                    "its entries' history cannot be read; they are merged as without a state",
+                    { () throws(StateError) in try store.sightings(of: url) })
+            else {
+                collectHealth()
+                return nil
+            }
             restamping =
                 (before?.restamping ?? false) || dating.isRestamping(entries, keys: keys, sightings: sightings)
             if let update = outcome.update(url: url, now: now, keys: keys, restamping: restamping) {
-                try store.record(update)
+                _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
             }
-            let unlisted = try store.entries(of: url, notOlderThan: cutoff, except: Set(keys))
+            let unlisted =
+                attempt("the entries it no longer lists cannot be read and are left out") {
+                    () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: Set(keys))
+                } ?? []
             remembered = RememberedEntries.merged(
                 listed: RememberedEntries.listed(entries, keys: keys, sightings: sightings, now: now),
-                unlisted: unlisted, cutoff: cutoff)
+                unlisted: readable(unlisted), cutoff: cutoff)
             feedFirstSeen = before?.firstSeen ?? now
         } else {
             if let update = outcome.update(url: url, now: now) {
                 if case .notModified = outcome {
                     pending.append(update)  // nothing but timestamps: stored together at the end
                 } else {
-                    try store.record(update)
+                    _ = attempt("its outcome cannot be recorded", { () throws(StateError) in try store.record(update) })
                 }
             }
-            remembered = try store.entries(of: url, notOlderThan: cutoff, except: [])
+            remembered = readable(
+                attempt("its stored entries cannot be read and are left out") {
+                    () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: [])
+                } ?? [])
             var record = plan.record
-            if record == nil { record = try store.feed(url) }
+            if record == nil {
+                record = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
+            }
             restamping = record?.restamping ?? false
             feedFirstSeen = record?.firstSeen
         }
-        try collectHealth()
+        collectHealth()
         var entries: [Entry] = []
         var dates: [Timestamp?] = []
         entries.reserveCapacity(remembered.count)

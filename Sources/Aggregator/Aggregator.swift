@@ -38,6 +38,9 @@ public struct FeedReport: Sendable {
     public var record: FeedRecord?
     /// Where a permanent redirect (301/308) moved the feed in this run.
     public var movedTo: String?
+    /// The state failed for this feed (its notices say how): the run says so
+    /// even with `--quiet`, and its exit status says the state is unusable.
+    public var stateFailed = false
 
     public var failed: Bool { status == .failed || status == .gone }
 }
@@ -237,19 +240,9 @@ public enum Aggregator {
         case .subscriptionList:
             break  // taken apart by `run`, never settled
         }
-        var dated: (feed: ParsedFeed, dates: [Timestamp?])?
-        do {
-            dated = try remember(
-                outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
-                report: &report)
-        } catch {
-            let notice =
-                "state: \(error); "
-                + (outcome.isFetched ? "its entries are merged as without a state" : "its stored entries are left out")
-            // In both lists, as a cut body's notice is: shown with and without `--verbose`.
-            report.warnings.append(notice)
-            report.notices.append(notice)
-        }
+        var dated = remember(
+            outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
+            report: &report)
         // The outcome is consumed here: the entries then live in `dated` alone, and the
         // timeline moves them out of the only copy of the array (not copying it first).
         switch consume outcome {

@@ -156,9 +156,3 @@ enum Outcome: Sendable {
     }
 }
 
-extension Outcome {
-    var isFetched: Bool {
-        if case .fetched = self { return true }
-        return false
-    }
-}

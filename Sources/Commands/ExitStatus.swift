@@ -12,7 +12,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
     case someOutputsNotWritten = 4
     /// EX_CANTCREAT: the state's folder, lock or file cannot be created.
     case stateCannotBeCreated = 73
-    /// EX_IOERR: the state cannot be read or written.
+    /// EX_IOERR: the state cannot be read or written: at the start nothing
+    /// was done; during the run, the outputs were still written.
     case stateUnusable = 74
     /// EX_TEMPFAIL: another run holds the state's lock; try again later.
     case stateLocked = 75
@@ -25,7 +26,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .nothingWritten: "no output written (outputs left as they were)"
         case .someOutputsNotWritten: "some outputs (or --health) written, others not"
         case .stateCannotBeCreated: "the state cannot be created (path and reason printed)"
-        case .stateUnusable: "the state cannot be read or written (path and reason printed)"
+        case .stateUnusable: "the state cannot be read or written (path and reason printed; found\n      during the run, the outputs were still written)"
         case .stateLocked: "another run holds the state's lock; nothing was done"
         }
     }

@@ -100,10 +100,11 @@ public final class MemoryStateStore: StateStore {
         let cutoff = Timestamp(secondsSince1970: now.secondsSince1970 - Int64(keepDays) * 86_400)
         for feed in full ? Array(records.keys) : feeds ?? [] {
             guard let entries = stored[feed] else { continue }
-            let lastSuccess = records[feed]?.lastSuccess ?? Timestamp(secondsSince1970: 0)
+            // Still listed: seen in the last fetch that listed entries (as `SQLiteStateStore.pruneFeed`).
+            let lastListed = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
             let newest = Set(entries.values.sorted(by: StoredEntry.inStoreOrder).prefix(keepPerFeed).map(\.key))
             stored[feed] = entries.filter { key, entry in
-                entry.lastSeen >= lastSuccess || (entry.lastSeen >= cutoff && newest.contains(key))
+                entry.lastSeen >= lastListed || (entry.lastSeen >= cutoff && newest.contains(key))
             }
         }
         if full || lastFullPrune == 0 { lastFullPrune = now.secondsSince1970 }

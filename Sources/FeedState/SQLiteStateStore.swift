@@ -198,7 +198,7 @@ public final class SQLiteStateStore: StateStore {
         -> [StoredEntry]
     {
         var result: [StoredEntry] = []
-        var failure: StateError?
+        var unreadable = 0
         let statement = try database.prepare(
             """
             SELECT key, entry, first_seen, last_seen, first_date, position, first_position FROM entries
@@ -216,11 +216,18 @@ public final class SQLiteStateStore: StateStore {
                         firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0),
                         firstPosition: Int(row.integer(6) ?? 0)))
             } else {
-                failure = StateError(path: database.path, message: "a stored entry of \(url) cannot be read")
+                unreadable += 1
             }
         }
-        if let failure { throw failure }
+        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
         return result
+    }
+
+    /// Rows `entries(of:)` skipped, by feed, until taken.
+    private var unreadableCounts: [String: Int] = [:]
+
+    public func takeUnreadableCount(of url: String) -> Int {
+        unreadableCounts.removeValue(forKey: url) ?? 0
     }
 
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
@@ -258,14 +265,16 @@ public final class SQLiteStateStore: StateStore {
         return urls
     }
 
-    /// Entries still listed (seen in the feed's last successful fetch) are
-    /// never pruned; the others go when older than the cutoff or beyond the
-    /// newest `keepPerFeed`.
+    /// Entries still listed (seen in the feed's last fetch that listed
+    /// entries: the latest `last_seen`) are never pruned; the others go when
+    /// older than the cutoff or beyond the newest `keepPerFeed`. (Not
+    /// `last_success`: a 304 moves that on, and the entries it still lists
+    /// would count as gone.)
     private func pruneFeed(_ feed: String, cutoff: Int64, keepPerFeed: Int) throws(StateError) {
         try database.prepare(
             """
             DELETE FROM entries WHERE feed_url = ?1
-            AND last_seen < (SELECT COALESCE(last_success, 0) FROM feeds WHERE url = ?1)
+            AND last_seen < (SELECT MAX(last_seen) FROM entries WHERE feed_url = ?1)
             AND (last_seen < ?2 OR key NOT IN (
                 SELECT key FROM entries WHERE feed_url = ?1 ORDER BY last_seen DESC, position ASC, key ASC LIMIT ?3))
             """

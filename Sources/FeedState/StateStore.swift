@@ -158,10 +158,19 @@ public protocol StateStore: AnyObject {
     /// never those whose key is in `except` (the entries a fetch just
     /// listed, which the run has already). Skipped ones are not even decoded.
     func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError) -> [StoredEntry]
+    /// How many stored entries of a feed `entries(of:)` skipped since the
+    /// last call because they could not be read (a damaged row costs that
+    /// entry, not the feed's others).
+    func takeUnreadableCount(of url: String) -> Int
     /// How many entries are stored for a feed, and the newest one's date.
     func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
     func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
+}
+
+extension StateStore {
+    /// A store whose entries are always readable.
+    public func takeUnreadableCount(of url: String) -> Int { 0 }
 }

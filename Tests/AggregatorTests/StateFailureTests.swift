@@ -47,6 +47,10 @@ import TimelineMerge
         }
     }
 
+    func control(_ path: String) async throws {
+        _ = try await HTTPClient().fetch(FetchRequest(url: server.url(path)))
+    }
+
     func run(_ store: FailingStore) async -> RunResult {
         var list = SubscriptionList()
         list.subscriptions = [Subscription(url: server.url("/feed/sf1"))]
@@ -75,6 +79,67 @@ import TimelineMerge
         #expect(report.notices.contains { $0.contains("malformed") }, "\(report.notices)")
         #expect(report.entriesKept > 0 && result.timeline.count == report.entriesKept)
         #expect(result.diagnostics.contains { $0.contains("pruned") }, "\(result.diagnostics)")
+    }
+
+    /// A failing feed whose outcome cannot be recorded still gives the
+    /// entries its state can read (they were left out when any state step failed).
+    @Test func anOutcomeThatCannotBeRecordedKeepsTheStoredEntries() async throws {
+        let store = FailingStore()
+        let first = await run(store)
+        let kept = try #require(first.reports.first?.entriesKept)
+        #expect(kept > 0)
+        try await control("/set/sf1/fail")
+        defer { Task { try? await control("/set/sf1/ok") } }
+        store.failRecord = true
+        let second = await run(store)
+        let report = try #require(second.reports.first)
+        #expect(report.status == .failed && report.stateFailed)
+        #expect(report.entriesKept == kept, "\(report.notices)")
+    }
+
+    /// The command line: one stored entry that cannot be read costs that
+    /// entry, not the feed's others; the run says so (even with `-q`) and
+    /// exits 74 with the outputs written.
+    @Test func aDamagedStoredEntryCostsOnlyThatEntry() async throws {
+        let w = try StateTests.Workspace("damaged-row")
+        let arguments = [
+            server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state, "-q",
+        ]
+        let first = try CommandRun.feedmerge(arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        do {
+            let database = try SQLiteDatabase(path: w.state)
+            try database.execute("UPDATE entries SET entry = X'FF' WHERE key = (SELECT MIN(key) FROM entries)")
+        }
+        let second = try CommandRun.feedmerge(arguments)  // a 304: every entry comes from the state
+        #expect(second.status == 74, "\(second.standardError)")
+        #expect(second.standardError.contains("1 stored entries cannot be read"), "\(second.standardError)")
+        let items = { (run: Int) throws -> Int in
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            return ((object as? [String: Any])?["items"] as? [Any])?.count ?? -run
+        }
+        #expect(try items(2) == 3)  // four before
+    }
+
+    /// The command line: the daily full prune keeps what a feed answering
+    /// 304 still lists (a 304 moved the time it compared with, so the
+    /// entries of the last 200 counted as gone).
+    @Test func notModifiedFeedsKeepTheirEntriesThroughThePrune() throws {
+        let w = try StateTests.Workspace("prune-304")
+        func run(_ now: String) throws -> Int {
+            let result = try CommandRun.feedmerge([
+                server.url("/feed/sf4"), "-o", w.path("out.json"), "--now", now, "--state", w.state,
+                "--keep-per-feed", "2", "-q",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            return ((object as? [String: Any])?["items"] as? [Any])?.count ?? 0
+        }
+        let listed = try run("2024-06-01T00:00:00Z")
+        #expect(listed == 4)
+        #expect(try run("2024-06-02T00:00:01Z") == listed)  // 304; the first full prune
+        #expect(try run("2024-06-02T00:00:02Z") == listed)  // 304
+        #expect(try run("2024-06-04T00:00:00Z") == listed)  // 304; the next full prune
     }
 
     /// The command line: a state file whose feed table cannot be read (an

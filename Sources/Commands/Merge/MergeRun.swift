@@ -179,6 +179,7 @@ struct MergeRun {
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
         if written < outputs.outputs.count || !healthWritten || !opmlWritten { return .someOutputsNotWritten }
+        if !result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
         return failed.isEmpty && listFailures.isEmpty ? .success : .someFeedsFailed
     }
 

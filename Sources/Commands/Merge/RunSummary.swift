@@ -19,6 +19,12 @@ struct RunSummary {
     func print(quiet: Bool, verbose: Bool) {
         let failed = reports.filter(\.failed)
         for diagnostic in diagnostics { say(diagnostic) }
+        // The state's failures are said even with `--quiet` (without `--verbose` they are notices below).
+        if quiet {
+            for report in reports where report.stateFailed {
+                for notice in report.notices where notice.hasPrefix("state:") { say("\(report.subscription.url): \(notice)") }
+            }
+        }
         for report in failed {
             say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
         }
