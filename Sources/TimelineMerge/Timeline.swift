@@ -80,6 +80,7 @@ public struct Timeline {
     public mutating func insert(
         feed parsed: consuming ParsedFeed, dates: [Timestamp?], source: FeedSource, subscription: Int
     ) -> Int {
+        precondition(dates.count == parsed.entries.count, "one date (or nil) per entry")
         var chosen: [(index: Int, date: Timestamp)] = []
         chosen.reserveCapacity(parsed.entries.count)
         for (index, date) in dates.enumerated() {
