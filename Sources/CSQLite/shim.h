@@ -5,12 +5,12 @@
 
 /// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift
 /// cannot import: it tells SQLite to copy bound text and blobs.
-static inline void CSQLite_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
-    sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
+static inline int CSQLite_bind_text(sqlite3_stmt *statement, int index, const char *text, int length) {
+    return sqlite3_bind_text(statement, index, text, length, SQLITE_TRANSIENT);
 }
 
-static inline void CSQLite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
-    sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
+static inline int CSQLite_bind_blob(sqlite3_stmt *statement, int index, const void *bytes, int length) {
+    return sqlite3_bind_blob(statement, index, bytes, length, SQLITE_TRANSIENT);
 }
 
 #endif

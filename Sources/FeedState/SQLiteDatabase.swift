@@ -109,30 +109,35 @@ final class Statement {
     }
 
     /// Binds the values (1-based, in order) after resetting the statement.
-    func bind(_ values: [Value]) {
+    func bind(_ values: [Value]) throws(StateError) {
+        // `sqlite3_reset` repeats the previous step's error, which was reported then.
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
+            let status: Int32
             switch value {
             case .text(let text?):
                 var text = text
-                text.withUTF8 { bytes in
+                status = text.withUTF8 { bytes in
                     bytes.withMemoryRebound(to: CChar.self) {
                         CSQLite_bind_text(handle, index, $0.baseAddress, Int32($0.count))
                     }
                 }
-            case .integer(let number?): sqlite3_bind_int64(handle, index, number)
+            case .integer(let number?): status = sqlite3_bind_int64(handle, index, number)
             case .blob(let bytes):
-                bytes.withUnsafeBytes { CSQLite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
-            case .text(nil), .integer(nil): sqlite3_bind_null(handle, index)
+                status = bytes.withUnsafeBytes { CSQLite_bind_blob(handle, index, $0.baseAddress, Int32($0.count)) }
+            case .text(nil), .integer(nil): status = sqlite3_bind_null(handle, index)
+            }
+            guard status == SQLITE_OK else {
+                throw StateError(path: database.path, message: "cannot bind value \(index): \(database.lastMessage)")
             }
         }
     }
 
     /// Runs the statement to completion (no rows wanted).
     func run(_ values: [Value] = []) throws(StateError) {
-        bind(values)
+        try bind(values)
         let status = sqlite3_step(handle)
         guard status == SQLITE_DONE || status == SQLITE_ROW else {
             throw StateError(path: database.path, message: database.lastMessage)
@@ -141,7 +146,7 @@ final class Statement {
 
     /// Calls `row` for every result row.
     func query(_ values: [Value] = [], row: (Statement) -> Void) throws(StateError) {
-        bind(values)
+        try bind(values)
         while true {
             let status = sqlite3_step(handle)
             if status == SQLITE_DONE { return }
