@@ -120,7 +120,7 @@ public enum Aggregator {
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
         var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
-        let records: [String: FeedRecord]
+        var records: [String: FeedRecord]
         do {
             records = try known ?? state.store.feeds()
         } catch {
@@ -129,6 +129,7 @@ public enum Aggregator {
                 "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
                     + "without its validators, Retry-After or cache lifetime")
         }
+        adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
         let plans = list.subscriptions.map {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,
@@ -202,6 +203,35 @@ public enum Aggregator {
         return RunResult(
             timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics,
             subscriptionLists: subscriptionLists)
+    }
+
+    /// A subscription the state does not know under its URL, but whose URL
+    /// a known feed moved to (a 301 written back by `--update-opml`, or the
+    /// list edited by hand): the feed's record and entries continue under
+    /// the new URL, so its entries keep their first-seen dates.
+    private static func adoptMovedRecords(
+        of list: SubscriptionList, records: inout [String: FeedRecord], store: any StateStore,
+        diagnostics: inout [String]
+    ) {
+        var movedFrom: [String: String] = [:]
+        for (url, record) in records { if let target = record.movedTo, target != url { movedFrom[target] = url } }
+        guard !movedFrom.isEmpty else { return }
+        let listed = Set(list.subscriptions.map(\.url))
+        for subscription in list.subscriptions where records[subscription.url] == nil {
+            guard let old = movedFrom[subscription.url], !listed.contains(old), var record = records[old] else {
+                continue
+            }
+            do {
+                try store.rename(feed: old, to: subscription.url)
+            } catch {
+                diagnostics.append("state: \(old) moved to \(subscription.url), but its state cannot follow (\(error))")
+                continue
+            }
+            records[old] = nil
+            record.url = subscription.url
+            record.movedTo = nil
+            records[subscription.url] = record
+        }
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh

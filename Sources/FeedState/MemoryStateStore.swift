@@ -55,6 +55,14 @@ public final class MemoryStateStore: StateStore {
         records[update.url] = record
     }
 
+    public func rename(feed url: String, to newURL: String) throws(StateError) {
+        guard var record = records.removeValue(forKey: url) else { return }
+        record.url = newURL
+        record.movedTo = nil
+        records[newURL] = record
+        stored[newURL] = stored.removeValue(forKey: url)
+    }
+
     /// Upserts as the SQLite store does: a known key keeps its first-seen facts.
     private func store(_ entries: [Entry], keys: [String], feed: String, now: Timestamp) {
         var byKey = stored[feed] ?? [:]

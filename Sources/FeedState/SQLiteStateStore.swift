@@ -235,6 +235,15 @@ public final class SQLiteStateStore: StateStore {
         unreadableCounts.removeValue(forKey: url) ?? 0
     }
 
+    public func rename(feed url: String, to newURL: String) throws(StateError) {
+        try database.transaction { () throws(StateError) in
+            try database.execute("PRAGMA defer_foreign_keys = ON")  // entries follow their feed at commit
+            try database.prepare("UPDATE feeds SET url = ?, moved_to = NULL WHERE url = ?")
+                .run([.text(newURL), .text(url)])
+            try database.prepare("UPDATE entries SET feed_url = ? WHERE feed_url = ?").run([.text(newURL), .text(url)])
+        }
+    }
+
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
         var result: (Int, Timestamp?) = (0, nil)
         try database.prepare(

@@ -162,6 +162,9 @@ public protocol StateStore: AnyObject {
     /// last call because they could not be read (a damaged row costs that
     /// entry, not the feed's others).
     func takeUnreadableCount(of url: String) -> Int
+    /// Continues a feed's record and entries under a new URL (the one a
+    /// permanent redirect gave, once the subscription itself says it).
+    func rename(feed url: String, to newURL: String) throws(StateError)
     /// How many entries are stored for a feed, and the newest one's date.
     func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or

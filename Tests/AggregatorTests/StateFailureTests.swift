@@ -35,6 +35,7 @@ import TimelineMerge
             try inner.record(all: updates)
         }
         func sightings(of url: String) throws(StateError) -> [String: EntrySighting] { try inner.sightings(of: url) }
+        func rename(feed url: String, to newURL: String) throws(StateError) { try inner.rename(feed: url, to: newURL) }
         func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError)
             -> [StoredEntry]
         { try inner.entries(of: url, notOlderThan: notOlderThan, except: except) }

@@ -161,6 +161,35 @@ import Testing
             updated == original.replacingOccurrences(of: server.url("/feed/o1\""), with: server.url("/feed/o1-new\"")))
     }
 
+    /// After `--update-opml` writes a 301 back, the feed's state continues
+    /// under its new URL: its undated entry keeps the date it was first
+    /// seen (it was dated anew, as a new feed's, before).
+    @Test func aMovedFeedKeepsItsHistoryUnderItsNewURL() async throws {
+        let w = try Workspace("moved-history")
+        try await control("/set/mh1/moved")
+        defer { Task { try? await control("/set/mh1/ok") } }
+        let opml = w.path("list.opml")
+        try Data(
+            #"<opml version="2.0"><head><title>t</title></head><body><outline text="m" xmlUrl="\#(server.url("/feed/mh1"))"/></body></opml>"#
+                .utf8
+        ).write(to: URL(fileURLWithPath: opml))
+        func undatedEntryDate(_ now: String) throws -> String? {
+            let result = try CommandRun.feedmerge([
+                opml, "-o", w.path("out.json"), "--state", w.state, "--now", now, "--update-opml", "-q",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            let items = (object as? [String: Any])?["items"] as? [[String: Any]] ?? []
+            return items.first { ($0["title"] as? String)?.hasSuffix("undated") == true }?["date_published"] as? String
+        }
+        let first = try undatedEntryDate("2024-02-01T00:00:00Z")
+        #expect(try String(contentsOfFile: opml, encoding: .utf8).contains("/feed/mh1-new"))
+        let second = try undatedEntryDate("2024-02-05T00:00:00Z")
+        #expect(first == "2024-02-01T00:00:00Z" && second == first, "\(first ?? "-") then \(second ?? "-")")
+        let feeds = try SQLiteStateStore(path: w.state).feeds().keys.sorted()
+        #expect(feeds.count == 1 && feeds[0].hasSuffix("/feed/mh1-new"), "\(feeds)")
+    }
+
     @Test func retryAfterIsHonouredAndGoneIsNotFetchedAgain() async throws {
         let w = try Workspace("polite")
         try await control("/set/p1/retry")
