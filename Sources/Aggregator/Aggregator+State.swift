@@ -26,10 +26,7 @@ extension Aggregator {
             do {
                 return try step()
             } catch {
-                let notice = "state: \(what): \(error)"
-                report.warnings.append(notice)
-                report.notices.append(notice)
-                report.stateFailed = true
+                report.noteStateFailure("\(what): \(error)")
                 return nil
             }
         }
@@ -43,12 +40,7 @@ extension Aggregator {
         }
         func readable(_ entries: [StoredEntry]) -> [StoredEntry] {
             let unreadable = store.takeUnreadableCount(of: url)
-            if unreadable > 0 {
-                let notice = "state: \(unreadable) stored entries cannot be read and are left out"
-                report.warnings.append(notice)
-                report.notices.append(notice)
-                report.stateFailed = true
-            }
+            if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
             return entries
         }
         let remembered: [StoredEntry]

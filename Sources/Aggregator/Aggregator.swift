@@ -43,6 +43,15 @@ public struct FeedReport: Sendable {
     public var stateFailed = false
 
     public var failed: Bool { status == .failed || status == .gone }
+
+    /// Records that the state failed for this feed: a notice (shown with
+    /// and without `--verbose`, and with `--quiet`) and the flag.
+    mutating func noteStateFailure(_ what: String) {
+        let notice = "state: " + what
+        warnings.append(notice)
+        notices.append(notice)
+        stateFailed = true
+    }
 }
 
 /// What a run keeps between runs, and how it treats what it kept.
@@ -187,9 +196,7 @@ public enum Aggregator {
                 do {
                     reports[index]?.record = try state.store.feed(list.subscriptions[index].url)
                 } catch {
-                    let notice = "state: its record cannot be read (\(error))"
-                    reports[index]?.warnings.append(notice)
-                    reports[index]?.notices.append(notice)
+                    reports[index]?.noteStateFailure("its record cannot be read: \(error)")
                 }
             }
         }

@@ -104,20 +104,17 @@ struct MergeRun {
             }
             var more = SubscriptionList()
             more.subscriptions = Array(expanded.subscriptions[list.subscriptions.count...])
-            let first = result.takeTimeline()
-            var second = await Aggregator.run(
-                more, client: client, rules: rules, state: runState, records: records, continuing: first,
-                firstIndex: list.subscriptions.count
-            ) { report, done, total in progress.update(report, done: done, total: total) }
-            result.reports += second.reports
-            result.diagnostics += second.diagnostics
-            result.timeline = second.takeTimeline()
-            list.subscriptions = expanded.subscriptions
-            list.title = expanded.title
-            list.ownerName = expanded.ownerName
-            list.ownerEmail = expanded.ownerEmail
-            list.homePage = expanded.homePage
-            list.warnings = expanded.warnings
+            if !more.subscriptions.isEmpty {
+                let first = result.takeTimeline()
+                var second = await Aggregator.run(
+                    more, client: client, rules: rules, state: runState, records: records, continuing: first,
+                    firstIndex: list.subscriptions.count
+                ) { report, done, total in progress.update(report, done: done, total: total) }
+                result.reports += second.reports
+                result.diagnostics += second.diagnostics
+                result.timeline = second.takeTimeline()
+            }
+            list = expanded  // its head (title, owner, link) and warnings too
         }
         progress.finish()
         if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
