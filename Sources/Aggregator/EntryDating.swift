@@ -78,13 +78,13 @@ public struct EntryDating: Sendable {
                 entry.published = stored.firstSeen
             }
         }
-        if let date = entry.published ?? entry.updated, date > now {
+        if let date = entry.ownDate, date > now {
             entry.published = min(stored.firstSeen, now)
             entry.updated = nil
         }
         if future == .clamp { clampOwnDates(&entry) }
         // Set above whenever both were missing.
-        return (entry, entry.published ?? entry.updated ?? stored.firstSeen)
+        return (entry, entry.ownDate ?? stored.firstSeen)
     }
 
     /// An entry that came with its feed's first fetch, beyond its first
@@ -105,7 +105,7 @@ public struct EntryDating: Sendable {
         var nearNow = 0
         var dated = 0
         for index in entries.indices {
-            let date = entries[index].published ?? entries[index].updated
+            let date = entries[index].ownDate
             if let date {
                 dated += 1
                 if abs(date.secondsSince1970 - now.secondsSince1970) <= 120 { nearNow += 1 }

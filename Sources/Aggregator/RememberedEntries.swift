@@ -29,7 +29,7 @@ enum RememberedEntries {
             result.append(
                 StoredEntry(
                     key: key, entry: entry, firstSeen: known?.firstSeen ?? now, lastSeen: now,
-                    firstDate: known.map(\.firstDate) ?? (entry.published ?? entry.updated), position: position,
+                    firstDate: known.map(\.firstDate) ?? entry.ownDate, position: position,
                     firstPosition: known?.firstPosition ?? position))
         }
         if repeated { result.sort { $0.position < $1.position } }

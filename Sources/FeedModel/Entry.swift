@@ -35,3 +35,8 @@ public struct Entry: Sendable, Hashable {
 
     public init() {}
 }
+
+extension Entry {
+    /// The entry's own date: `published`, else `updated` (nil when it has neither).
+    public var ownDate: Timestamp? { published ?? updated }
+}

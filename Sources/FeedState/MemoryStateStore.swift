@@ -75,7 +75,7 @@ public final class MemoryStateStore: StateStore {
                 byKey[key] = known
             } else {
                 byKey[key] = StoredEntry(
-                    key: key, entry: entry, firstSeen: now, lastSeen: now, firstDate: entry.published ?? entry.updated,
+                    key: key, entry: entry, firstSeen: now, lastSeen: now, firstDate: entry.ownDate,
                     position: position, firstPosition: position)
             }
         }
@@ -100,7 +100,7 @@ public final class MemoryStateStore: StateStore {
 
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
         let entries = stored[url] ?? [:]
-        return (entries.count, entries.values.map { $0.entry.published ?? $0.entry.updated ?? $0.firstSeen }.max())
+        return (entries.count, entries.values.map { $0.entry.ownDate ?? $0.firstSeen }.max())
     }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {

@@ -172,7 +172,7 @@ public final class SQLiteStateStore: StateStore {
                                   COALESCE(entries.first_date, entries.first_seen))
             """)
         for (position, entry) in entries.enumerated() {
-            let date = (entry.published ?? entry.updated)?.secondsSince1970
+            let date = entry.ownDate?.secondsSince1970
             try insert.run([
                 .text(feed), .text(keys[position]), .integer(Int64(position)),
                 .integer(now), .integer(now), .integer(date), .integer(date), .integer(date), .integer(now),

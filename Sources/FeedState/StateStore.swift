@@ -95,7 +95,7 @@ public struct StoredEntry: Sendable {
     /// first seen; or, restamped, the date first seen): what `notOlderThan`
     /// compares. The dating policy only ever lowers a date from there.
     public var latestDate: Timestamp {
-        let own = entry.published ?? entry.updated ?? firstSeen
+        let own = entry.ownDate ?? firstSeen
         return max(own, firstDate ?? firstSeen)
     }
 }
