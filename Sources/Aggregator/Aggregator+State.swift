@@ -57,7 +57,7 @@ extension Aggregator {
                 collectHealth()
                 return nil
             }
-            let keys = entries.map(EntryKey.of)
+            let keys = EntryKey.keys(of: entries)
             let before = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
             guard
                 let sightings = attempt(

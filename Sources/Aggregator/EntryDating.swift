@@ -97,7 +97,7 @@ public struct EntryDating: Sendable {
     /// for most entries seen before, or every date (at least two) lies
     /// within 120 s of the fetch, for a feed with entries seen before.
     /// - Parameters:
-    ///   - keys: `EntryKey.of(entries[i])` for each entry.
+    ///   - keys: `EntryKey.keys(of: entries)`.
     ///   - sightings: what the store knew before this fetch.
     public func isRestamping(_ entries: [Entry], keys: [String], sightings: [String: EntrySighting]) -> Bool {
         var seenAgain = 0

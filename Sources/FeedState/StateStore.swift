@@ -104,7 +104,7 @@ public struct StoredEntry: Sendable {
 /// entries and new validators together, never one without the other.
 public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
-        /// 2xx: the entries the feed lists now (`keys[i]` is `EntryKey.of(entries[i])`), the
+        /// 2xx: the entries the feed lists now (`keys` is `EntryKey.keys(of: entries)`), the
         /// validators that came with them, and whether the dating policy found the feed restamping.
         case fetched(
             entries: [Entry], keys: [String], etag: String?, lastModified: String?, metadata: FeedMetadata,

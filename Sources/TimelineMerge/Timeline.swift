@@ -178,10 +178,13 @@ public struct Timeline {
         return names.link.flatMap { byLink[$0] }
     }
 
-    /// The links one feed gives to several entries with different ids (a
-    /// home page, a day page): within the feed they do not make those
-    /// entries one, and across feeds they name no entry in particular, so
-    /// they are not used to match at all. Decided per feed, before any
+    /// The links one feed gives to several different entries (a home page,
+    /// a day page): within the feed they do not make those entries one, and
+    /// across feeds they name no entry in particular, so they are not used
+    /// to match at all. Entries are different when their ids differ; an
+    /// entry without an id is told by its title and text (fifteen id-less
+    /// podcast episodes that all link to the show's page are fifteen
+    /// entries; one item listed twice is one). Decided per feed, before any
     /// entry goes in, so that the result does not depend on arrival order.
     private static func sharedLinks(_ links: [EntryName?], in entries: [Entry]) -> Set<String> {
         // Most feeds give every entry its own link: the links' own hashes find
@@ -196,8 +199,12 @@ public struct Timeline {
         var idByLink: [String: String] = [:]
         var shared: Set<String> = []
         for index in entries.indices {
-            guard let link = links[index]?.name, let id = entries[index].id, !id.isEmpty else { continue }
-            if let other = idByLink.updateValue(id, forKey: link), other != id { shared.insert(link) }
+            guard let link = links[index]?.name else { continue }
+            let entry = entries[index]
+            let identity =
+                entry.id.flatMap { $0.isEmpty ? nil : "id:" + $0 }
+                ?? "text:" + (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
+            if let other = idByLink.updateValue(identity, forKey: link), other != identity { shared.insert(link) }
         }
         return shared
     }

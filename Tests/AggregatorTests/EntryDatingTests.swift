@@ -106,7 +106,7 @@ import TimelineMerge
             }
         }
         let entries = (1...4).map { Self.entry("e\($0)", published: 1000 + Int64($0)) }
-        let keys = entries.map(EntryKey.of)
+        let keys = EntryKey.keys(of: entries)
         // Dates moved for three of the four seen before: restamping.
         let moved = sightings(["id:e1": 1, "id:e2": 2, "id:e3": 3, "id:e4": 1004])
         #expect(dating.isRestamping(entries, keys: keys, sightings: moved))
@@ -116,8 +116,8 @@ import TimelineMerge
         // Every date within 120 s of the fetch, with a history: restamping; without one, not.
         let stamped = (1...3).map { Self.entry("n\($0)", published: Self.now.secondsSince1970 - 60) }
         let other = sightings(["id:old": 5])
-        #expect(dating.isRestamping(stamped, keys: stamped.map(EntryKey.of), sightings: other))
-        #expect(!dating.isRestamping(stamped, keys: stamped.map(EntryKey.of), sightings: [:]))
+        #expect(dating.isRestamping(stamped, keys: EntryKey.keys(of: stamped), sightings: other))
+        #expect(!dating.isRestamping(stamped, keys: EntryKey.keys(of: stamped), sightings: [:]))
         // One dated entry near now is no evidence.
         #expect(!dating.isRestamping(Array(stamped.prefix(1)), keys: ["id:n1"], sightings: other))
     }
@@ -146,7 +146,7 @@ import TimelineMerge
             "id:a": EntrySighting(firstSeen: Self.at(7), lastSeen: Self.at(7), firstDate: nil, firstPosition: 4)
         ]
         let listed = RememberedEntries.listed(
-            entries, keys: entries.map(EntryKey.of), sightings: known, now: Self.now)
+            entries, keys: EntryKey.keys(of: entries), sightings: known, now: Self.now)
         #expect(listed.map(\.key) == ["id:b", "id:a"])
         #expect(listed[1].entry.published == Self.at(3) && listed[1].position == 2)
         #expect(listed[1].firstSeen == Self.at(7) && listed[1].firstPosition == 4 && listed[1].firstDate == nil)

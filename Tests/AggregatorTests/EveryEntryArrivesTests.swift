@@ -56,13 +56,25 @@ import FeedParse
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
         let items = (json as? [String: Any])?["items"] as? [[String: Any]] ?? []
 
-        // One entry per distinct id; entries without an id are told apart by their link.
+        // One entry per distinct id; entries without an id are told apart by their link, unless
+        // id-less entries with different titles and text share it: then by their title and text.
+        func text(_ entry: [String: Any]) -> String {
+            let content = (entry["content"] as? [[String: Any]])?.first?["value"] as? String
+            return ((entry["title"] as? String) ?? "") + "\n" + ((entry["summary"] as? String) ?? content ?? "")
+        }
+        var textsByLink: [String: Set<String>] = [:]
+        for entry in entries where entry["id"] == nil {
+            if let link = entry["link"] as? String { textsByLink[link, default: []].insert(text(entry)) }
+        }
         var firstByName: [String: [String: Any]] = [:]
         var order: [String] = []
         for (index, entry) in entries.enumerated() {
+            let link = entry["link"] as? String
+            let sharedByOthers = link.map { (textsByLink[$0]?.count ?? 0) > 1 } ?? false
             let name =
                 (entry["id"] as? String).map { "id:" + $0 }
-                ?? (entry["link"] as? String).map { "link:" + LinkNormalizer.normalize($0) } ?? "entry:\(index)"
+                ?? (sharedByOthers ? "text:" + text(entry) : nil)
+                ?? link.map { "link:" + LinkNormalizer.normalize($0) } ?? "entry:\(index)"
             if firstByName[name] == nil {
                 firstByName[name] = entry
                 order.append(name)

@@ -190,6 +190,33 @@ import Testing
         #expect(feeds.count == 1 && feeds[0].hasSuffix("/feed/mh1-new"), "\(feeds)")
     }
 
+    /// Id-less entries that all link to the feed's home page are different
+    /// entries with a state too (the state kept them under one key: one
+    /// entry survived, and its date changed on the next run).
+    @Test func idLessEntriesSharingALinkAreEachStored() throws {
+        let w = try Workspace("shared-link")
+        let items = (1...5).map { k in
+            "<item><title>Episode \(k)</title><link>http://show.example/</link>"
+                + "<pubDate>Mon, 0\(k) Jan 2024 10:00:00 GMT</pubDate></item>"
+        }
+        let feed = w.path("show.rss")
+        try Data(
+            (#"<rss version="2.0"><channel><title>Show</title><link>http://show.example/</link>"#
+                + items.joined() + "</channel></rss>").utf8
+        ).write(to: URL(fileURLWithPath: feed))
+        var outputs: [Data] = []
+        for _ in 0..<2 {
+            let result = try CommandRun.feedmerge([
+                feed, "-o", w.path("out.json"), "--state", w.state, "--now", "2024-02-01T00:00:00Z", "-q",
+            ])
+            #expect(result.status == 0, "\(result.standardError)")
+            outputs.append(try Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+        }
+        let object = try JSONSerialization.jsonObject(with: outputs[0]) as? [String: Any]
+        #expect((object?["items"] as? [Any])?.count == 5)
+        #expect(outputs[0] == outputs[1])
+    }
+
     @Test func retryAfterIsHonouredAndGoneIsNotFetchedAgain() async throws {
         let w = try Workspace("polite")
         try await control("/set/p1/retry")
