@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "jemalloc",
             providers: [.apt(["libjemalloc-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibXSLT",
+            pkgConfig: "libexslt",
+            providers: [.apt(["libxslt1-dev"])]
+        ),
         // Small helpers every layer shares (hashing, trimming): no dependencies.
         .target(name: "Basics"),
         .target(name: "FeedModel"),
@@ -36,9 +41,14 @@ let package = Package(
         .target(name: "TextOutput", dependencies: ["CLinux", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["Basics", "CLibXML2"]),
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
+        .target(name: "HTMLSanitizer"),  // TEMPORARY stub until the sanitizer branch lands
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "FeedModel"]),
-        .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "TextOutput", "XMLTree"]),
+        .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
+        // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
+        .target(
+            name: "PlanetPage",
+            dependencies: ["CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "TextOutput"]),
         .target(
             name: "Subscriptions",
             dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
@@ -53,7 +63,7 @@ let package = Package(
             name: "Commands",
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
-                "Subscriptions", "TextOutput", "TimelineMerge",
+                "HTMLSanitizer", "PlanetPage", "Subscriptions", "TextOutput", "TimelineMerge",
             ]),
         .executableTarget(name: "feedmerge", dependencies: ["CJemalloc", "Commands"]),
         .executableTarget(

@@ -36,6 +36,9 @@ public struct FeedReport: Sendable {
     public var entriesStored: Int?
     public var newestEntry: Timestamp?
     public var record: FeedRecord?
+    /// The feed as the timeline credits it (its title, links, authors):
+    /// from this fetch, else from the state's last fresh fetch.
+    public var source: FeedSource?
     /// Where a permanent redirect (301/308) moved the feed in this run.
     public var movedTo: String?
     /// The state failed for this feed (its notices say how): the run says so
@@ -277,6 +280,7 @@ public enum Aggregator {
         case .subscriptionList:
             break  // taken apart by `run`, never settled
         }
+        report.source = source
         var dated = remember(
             outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
             report: &report)

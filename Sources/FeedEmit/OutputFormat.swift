@@ -11,12 +11,15 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case format(OutputFormat)
         /// An HTML page (`index.html`): the planet page.
         case page
+        /// An OPML file (`subscriptions.opml`): the subscription list.
+        case subscriptionList
         /// `.xml` with no hint, or anything else: the user must say.
         case unknown
     }
 
     /// From a file name: `.atom`, `.rss`, `.json`; an `.xml` name that says
-    /// which (`atom.xml`, `rss.xml`, `feed-rss.xml`); `.html` is a page.
+    /// which (`atom.xml`, `rss.xml`, `feed-rss.xml`); `.html` is a page,
+    /// `.opml` the subscription list.
     public static func recognise(fileName: String) -> Recognition {
         let name = fileName.split(separator: "/").last.map { $0.lowercased() } ?? ""
         guard let dot = name.lastIndex(of: ".") else { return .unknown }
@@ -26,6 +29,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case "rss": return .format(.rss)
         case "json": return .format(.json)
         case "html", "htm": return .page
+        case "opml": return .subscriptionList
         case "xml":
             // The words of the name (`feed-atom`, `rss_2`), not any letters in it (`anatomy`).
             let words = stem.split { !$0.isLetter }
@@ -66,7 +70,7 @@ extension Array where Element == MergedEntry {
     /// writer reads the fields it needs through it: passing an entry by
     /// value copies it whole (a retain and a release per field), since the
     /// compiler cannot prove the writer's raw-memory output leaves it alone.
-    func forEachInPlace(_ body: (UnsafePointer<MergedEntry>) -> Void) {
+    public func forEachInPlace(_ body: (UnsafePointer<MergedEntry>) -> Void) {
         withUnsafeBufferPointer { entries in
             for index in entries.indices { body(entries.baseAddress! + index) }
         }
@@ -76,7 +80,7 @@ extension Array where Element == MergedEntry {
 extension UnsafePointer where Pointee == MergedEntry {
     /// An id for formats that require one: the entry's id, else its link,
     /// else a tag URI from the feed URL and the entry's title and date.
-    var stableID: String {
+    public var stableID: String {
         if let id = pointee.entry.id, !id.isEmpty { return id }
         if let link = pointee.entry.link, !link.isEmpty { return link }
         let title = pointee.entry.title?.value ?? ""
@@ -85,7 +89,7 @@ extension UnsafePointer where Pointee == MergedEntry {
     }
 
     /// The title as plain text.
-    var plainTitle: String? {
+    public var plainTitle: String? {
         guard let title = pointee.entry.title else { return nil }
         return title.kind == .text ? title.value : PlainText.from(html: title.value)
     }

@@ -71,7 +71,7 @@ public struct TextBuffer: ~Copyable {
     }
 
     @inlinable @inline(__always)
-    mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
+    public mutating func append(_ start: UnsafePointer<UInt8>, count extra: Int) {
         reserve(extra)
         (base + count).update(from: start, count: extra)
         count += extra

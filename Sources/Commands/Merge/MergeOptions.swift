@@ -13,7 +13,7 @@ struct MergeOptions {
     /// One `-o`: where, and the `--format` that followed it.
     struct OutputRequest: Equatable {
         var path: String
-        var format: OutputFormat?
+        var format: OutputKind?
     }
 
     var sources: [String] = []
@@ -36,19 +36,23 @@ struct MergeOptions {
     var keepPerFeed = StateOptions.defaultKeepPerFeed
     var newFeedItems = StateOptions.defaultNewFeedItems
     var healthPath: String?
+    var themePath: String?
+    var sanitize = false
+    var summaryOnly = false
     var updateOPML = false
     var quiet = false
     var verbose = false
 
     static let interface = CommandInterface<MergeOptions>(
         name: "feedmerge",
-        synopsis: "feedmerge [options] SOURCE... -o OUTPUT [-o OUTPUT [--format F]...]",
+        synopsis: "feedmerge [options] SOURCE... -o OUTPUT [--format F] [-o OUTPUT [--format F]]...",
         summary: """
             Merges the feeds of the SOURCEs into one timeline and writes it to every OUTPUT.
             SOURCE: an OPML file or URL (recognised by its content), a feed URL, a local
             feed file, or - for standard input (an OPML list, a list of URLs, or a feed).
             OUTPUT: a file, or - for standard output. Its format comes from its name
-            (.atom, .rss, .json; atom.xml, rss.xml) or from the --format that follows it.
+            (.atom, .rss, .json; atom.xml, rss.xml; .html for the planet page, .opml for
+            the subscription list) or from the --format that follows it.
             """,
         groups: [
             OptionGroup(
@@ -64,10 +68,11 @@ struct MergeOptions {
                         options.outputs.append(OutputRequest(path: path))
                     },
                     Option(
-                        "--format", value: "atom|rss|json",
+                        "--format", value: "atom|rss|json|html|opml",
                         help: "the format of the -o just before it (standard output: atom)"
                     ) { options, text in
-                        let format: OutputFormat = try OptionValue.choice(text, for: "--format")
+                        let name: OutputKind.Name = try OptionValue.choice(text, for: "--format")
+                        let format = OutputKind(name)
                         guard let last = options.outputs.indices.last else {
                             throw UsageError("--format applies to the -o before it: put it after -o FILE")
                         }
@@ -89,6 +94,21 @@ struct MergeOptions {
                     ) { $0.id = $1 },
                     Option("--author", value: "\"NAME <EMAIL>\"", help: "its author (default: the OPML owner)") {
                         $0.author = PersonText.parse($1)
+                    },
+                    Option(
+                        "--sanitize",
+                        help: "make the feeds' HTML safe in the merged feeds too (the page's\nalways is)"
+                    ) { options, _ in options.sanitize = true },
+                ]),
+            OptionGroup(
+                "Planet page (-o index.html)",
+                [
+                    Option(
+                        "--theme", value: "FILE.xsl",
+                        help: "an XSLT theme for the page (default: the built-in one;\nPlanet Venus's themes work)"
+                    ) { $0.themePath = $1 },
+                    Option("--summary-only", help: "the page shows each entry's summary, not its content") {
+                        options, _ in options.summaryOnly = true
                     },
                 ]),
             OptionGroup(
@@ -183,7 +203,14 @@ struct MergeOptions {
         guard case .run(let options) = request else { return request }
         guard !options.sources.isEmpty else { throw UsageError("no SOURCE given") }
         guard !options.outputs.isEmpty else { throw UsageError("no output given (-o FILE)") }
-        for output in options.outputs { _ = try output.resolvedFormat() }
+        var kinds: [OutputKind] = []
+        for output in options.outputs { kinds.append(try output.resolvedFormat()) }
+        if !kinds.contains(.page) {
+            if let theme = options.themePath {
+                throw UsageError("--theme \(theme) is for the planet page: add -o index.html")
+            }
+            if options.summaryOnly { throw UsageError("--summary-only is for the planet page: add -o index.html") }
+        }
         if options.sources.filter({ $0 == "-" }).count > 1 {
             throw UsageError("standard input (-) is given as a SOURCE twice")
         }
@@ -230,17 +257,18 @@ extension MergeOptions.OutputRequest {
         return absolute(path) == absolute(other)
     }
 
-    /// The format: the `--format` given, else the one its name says;
+    /// What it is to hold: the `--format` given, else what its name says;
     /// standard output is Atom unless told.
-    func resolvedFormat() throws(UsageError) -> OutputFormat {
+    func resolvedFormat() throws(UsageError) -> OutputKind {
         if let format { return format }
-        if path == "-" { return .atom }
+        if path == "-" { return .feed(.atom) }
         switch OutputFormat.recognise(fileName: path) {
-        case .format(let format): return format
-        case .page:
-            throw UsageError("\(path): the HTML page is not built yet; write .atom, .rss or .json")
+        case .format(let format): return .feed(format)
+        case .page: return .page
+        case .subscriptionList: return .subscriptionList
         case .unknown:
-            throw UsageError("cannot tell the format of \(path): name it .atom, .rss or .json, or add --format after it")
+            throw UsageError(
+                "cannot tell the format of \(path): name it .atom, .rss, .json, .html or .opml, or add --format after it")
         }
     }
 }

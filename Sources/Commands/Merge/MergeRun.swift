@@ -5,6 +5,7 @@ import FeedModel
 import FeedState
 import Foundation
 import Glibc
+import PlanetPage
 import Basics
 import Subscriptions
 import TimelineMerge
@@ -18,16 +19,27 @@ struct MergeRun {
     let options: MergeOptions
     let rules: TimelineRules
     let statePath: String?
-    /// Each `-o` with its format.
-    let destinations: [(path: String, format: OutputFormat)]
+    /// Each `-o` with what it holds.
+    let destinations: [(path: String, kind: OutputKind)]
+    /// The page's theme, compiled before anything else happens (nil: no page).
+    let theme: Theme?
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
-        var destinations: [(path: String, format: OutputFormat)] = []
+        var destinations: [(path: String, kind: OutputKind)] = []
         for output in options.outputs { destinations.append((output.path, try output.resolvedFormat())) }
         self.destinations = destinations
         rules = try options.rules(now: options.runTime(environment: environment))
         statePath = options.resolvedStatePath(environment: environment)
+        if destinations.contains(where: { $0.kind == .page }) {
+            do throws(Theme.Failure) {
+                if let path = options.themePath { theme = try Theme.file(path) } else { theme = try Theme.builtIn() }
+            } catch {
+                throw UsageError(error.description)
+            }
+        } else {
+            theme = nil
+        }
     }
 
     func run() async -> ExitStatus {
@@ -138,8 +150,9 @@ struct MergeRun {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         if failed.count < reports.count || !entries.isEmpty {
             let metadata = outputMetadata(list: list, link: link, entries: entries)
-            let failures = await OutputWriter.write(
-                outputs.outputs, entries: entries, metadata: metadata, verbose: options.verbose)
+            let content = outputContent(
+                outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
+            let failures = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
             for failure in failures {
                 if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }
             }
@@ -183,7 +196,7 @@ struct MergeRun {
     /// The error when an RSS output would have no channel link.
     private func missingLink(_ outputs: Outputs, _ list: SubscriptionList) -> String? {
         guard options.link == nil, list.homePage == nil,
-            let rss = outputs.outputs.first(where: { $0.format == .rss })
+            let rss = outputs.outputs.first(where: { $0.kind == .feed(.rss) })
         else { return nil }
         return "feedmerge: \(rss.path): an RSS channel needs a home page link: give --link URL "
             + "(or an htmlUrl or ownerId URL in the OPML head)"
@@ -194,7 +207,8 @@ struct MergeRun {
         state.force = options.force
         state.keepDays = options.keepDays
         state.keepPerFeed = options.keepPerFeed
-        state.health = options.healthPath != nil
+        // The page shows each feed's health too.
+        state.health = options.healthPath != nil || theme != nil
         state.newFeedItems = options.newFeedItems
         return state
     }

@@ -2,24 +2,33 @@ import FeedEmit
 import FeedModel
 import Foundation
 import Glibc
+import PlanetPage
 import TextOutput
+
+/// What a run's outputs are made of: the timeline for the feeds (sanitized
+/// with `--sanitize`), and for the page and the OPML what they need besides.
+struct OutputContent: Sendable {
+    var entries: [MergedEntry]
+    var metadata: OutputMetadata
+    /// The page's input and theme, when a page is written.
+    var page: (input: PlanetPageInput, theme: Theme)?
+    /// The subscription list as OPML, when one is written.
+    var subscriptionList: [UInt8]?
+}
 
 /// Writes every output of a run at once, each on its own thread: rendering
 /// is CPU work the cores share, and each file ends in an fsync that waits
 /// for the disk and must not hold up the others (nor a thread of the
-/// concurrency pool). Each document streams to its file a megabyte at a
-/// time, so the outputs never sit whole in memory.
+/// concurrency pool). Each feed streams to its file a megabyte at a time,
+/// so the feeds never sit whole in memory; the page (whose theme needs
+/// the whole document) and the OPML are made in memory.
 enum OutputWriter {
     /// For each output in order: nil when it was written, else why not.
-    static func write(
-        _ outputs: [Outputs.Output], entries: [MergedEntry], metadata: OutputMetadata, verbose: Bool
-    ) async -> [String?] {
+    static func write(_ outputs: [Outputs.Output], content: OutputContent, verbose: Bool) async -> [String?] {
         await withTaskGroup(of: (Int, String?).self) { group in
             for (index, output) in outputs.enumerated() {
                 group.addTask {
-                    let failure = await onOwnThread {
-                        write(output, entries: entries, metadata: metadata, verbose: verbose)
-                    }
+                    let failure = await onOwnThread { write(output, content: content, verbose: verbose) }
                     return (index, failure)
                 }
             }
@@ -29,27 +38,44 @@ enum OutputWriter {
         }
     }
 
-    private static func write(
-        _ output: Outputs.Output, entries: [MergedEntry], metadata: OutputMetadata, verbose: Bool
-    ) -> String? {
+    private static func write(_ output: Outputs.Output, content: OutputContent, verbose: Bool) -> String? {
         let start = Date()
+        let render: (inout TextBuffer) -> Void
+        switch output.kind {
+        case .feed(let format):
+            render = { format.render(content.entries, metadata: content.metadata, into: &$0) }
+        case .page:
+            var html = TextBuffer(capacity: 1 << 20)
+            do {
+                guard let page = content.page else { throw PlanetPage.Failure(description: "no theme") }
+                try PlanetPage.render(page.input, theme: page.theme, into: &html)
+            } catch {
+                if case .file(let file) = output.destination { file.discard() }  // the old page stays
+                return "\(output.path): \(error)"
+            }
+            let bytes = html.bytes
+            render = { $0.append(bytes: bytes) }
+        case .subscriptionList:
+            let bytes = content.subscriptionList ?? []
+            render = { $0.append(bytes: bytes) }
+        }
         switch output.destination {
         case .standardOutput:
             var failure: Int32 = 0
             var buffer = TextBuffer(drainingAt: 1 << 20) { if failure == 0 { failure = StandardOutput.write($0) } }
-            output.format.render(entries, metadata: metadata, into: &buffer)
+            render(&buffer)
             buffer.flush()
             if failure != 0 { return "standard output: cannot write: \(String(cString: strerror(failure)))" }
         case .file(let file):
             do {
-                try file.commit { output.format.render(entries, metadata: metadata, into: &$0) }
+                try file.commit(render)
             } catch {
                 return error.description
             }
         }
         if verbose {
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
-            StandardOutput.error("feedmerge: wrote \(output.path) (\(output.format.rawValue)) in \(seconds) s")
+            StandardOutput.error("feedmerge: wrote \(output.path) (\(output.kind)) in \(seconds) s")
         }
         return nil
     }

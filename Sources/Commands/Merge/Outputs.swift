@@ -12,7 +12,7 @@ struct Outputs {
 
     struct Output {
         var path: String
-        var format: OutputFormat
+        var kind: OutputKind
         var destination: Destination
     }
 
@@ -22,20 +22,20 @@ struct Outputs {
 
     /// Reserves every destination, or none.
     /// - Throws: one message per destination that cannot be written.
-    static func reserve(_ requests: [(path: String, format: OutputFormat)], health: String?)
+    static func reserve(_ requests: [(path: String, kind: OutputKind)], health: String?)
         throws(ReservationFailure) -> Outputs
     {
         var result = Outputs()
         var failures: [String] = []
-        for (path, format) in requests {
+        for (path, kind) in requests {
             if path == "-" {
-                result.outputs.append(Output(path: path, format: format, destination: .standardOutput))
+                result.outputs.append(Output(path: path, kind: kind, destination: .standardOutput))
                 continue
             }
             AtomicFile.removeLeftovers(of: path)
             do {
                 let file = try AtomicFile.reserve(path)
-                result.outputs.append(Output(path: path, format: format, destination: .file(file)))
+                result.outputs.append(Output(path: path, kind: kind, destination: .file(file)))
             } catch {
                 failures.append(error.description)
             }

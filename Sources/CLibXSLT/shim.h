@@ -1,0 +1,61 @@
+#ifndef CLIBXSLT_SHIM_H
+#define CLIBXSLT_SHIM_H
+
+// As in CLibXML2: Debian's libxml2 headers would pull in ICU types that
+// clash with Foundation's; nothing here needs ICU.
+#include <stdarg.h>
+#include <stdio.h>
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxslt/xslt.h>
+#include <libxslt/xsltInternals.h>
+#include <libxslt/transform.h>
+#include <libxslt/xsltutils.h>
+#include <libxslt/security.h>
+#include <libxslt/variables.h>
+#include <libexslt/exslt.h>
+
+/// Collects libxslt's messages (a theme's compile errors, `xsl:message`)
+/// into a buffer the caller reads, instead of printing them to stderr.
+typedef struct {
+    char text[4096];
+    int length;
+} CLibXSLT_Messages;
+
+static void CLibXSLT_collect(void *context, const char *format, ...) {
+    CLibXSLT_Messages *messages = (CLibXSLT_Messages *)context;
+    if (messages == NULL || messages->length >= (int)sizeof(messages->text) - 1) return;
+    va_list arguments;
+    va_start(arguments, format);
+    int room = (int)sizeof(messages->text) - messages->length;
+    int written = vsnprintf(messages->text + messages->length, (size_t)room, format, arguments);
+    va_end(arguments);
+    if (written > 0) messages->length += written < room ? written : room - 1;
+}
+
+/// Sends libxslt's (and libxml2's generic) messages on this thread to `messages`.
+static inline void CLibXSLT_collectMessages(CLibXSLT_Messages *messages) {
+    xsltSetGenericErrorFunc(messages, CLibXSLT_collect);
+    xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
+}
+
+/// A theme may read files (xsl:import, document()) but never write a file,
+/// create a folder or touch the network.
+static inline xsltSecurityPrefsPtr CLibXSLT_securityPrefs(void) {
+    xsltSecurityPrefsPtr prefs = xsltNewSecurityPrefs();
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_WRITE_FILE, xsltSecurityForbid);
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_CREATE_DIRECTORY, xsltSecurityForbid);
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_NETWORK, xsltSecurityForbid);
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_WRITE_NETWORK, xsltSecurityForbid);
+    return prefs;
+}
+
+/// `xmlFree` is a global function pointer (see CLibXML2_free).
+static inline void CLibXSLT_free(void *pointer) {
+    xmlFree(pointer);
+}
+
+#endif

@@ -1,0 +1,100 @@
+import Aggregator
+import FeedEmit
+import FeedModel
+import Foundation
+import PlanetPage
+import Subscriptions
+
+extension MergeRun {
+    /// What the outputs are made of: the entries (sanitized for the feeds
+    /// with `--sanitize`), and the page and the OPML when they are written.
+    func outputContent(
+        outputs: [Outputs.Output], entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
+        list: SubscriptionList
+    ) -> OutputContent {
+        let feedEntries =
+            options.sanitize && outputs.contains(where: { if case .feed = $0.kind { true } else { false } })
+            ? entries.map { item in
+                var item = item
+                item.entry = item.entry.sanitized(base: item.entry.link ?? item.source.link)
+                return item
+            } : entries
+        var content = OutputContent(entries: feedEntries, metadata: metadata)
+        if let theme, let page = outputs.first(where: { $0.kind == .page }) {
+            let input = PlanetPageInput(
+                entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
+                generated: rules.now, summaryOnly: options.summaryOnly, links: links(from: page.path, outputs))
+            content.page = (input, theme)
+        }
+        if outputs.contains(where: { $0.kind == .subscriptionList }) {
+            content.subscriptionList = OPMLWriter.render(
+                reports.map { report in
+                    OPMLWriter.Feed(
+                        title: report.source?.title ?? report.subscription.title ?? report.subscription.url,
+                        xmlURL: report.movedTo ?? report.record?.movedTo ?? report.subscription.url,
+                        htmlURL: report.source?.link ?? report.subscription.htmlURL, folder: report.subscription.folder)
+                }, title: metadata.title, ownerName: metadata.author?.name, ownerEmail: metadata.author?.email,
+                created: rules.now)
+        }
+        return content
+    }
+
+    /// Each subscription as the page shows it, with its health.
+    private func planetSources(_ reports: [FeedReport], entries: [MergedEntry]) -> [PlanetSource] {
+        // Without a state, a feed's newest entry is the newest the timeline kept.
+        var newestInTimeline: [String: Timestamp] = [:]
+        for item in entries where newestInTimeline[item.source.feedURL] == nil {
+            newestInTimeline[item.source.feedURL] = item.date
+        }
+        return reports.map { report in
+            let feedURL = report.source?.feedURL ?? report.subscription.url
+            let newest = report.newestEntry ?? newestInTimeline[feedURL]
+            let status: PlanetSource.Status
+            switch report.status {
+            case .failed: status = .failing
+            case .gone: status = .gone
+            case .deferred: status = .deferred
+            case .ok, .notModified:
+                let stale = newest.map { rules.now.secondsSince1970 - $0.secondsSince1970 > HealthReport.staleDays * 86_400 }
+                status = stale == true ? .stale : .ok
+            }
+            return PlanetSource(
+                name: report.subscription.title ?? report.source?.title ?? report.subscription.url, feedURL: feedURL,
+                title: report.source?.title, link: report.source?.link ?? report.subscription.htmlURL,
+                id: report.source?.id, status: status, message: report.reason,
+                httpStatus: report.httpStatus ?? report.record?.lastStatus,
+                location: report.movedTo ?? report.record?.movedTo, lastSuccess: report.record?.lastSuccess,
+                newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
+                folder: report.subscription.folder)
+        }
+    }
+
+    /// The run's other outputs a theme links to (`atom`, `rss`, `json`,
+    /// `opml`), as paths relative to the page's folder; the first of each.
+    private func links(from page: String, _ outputs: [Outputs.Output]) -> [String: String] {
+        var links: [String: String] = [:]
+        for output in outputs where output.path != "-" {
+            let name: String
+            switch output.kind {
+            case .feed(let format): name = format.rawValue
+            case .subscriptionList: name = "opml"
+            case .page: continue
+            }
+            if links[name] == nil { links[name] = Self.relativePath(of: output.path, from: page) }
+        }
+        return links
+    }
+
+    /// `path` as seen from the folder of `page`.
+    static func relativePath(of path: String, from page: String) -> String {
+        func components(_ path: String) -> [String] {
+            URL(fileURLWithPath: path).standardizedFileURL.path.split(separator: "/").map(String.init)
+        }
+        let target = components(path)
+        let folder = components(page).dropLast()
+        var common = 0
+        while common < min(target.count - 1, folder.count), target[common] == folder[common] { common += 1 }
+        let ups = Array(repeating: "..", count: folder.count - common)
+        return (ups + target[common...]).joined(separator: "/")
+    }
+}

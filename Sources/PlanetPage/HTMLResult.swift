@@ -1,0 +1,166 @@
+internal import CLibXSLT
+import TextOutput
+
+/// A theme's result tree written as an HTML document (the page is served
+/// as HTML), whatever the theme's output method: Venus's themes produce
+/// XHTML, whose XML serialization would mislead an HTML parser (an empty
+/// `<div/>` or `<a/>` opens an element that swallows the rest of the page).
+/// So the tree is written with the HTML syntax instead:
+/// - `<!DOCTYPE html>` first (standards mode), and `<meta charset="utf-8">`
+///   at the top of `head` when the theme gives no charset;
+/// - every element that is not void gets its end tag; void elements none;
+///   elements of SVG and MathML may close themselves, as HTML allows there;
+/// - `xml:lang` becomes `lang`; namespace declarations are left out;
+/// - text and attribute values escaped as HTML escapes them; the text of
+///   `script` and `style` (from the theme, never from a feed) as it is.
+enum HTMLResult {
+    private static let voidElements: Set<String> = [
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
+    ]
+    private static let rawTextElements: Set<String> = ["script", "style"]
+    private static let foreignNamespaces: Set<String> = [
+        "http://www.w3.org/2000/svg", "http://www.w3.org/1998/Math/MathML",
+    ]
+
+    static func write(_ document: xmlDocPtr, into out: inout TextBuffer) {
+        out.append("<!DOCTYPE html>\n")
+        var child = document.pointee.children
+        while let node = child {
+            write(node, into: &out)
+            child = node.pointee.next
+        }
+        out.append(byte: 0x0A)
+    }
+
+    private static func write(_ node: xmlNodePtr, into out: inout TextBuffer) {
+        switch node.pointee.type {
+        case XML_ELEMENT_NODE:
+            element(node, into: &out)
+        case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
+            if let content = node.pointee.content { escaped(content, attribute: false, into: &out) }
+        case XML_COMMENT_NODE:
+            out.append("<!--")
+            if let content = node.pointee.content { out.append(contentsOf: String(cString: content)) }
+            out.append("-->")
+        default:
+            break  // doctype (written first), processing instructions, DTD nodes
+        }
+    }
+
+    private static func element(_ node: xmlNodePtr, into out: inout TextBuffer) {
+        let namespace = node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) }
+        let foreign = namespace.map { foreignNamespaces.contains($0) } ?? false
+        let local = String(cString: node.pointee.name)
+        let name = foreign ? local : local.lowercased()
+        out.append(byte: UInt8(ascii: "<"))
+        out.append(contentsOf: name)
+        attributes(of: node, into: &out)
+        if foreign && node.pointee.children == nil {
+            out.append("/>")
+            return
+        }
+        out.append(byte: UInt8(ascii: ">"))
+        if !foreign && voidElements.contains(name) { return }
+        if name == "head" && !foreign && !declaresCharset(node) { out.append("<meta charset=\"utf-8\">") }
+        var child = node.pointee.children
+        if !foreign && rawTextElements.contains(name) {
+            while let text = child {
+                if text.pointee.type == XML_TEXT_NODE || text.pointee.type == XML_CDATA_SECTION_NODE,
+                    let content = text.pointee.content
+                {
+                    out.append(contentsOf: String(cString: content))
+                }
+                child = text.pointee.next
+            }
+        } else {
+            while let next = child {
+                write(next, into: &out)
+                child = next.pointee.next
+            }
+        }
+        out.append("</")
+        out.append(contentsOf: name)
+        out.append(byte: UInt8(ascii: ">"))
+    }
+
+    private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {
+        var hasLang = false
+        var attribute = node.pointee.properties
+        while let current = attribute {
+            if current.pointee.ns == nil, String(cString: current.pointee.name) == "lang" { hasLang = true }
+            attribute = current.pointee.next
+        }
+        attribute = node.pointee.properties
+        while let current = attribute {
+            defer { attribute = current.pointee.next }
+            var name = String(cString: current.pointee.name)
+            if let ns = current.pointee.ns {
+                let href = ns.pointee.href.map { String(cString: $0) }
+                if href == "http://www.w3.org/XML/1998/namespace" {
+                    guard name == "lang", !hasLang else { continue }
+                } else if let prefix = ns.pointee.prefix {
+                    name = String(cString: prefix) + ":" + name
+                }
+            }
+            out.append(byte: UInt8(ascii: " "))
+            out.append(contentsOf: name)
+            out.append("=\"")
+            var text = current.pointee.children
+            while let part = text {
+                if let content = part.pointee.content { escaped(content, attribute: true, into: &out) }
+                text = part.pointee.next
+            }
+            out.append(byte: UInt8(ascii: "\""))
+        }
+    }
+
+    /// Whether a `head` has `<meta charset>` or `<meta http-equiv="content-type">`.
+    private static func declaresCharset(_ head: xmlNodePtr) -> Bool {
+        var child = head.pointee.children
+        while let node = child {
+            defer { child = node.pointee.next }
+            guard node.pointee.type == XML_ELEMENT_NODE, String(cString: node.pointee.name).lowercased() == "meta"
+            else { continue }
+            if xmlHasProp(node, "charset") != nil { return true }
+            if let equiv = xmlGetProp(node, "http-equiv") {
+                defer { CLibXSLT_free(equiv) }
+                if String(cString: equiv).lowercased() == "content-type" { return true }
+            }
+        }
+        return false
+    }
+
+    /// HTML's escaping: `&`, `<`, `>` and no-break spaces in text; `&`, `"`
+    /// and no-break spaces in attribute values.
+    private static func escaped(_ content: UnsafePointer<xmlChar>, attribute: Bool, into out: inout TextBuffer) {
+        var start = content
+        var cursor = content
+        func flush() {
+            if cursor > start { out.append(start, count: cursor - start) }
+        }
+        while cursor.pointee != 0 {
+            let byte = cursor.pointee
+            let replacement: StaticString?
+            var width = 1
+            switch byte {
+            case UInt8(ascii: "&"): replacement = "&amp;"
+            case UInt8(ascii: "<") where !attribute: replacement = "&lt;"
+            case UInt8(ascii: ">") where !attribute: replacement = "&gt;"
+            case UInt8(ascii: "\"") where attribute: replacement = "&quot;"
+            case 0xC2 where cursor[1] == 0xA0:
+                replacement = "&nbsp;"
+                width = 2
+            default: replacement = nil
+            }
+            if let replacement {
+                flush()
+                out.append(replacement)
+                cursor += width
+                start = cursor
+            } else {
+                cursor += 1
+            }
+        }
+        flush()
+    }
+}

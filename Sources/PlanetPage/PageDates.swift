@@ -1,0 +1,51 @@
+import FeedModel
+
+/// Dates as people read them, in UTC, for the page: Planet Venus's
+/// `planet:format` ("November 30, 2026 01:05 PM", its default date format,
+/// which Venus themes take apart at ", " and " "), and the day and time
+/// the default theme shows.
+enum PageDates {
+    private static let months = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+        "November", "December",
+    ]
+    private static let weekdays = ["Thursday", "Friday", "Saturday", "Sunday", "Monday", "Tuesday", "Wednesday"]
+
+    private struct Fields {
+        var year: Int, month: Int, day: Int, weekday: Int, hour: Int, minute: Int
+    }
+
+    private static func fields(_ date: Timestamp) -> Fields {
+        let seconds = Int(date.secondsSince1970)
+        let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
+        let secondOfDay = seconds - days * 86_400
+        let (year, month, day) = CivilTime.date(days: days)
+        // 1970-01-01 was a Thursday.
+        let weekday = ((days % 7) + 7) % 7
+        return Fields(
+            year: year, month: month, day: day, weekday: weekday, hour: secondOfDay / 3600,
+            minute: secondOfDay % 3600 / 60)
+    }
+
+    private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
+
+    /// Venus's default `date_format`, `%B %d, %Y %I:%M %p`.
+    static func venus(_ date: Timestamp) -> String {
+        let f = fields(date)
+        let hour12 = f.hour % 12 == 0 ? 12 : f.hour % 12
+        return "\(months[f.month - 1]) \(twoDigits(f.day)), \(f.year) \(twoDigits(hour12)):\(twoDigits(f.minute)) "
+            + (f.hour < 12 ? "AM" : "PM")
+    }
+
+    /// "Monday, 30 November 2026".
+    static func day(_ date: Timestamp) -> String {
+        let f = fields(date)
+        return "\(weekdays[f.weekday]), \(f.day) \(months[f.month - 1]) \(f.year)"
+    }
+
+    /// "14:05" (UTC).
+    static func time(_ date: Timestamp) -> String {
+        let f = fields(date)
+        return "\(twoDigits(f.hour)):\(twoDigits(f.minute))"
+    }
+}

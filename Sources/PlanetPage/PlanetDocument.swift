@@ -1,0 +1,204 @@
+import FeedEmit
+import FeedModel
+import HTMLSanitizer
+import TextOutput
+
+/// The document a theme transforms: the merged timeline as Atom, extended
+/// with Planet Venus's vocabulary (namespace `http://planet.intertwingly.net/`)
+/// so that Venus's own themes read it as they read Venus's:
+/// - one `planet:source` per subscription, with its `atom:id`, title, links,
+///   `planet:name`, `planet:message` when it failed, `planet:http_status`
+///   and `planet:http_location`;
+/// - `planet:format` on every `atom:updated`/`atom:published` (a date as
+///   people read it);
+/// - `planet:name` in each entry's `atom:source`, and `planet:excerpt`;
+/// - content and summaries sanitized and carried as XHTML (`type="xhtml"`,
+///   one `xhtml:div`), so that themes copy them as nodes.
+///
+/// What Venus has no word for is in feedmerge's own namespace (`feedmerge:`):
+/// each subscription's status and dates, and each date's day and time.
+///
+/// An entry's `atom:updated` is the date the timeline sorted it by (Venus
+/// themes group entries into days by it, in document order).
+enum PlanetDocument {
+    static let planetNamespace = "http://planet.intertwingly.net/"
+    static let feedmergeNamespace = "urn:feedmerge:page"
+
+    static func render(_ input: PlanetPageInput, into out: inout TextBuffer) {
+        out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"")
+        out.append(" xmlns:planet=\"http://planet.intertwingly.net/\" xmlns:feedmerge=\"urn:feedmerge:page\"")
+        out.append(" xmlns:xhtml=\"http://www.w3.org/1999/xhtml\">\n")
+        let metadata = input.metadata
+        out.element("title", metadata.title, indent: 2)
+        out.element("id", metadata.id, indent: 2)
+        date("updated", input.generated, indent: 2, into: &out)
+        if let link = metadata.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 2, into: &out) }
+        if let selfURL = metadata.selfURL {
+            linkElement(rel: "self", href: selfURL, type: "application/atom+xml", indent: 2, into: &out)
+        }
+        if let author = metadata.author { person("author", author, indent: 2, into: &out) }
+        out.element("generator", metadata.generator, indent: 2) {
+            $0.attribute("uri", metadata.generatorURI)
+            $0.attribute("version", metadata.generatorVersion)
+        }
+        var names: [String: String] = [:]
+        for source in input.sources {
+            subscription(source, into: &out)
+            names[source.feedURL] = source.name
+        }
+        input.entries.forEachInPlace { item in
+            entry(item, summaryOnly: input.summaryOnly, names: names, into: &out)
+            out.drainIfFull()
+        }
+        out.append("</feed>\n")
+    }
+
+    private static func subscription(_ source: PlanetSource, into out: inout TextBuffer) {
+        out.append("  <planet:source>\n")
+        out.element("id", source.id ?? source.feedURL, indent: 4)
+        out.element("title", source.title ?? source.name, indent: 4)
+        out.element("subtitle", source.subtitle, indent: 4)
+        out.element("icon", source.icon, indent: 4)
+        if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out) }
+        linkElement(rel: "self", href: source.feedURL, type: nil, indent: 4, into: &out)
+        if let updated = source.newestEntry { date("updated", updated, indent: 4, into: &out) }
+        out.element("planet:name", source.name, indent: 4)
+        out.element("planet:message", source.message, indent: 4)
+        out.element("planet:http_status", source.httpStatus.map(String.init), indent: 4)
+        out.element("planet:http_location", source.location, indent: 4)
+        out.element("feedmerge:status", source.status.rawValue, indent: 4)
+        if source.failures > 0 { out.element("feedmerge:failures", String(source.failures), indent: 4) }
+        if let lastSuccess = source.lastSuccess { date("feedmerge:last-success", lastSuccess, indent: 4, into: &out) }
+        if !source.folder.isEmpty { out.element("feedmerge:folder", source.folder.joined(separator: "/"), indent: 4) }
+        out.append("  </planet:source>\n")
+    }
+
+    private static func entry(
+        _ item: UnsafePointer<MergedEntry>, summaryOnly: Bool, names: [String: String], into out: inout TextBuffer
+    ) {
+        let entry = item.pointee.entry
+        out.append("  <entry")
+        out.attribute("xml:lang", entry.language)
+        out.append(">\n")
+        out.element("id", item.stableID, indent: 4)
+        if let link = entry.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out) }
+        out.element("title", item.plainTitle ?? "", indent: 4) { $0.attribute("type", "text") }
+        let base = entry.link ?? item.pointee.source.link
+        var excerptSource: String?
+        if summaryOnly {
+            if let summary = entry.summary ?? entry.content.first {
+                excerptSource = text("summary", summary, base: base, into: &out)
+            }
+        } else {
+            if let summary = entry.summary { excerptSource = text("summary", summary, base: base, into: &out) }
+            if let content = entry.content.first {
+                let shown = text("content", content, base: base, into: &out)
+                if excerptSource == nil { excerptSource = shown }
+            }
+        }
+        out.element("planet:excerpt", excerptSource.map { Excerpt.of($0) }, indent: 4)
+        date("updated", item.pointee.date, indent: 4, into: &out)
+        if let published = entry.published, published <= item.pointee.date {
+            date("published", published, indent: 4, into: &out)
+        }
+        for author in entry.authors { person("author", author, indent: 4, into: &out) }
+        for category in entry.categories {
+            out.emptyElement("category", indent: 4) {
+                $0.attribute("term", category.term)
+                $0.attribute("scheme", category.scheme)
+                $0.attribute("label", category.label)
+            }
+        }
+        for enclosure in entry.enclosures {
+            out.emptyElement("link", indent: 4) {
+                $0.attribute("rel", "enclosure")
+                $0.attribute("href", enclosure.url)
+                $0.attribute("type", enclosure.mediaType)
+                $0.attribute("length", enclosure.length.map(String.init))
+            }
+        }
+        source(item, name: names[item.pointee.source.feedURL], into: &out)
+        out.append("  </entry>\n")
+    }
+
+    /// A text construct: plain text escaped, markup sanitized into one
+    /// XHTML `div`. Returns the text the excerpt is made from.
+    private static func text(_ name: StaticString, _ value: Text, base: String?, into out: inout TextBuffer)
+        -> String
+    {
+        out.startTag(name, indent: 4)
+        if value.kind == .text {
+            out.append(" type=\"text\">")
+            out.appendXMLEscaped(value.value)
+            out.endTag(name)
+            return value.value
+        }
+        let xhtml = HTMLSanitizer.sanitizeToXHTML(value.value, base: base)
+        out.append(" type=\"xhtml\"><div xmlns=\"http://www.w3.org/1999/xhtml\">")
+        out.append(contentsOf: xhtml)
+        out.append("</div>")
+        out.endTag(name)
+        return PlainText.from(html: xhtml)
+    }
+
+    /// The entry's feed, named as the subscriptions name it (`planet:name`).
+    private static func source(_ item: UnsafePointer<MergedEntry>, name: String?, into out: inout TextBuffer) {
+        let source = item.pointee.source
+        out.append("    <source>\n")
+        out.element("id", source.id ?? source.feedURL, indent: 6)
+        out.element("title", source.title, indent: 6)
+        if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 6, into: &out) }
+        linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
+        for author in source.authors { person("author", author, indent: 6, into: &out) }
+        out.element("planet:name", name ?? source.title ?? source.feedURL, indent: 6)
+        out.append("    </source>\n")
+    }
+
+    private static func date(_ name: StaticString, _ value: Timestamp, indent: Int, into out: inout TextBuffer) {
+        out.startTag(name, indent: indent)
+        out.attribute("planet:format", PageDates.venus(value))
+        out.attribute("feedmerge:day", PageDates.day(value))
+        out.attribute("feedmerge:time", PageDates.time(value))
+        out.append(byte: UInt8(ascii: ">"))
+        out.append(value, .rfc3339)
+        out.endTag(name)
+    }
+
+    private static func linkElement(rel: String, href: String, type: String?, indent: Int, into out: inout TextBuffer) {
+        out.emptyElement("link", indent: indent) {
+            $0.attribute("rel", rel)
+            $0.attribute("href", href)
+            $0.attribute("type", type)
+        }
+    }
+
+    private static func person(_ name: StaticString, _ person: Person, indent: Int, into out: inout TextBuffer) {
+        out.startTag(name, indent: indent)
+        out.append(">\n")
+        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
+        out.element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
+        out.element("email", email, indent: indent + 2)
+        out.element("uri", person.uri, indent: indent + 2)
+        out.append(spaces: indent)
+        out.endTag(name)
+    }
+}
+
+/// The first words of a text, for `planet:excerpt` (Venus's mobile theme
+/// shows it instead of the content).
+enum Excerpt {
+    static let length = 300
+
+    static func of(_ text: String) -> String {
+        let words = text.split(whereSeparator: \.isWhitespace)
+        var result = ""
+        for word in words {
+            if result.count + word.count + 1 > length {
+                return result + "…"
+            }
+            if !result.isEmpty { result.append(" ") }
+            result += word
+        }
+        return result
+    }
+}

@@ -1,0 +1,86 @@
+import FeedModel
+
+/// One subscription as the page shows it: the feed's own title and links,
+/// the name the subscription list gives it, and its health.
+public struct PlanetSource: Sendable {
+    /// ok, stale (answers, but nothing new for a long time), deferred (not
+    /// asked this run: Retry-After or cache lifetime), failing, gone (410).
+    public enum Status: String, Sendable {
+        case ok, stale, deferred, failing, gone
+    }
+
+    /// `planet:name`: the subscription list's title, else the feed's, else its address.
+    public var name: String
+    /// The address fetched (`link rel="self"`).
+    public var feedURL: String
+    /// The feed's own title, as the feed reports it.
+    public var title: String?
+    /// The feed's home page (`link rel="alternate"`).
+    public var link: String?
+    /// The feed's Atom id, else its address.
+    public var id: String?
+    public var subtitle: String?
+    public var icon: String?
+    public var status: Status
+    /// Why it failed (`planet:message`), when it did.
+    public var message: String?
+    public var httpStatus: Int?
+    /// Where a permanent redirect says it now lives (`planet:http_location`).
+    public var location: String?
+    /// With a state: its last successful fetch, and the newest entry stored.
+    public var lastSuccess: Timestamp?
+    public var newestEntry: Timestamp?
+    /// Consecutive failed fetches (with a state).
+    public var failures: Int
+    /// The OPML folders around it, outermost first.
+    public var folder: [String]
+
+    public init(
+        name: String, feedURL: String, title: String? = nil, link: String? = nil, id: String? = nil,
+        subtitle: String? = nil, icon: String? = nil, status: Status = .ok, message: String? = nil,
+        httpStatus: Int? = nil, location: String? = nil, lastSuccess: Timestamp? = nil,
+        newestEntry: Timestamp? = nil, failures: Int = 0, folder: [String] = []
+    ) {
+        self.name = name
+        self.feedURL = feedURL
+        self.title = title
+        self.link = link
+        self.id = id
+        self.subtitle = subtitle
+        self.icon = icon
+        self.status = status
+        self.message = message
+        self.httpStatus = httpStatus
+        self.location = location
+        self.lastSuccess = lastSuccess
+        self.newestEntry = newestEntry
+        self.failures = failures
+        self.folder = folder
+    }
+}
+
+/// Everything a page is made of, besides its theme.
+public struct PlanetPageInput: Sendable {
+    public var entries: [MergedEntry]
+    public var metadata: OutputMetadata
+    public var sources: [PlanetSource]
+    /// The run's time: the page's "last updated".
+    public var generated: Timestamp
+    /// Show summaries, not content (`--summary-only`).
+    public var summaryOnly: Bool
+    /// Links the theme gets as parameters, by name (`atom`, `rss`, `json`,
+    /// `opml`): the other outputs of the run, relative to the page.
+    public var links: [String: String]
+
+    public init(
+        entries: [MergedEntry], metadata: OutputMetadata, sources: [PlanetSource], generated: Timestamp,
+        summaryOnly: Bool = false, links: [String: String] = [:]
+    ) {
+        self.entries = entries
+        self.metadata = metadata
+        self.sources = sources
+        self.generated = generated
+        self.summaryOnly = summaryOnly
+        self.links = links
+    }
+}

@@ -1,0 +1,100 @@
+internal import CLibXSLT
+import Foundation
+
+/// A compiled XSLT theme: the default one built into the binary, or a
+/// user's file (`--theme FILE.xsl`), compiled once, before anything is
+/// fetched, so a broken theme stops the run before it costs anything.
+///
+/// A theme may read local files (`document()`) but never write a file,
+/// create a folder or use the network (libxslt's security preferences).
+/// `xsl:import` and `xsl:include` are not followed: every XML load in
+/// feedmerge goes through a loader that refuses external resources.
+public final class Theme: @unchecked Sendable {
+    // Unchecked: the stylesheet is only read once compiled; libxslt allows
+    // one compiled stylesheet to serve transformations on several threads.
+    let stylesheet: xsltStylesheetPtr
+    /// Where it came from, for messages.
+    public let name: String
+
+    public struct Failure: Error, CustomStringConvertible {
+        public var description: String
+    }
+
+    /// The theme that ships with feedmerge.
+    public static func builtIn() throws(Failure) -> Theme {
+        try Theme(bytes: Array(DefaultTheme.stylesheet.utf8), url: "feedmerge:default-theme", name: "the default theme")
+    }
+
+    /// A user's theme file.
+    public static func file(_ path: String) throws(Failure) -> Theme {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw Failure(description: "--theme \(path): \(reason)")
+        }
+        let url = URL(fileURLWithPath: path).absoluteString
+        return try Theme(bytes: [UInt8](data), url: url, name: path)
+    }
+
+    private init(bytes: [UInt8], url: String, name: String) throws(Failure) {
+        self.name = name
+        PageSetup.once()
+        var messages = CLibXSLT_Messages()
+        let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in
+            CLibXSLT_collectMessages(messages)
+            defer { CLibXSLT_collectMessages(nil) }
+            let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue)
+            guard
+                let document = bytes.withUnsafeBufferPointer({ buffer in
+                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                        xmlReadMemory($0, Int32(buffer.count), url, nil, options)
+                    }
+                })
+            else { return nil }
+            // On success the stylesheet owns the document.
+            guard let stylesheet = xsltParseStylesheetDoc(document) else {
+                xmlFreeDoc(document)
+                return nil
+            }
+            if stylesheet.pointee.errors > 0 {
+                xsltFreeStylesheet(stylesheet)
+                return nil
+            }
+            return stylesheet
+        }
+        guard let compiled else {
+            throw Failure(description: "--theme \(name): not a usable XSLT stylesheet: \(messages.summary)")
+        }
+        stylesheet = compiled
+    }
+
+    deinit { xsltFreeStylesheet(stylesheet) }
+
+    /// Whether the theme's output method is text (its result is written as it is).
+    var writesText: Bool {
+        guard let method = stylesheet.pointee.method else { return false }
+        return String(cString: method) == "text"
+    }
+}
+
+extension CLibXSLT_Messages {
+    /// The collected messages on one line (the first few hundred characters).
+    var summary: String {
+        var copy = self
+        let text = withUnsafeBytes(of: &copy.text) { raw in
+            String(decoding: raw.prefix(Int(length)), as: UTF8.self)
+        }
+        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+        return line.isEmpty ? "no reason given" : String(line.prefix(400))
+    }
+}
+
+/// libxml2's and libxslt's process-wide setup, done once.
+enum PageSetup {
+    private static let done: Void = {
+        xmlInitParser()
+        exsltRegisterAll()
+    }()
+
+    static func once() { _ = done }
+}
