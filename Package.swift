@@ -100,6 +100,7 @@ let package = Package(
             dependencies: ["FeedEmit", "FeedModel", "FeedParse", "TextOutput"],
             exclude: ["Golden"]
         ),
+        .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",
             dependencies: ["FeedEmit", "FeedParse", "FeedModel"],

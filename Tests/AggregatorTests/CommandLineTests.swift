@@ -23,20 +23,28 @@ import Testing
 
     @Test func formatAppliesToTheOutputItFollows() throws {
         let parsed = try options(["a.opml", "-o", "x.xml", "--format", "atom", "-o", "y.xml", "--format", "rss"])
-        #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.atom, .rss])
+        #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.feed(.atom), .feed(.rss)])
+        let page = try options(["a.opml", "-o", "planet", "--format", "html", "-o", "list", "--format", "opml"])
+        #expect(try page.outputs.map { try $0.resolvedFormat() } == [.page, .subscriptionList])
     }
 
     @Test func namesSayTheirFormat() throws {
         let parsed = try options(["a.opml", "-o", "atom.xml", "-o", "site/rss.xml", "-o", "feed.json", "-o", "x.ATOM"])
-        #expect(try parsed.outputs.map { try $0.resolvedFormat() } == [.atom, .rss, .json, .atom])
+        #expect(
+            try parsed.outputs.map { try $0.resolvedFormat() } == [.feed(.atom), .feed(.rss), .feed(.json), .feed(.atom)])
         #expect(error(["a.opml", "-o", "feed.xml"])?.contains("--format") == true)
         #expect(error(["a.opml", "-o", "anatomy.xml"])?.contains("--format") == true)  // words, not letters
-        #expect(error(["a.opml", "-o", "index.html"])?.contains("HTML page") == true)
+        #expect(try options(["a.opml", "-o", "site/index.html"]).outputs.map { try $0.resolvedFormat() } == [.page])
+        #expect(try options(["a.opml", "-o", "subs.OPML"]).outputs.map { try $0.resolvedFormat() } == [.subscriptionList])
+        // The page's options without a page are a mistake worth saying.
+        #expect(error(["a.opml", "-o", "x.atom", "--theme", "t.xsl"])?.contains("-o index.html") == true)
+        #expect(error(["a.opml", "-o", "x.atom", "--summary-only"])?.contains("-o index.html") == true)
     }
 
     @Test func standardOutputIsAtomUnlessTold() throws {
-        #expect(try options(["a.opml", "-o", "-"]).outputs.map { try $0.resolvedFormat() } == [.atom])
-        #expect(try options(["a.opml", "-o", "-", "--format", "json"]).outputs.map { try $0.resolvedFormat() } == [.json])
+        #expect(try options(["a.opml", "-o", "-"]).outputs.map { try $0.resolvedFormat() } == [.feed(.atom)])
+        #expect(
+            try options(["a.opml", "-o", "-", "--format", "json"]).outputs.map { try $0.resolvedFormat() } == [.feed(.json)])
     }
 
     @Test func valuesAndDefaults() throws {
