@@ -96,7 +96,7 @@ enum PlanetDocument {
                 if excerptSource == nil { excerptSource = shown }
             }
         }
-        out.element("planet:excerpt", excerptSource.map { Excerpt.of($0) }, indent: 4)
+        out.element("planet:excerpt", excerptSource.map { Excerpt.of(markup: $0) }, indent: 4)
         date("updated", item.pointee.date, indent: 4, into: &out)
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)
@@ -122,7 +122,7 @@ enum PlanetDocument {
     }
 
     /// A text construct: plain text escaped, markup sanitized into one
-    /// XHTML `div`. Returns the text the excerpt is made from.
+    /// XHTML `div`. Returns the markup (or text) the excerpt is made from.
     private static func text(_ name: StaticString, _ value: Text, base: String?, into out: inout TextBuffer)
         -> String
     {
@@ -138,7 +138,7 @@ enum PlanetDocument {
         out.append(contentsOf: xhtml)
         out.append("</div>")
         out.endTag(name)
-        return PlainText.from(html: xhtml)
+        return xhtml
     }
 
     /// The entry's feed, named as the subscriptions name it (`planet:name`).
@@ -184,18 +184,19 @@ enum PlanetDocument {
     }
 }
 
-/// The first words of a text, for `planet:excerpt` (Venus's mobile theme
-/// shows it instead of the content).
+/// The first words of a value, for `planet:excerpt` (Venus's mobile theme
+/// shows it instead of the content): read from the start of the markup
+/// only, so a long post costs no more than a short one.
 enum Excerpt {
     static let length = 300
 
-    static func of(_ text: String) -> String {
-        let words = text.split(whereSeparator: \.isWhitespace)
+    static func of(markup: String) -> String {
+        // Enough markup for `length` characters of text in all but tag-heavy posts.
+        let start = String(decoding: markup.utf8.prefix(8 * length), as: UTF8.self)
+        let text = PlainText.from(html: start)
         var result = ""
-        for word in words {
-            if result.count + word.count + 1 > length {
-                return result + "…"
-            }
+        for word in text.split(whereSeparator: \.isWhitespace) {
+            if result.count + word.count + 1 > length { return result + "…" }
             if !result.isEmpty { result.append(" ") }
             result += word
         }

@@ -35,21 +35,34 @@ struct CommandRun {
         env.removeValue(forKey: "SOURCE_DATE_EPOCH")
         env.merge(environment) { $1 }
         process.environment = env
-        let out = Pipe()
-        let err = Pipe()
+        // Output goes to temporary files, not pipes: a pipe's reader waits for every
+        // writer to close it, and a process another test starts meanwhile (a server, a
+        // long run) inherits the write end, so a test would wait for an unrelated process.
+        let folder = FileManager.default.temporaryDirectory
+        let outURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).out")
+        let errURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).err")
+        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
+        let out = try FileHandle(forWritingTo: outURL)
+        let err = try FileHandle(forWritingTo: errURL)
         process.standardOutput = standardOutput ?? out
         process.standardError = err
         let stdin = Pipe()
         if input != nil { process.standardInput = stdin }
         try process.run()
+        try out.close()
+        try err.close()
         if let input {
             stdin.fileHandleForWriting.write(input)
             try stdin.fileHandleForWriting.close()
         }
-        if standardOutput != nil { try out.fileHandleForWriting.close() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
+        let outData = try Data(contentsOf: outURL)
+        let errData = try Data(contentsOf: errURL)
         return CommandRun(
             status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
             standardError: String(decoding: errData, as: UTF8.self))
