@@ -9,7 +9,9 @@
 /// - no script at all, and a Content-Security-Policy that allows none;
 ///   landmarks (header, nav, main, aside, footer), one `h1`, days as `h2`,
 ///   entries as `h3`; colours with at least 7:1 contrast, light and dark;
-///   one column on a phone, two on a wide screen.
+///   one column on a phone, two on a wide screen; long code lines and wide
+///   tables wrap instead of scrolling in a box (a scrolling box that takes no
+///   keyboard focus fails axe's `scrollable-region-focusable`).
 enum DefaultTheme {
     static let stylesheet = #"""
 <?xml version="1.0" encoding="utf-8"?>
@@ -78,8 +80,8 @@ article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; over
 .meta { color: var(--muted); font-size: .95rem; margin: 0 0 .75rem; }
 .content { overflow-wrap: anywhere; }
 .content img, .content video, .content picture, .content iframe { max-width: 100%; height: auto; }
-.content pre { overflow-x: auto; padding: .75rem; background: var(--panel); }
-.content table { display: block; overflow-x: auto; border-collapse: collapse; }
+.content pre { white-space: pre-wrap; padding: .75rem; background: var(--panel); }
+.content table { max-width: 100%; border-collapse: collapse; }
 .content blockquote { margin: 1rem 0; padding-left: 1rem; border-left: 3px solid var(--line); }
 .content.text { white-space: pre-line; }
 aside { font-size: .95rem; }
