@@ -58,14 +58,14 @@ enum PlanetDocument {
         out.element("id", source.id ?? source.feedURL, indent: 4)
         out.element("title", source.title ?? source.name, indent: 4)
         out.element("subtitle", source.subtitle, indent: 4)
-        out.element("icon", source.icon, indent: 4)
+        out.element("icon", source.icon.flatMap(PageLink.safe), indent: 4)
         if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out) }
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 4, into: &out)
         if let updated = source.newestEntry { date("updated", updated, indent: 4, into: &out) }
         out.element("planet:name", source.name, indent: 4)
         out.element("planet:message", source.message, indent: 4)
         out.element("planet:http_status", source.httpStatus.map(String.init), indent: 4)
-        out.element("planet:http_location", source.location, indent: 4)
+        out.element("planet:http_location", source.location.flatMap(PageLink.safe), indent: 4)
         out.element("feedmerge:status", source.status.rawValue, indent: 4)
         if source.failures > 0 { out.element("feedmerge:failures", String(source.failures), indent: 4) }
         if let lastSuccess = source.lastSuccess { date("feedmerge:last-success", lastSuccess, indent: 4, into: &out) }
@@ -109,10 +109,10 @@ enum PlanetDocument {
                 $0.attribute("label", category.label)
             }
         }
-        for enclosure in entry.enclosures {
+        for enclosure in entry.enclosures where PageLink.safe(enclosure.url) != nil {
             out.emptyElement("link", indent: 4) {
                 $0.attribute("rel", "enclosure")
-                $0.attribute("href", enclosure.url)
+                $0.attribute("href", PageLink.safe(enclosure.url))
                 $0.attribute("type", enclosure.mediaType)
                 $0.attribute("length", enclosure.length.map(String.init))
             }
@@ -164,7 +164,9 @@ enum PlanetDocument {
         out.endTag(name)
     }
 
+    /// A link whose address a page may carry (`PageLink.safe`); none otherwise.
     private static func linkElement(rel: String, href: String, type: String?, indent: Int, into out: inout TextBuffer) {
+        guard let href = PageLink.safe(href) else { return }
         out.emptyElement("link", indent: indent) {
             $0.attribute("rel", rel)
             $0.attribute("href", href)
@@ -178,7 +180,7 @@ enum PlanetDocument {
         let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
         out.element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
         out.element("email", email, indent: indent + 2)
-        out.element("uri", person.uri, indent: indent + 2)
+        out.element("uri", person.uri.flatMap(PageLink.safe), indent: indent + 2)
         out.append(spaces: indent)
         out.endTag(name)
     }
@@ -201,5 +203,28 @@ enum Excerpt {
             result += word
         }
         return result
+    }
+}
+
+/// The addresses the page may link to, outside the sanitized content too
+/// (entry, feed and site links, authors' pages, enclosures): http, https
+/// and mailto, judged as a browser reads an `href` (surrounding spaces and
+/// controls stripped, tabs and newlines removed, the scheme in any case).
+/// A feed's `javascript:` link never becomes a link on the page.
+enum PageLink {
+    static func safe(_ url: String) -> String? {
+        var scheme = ""
+        for scalar in url.unicodeScalars {
+            if scalar.value <= 0x20 { continue }  // leading controls and spaces, tabs and newlines inside
+            if scalar == ":" { break }
+            guard scalar.isASCII, scalar.properties.isAlphabetic || (!scheme.isEmpty && "+-.0123456789".unicodeScalars.contains(scalar))
+            else { return nil }  // no scheme: a relative reference, which the page does not carry
+            scheme.unicodeScalars.append(scalar)
+            if scheme.count > 16 { return nil }
+        }
+        switch scheme.lowercased() {
+        case "http", "https", "mailto": return url
+        default: return nil
+        }
     }
 }

@@ -249,3 +249,30 @@ extension Timestamp {
         #expect(first == second)
     }
 }
+
+@Suite struct PageLinkTests {
+    @Test func onlyWebAndMailLinksReachThePage() {
+        for url in ["http://a.example/", "HTTPS://a.example/x", "mailto:jo@example.org", " https://a.example/"] {
+            #expect(PageLink.safe(url) == url, "\(url)")
+        }
+        for url in [
+            "javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)", "\u{1}javascript:x",
+            "vbscript:x", "data:text/html,<script>", "file:///etc/passwd", "relative/page.html", "/absolute", "",
+        ] {
+            #expect(PageLink.safe(url) == nil, "\(url)")
+        }
+    }
+
+    @Test func aFeedsJavascriptLinksAreNotLinksOnThePage() throws {
+        var input = Sample.input
+        input.entries[0].entry.link = "javascript:window.pwned=1"
+        input.entries[1].source.link = "java\nscript:window.pwned=2"
+        input.entries[1].entry.authors = [Person(name: "Mallory", uri: "javascript:x")]
+        input.sources[1].link = "JAVASCRIPT:window.pwned=3"
+        input.sources[1].location = "javascript:window.pwned=4"
+        for theme in [try Theme.builtIn(), try Sample.theme(Sample.probe(["count(//atom:link)"]))] {
+            let page = try Sample.render(input, theme: theme)
+            #expect(!page.lowercased().contains("script:"), "\(page)")
+        }
+    }
+}
