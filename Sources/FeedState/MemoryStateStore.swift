@@ -35,6 +35,7 @@ public final class MemoryStateStore: StateStore {
             record.lastModified = lastModified
             record.lastSuccess = now
             record.consecutiveFailures = 0
+            record.failingSince = nil
             record.lastError = nil
             record.gone = false
             record.title = metadata.title?.value ?? record.title
@@ -44,11 +45,13 @@ public final class MemoryStateStore: StateStore {
         case .notModified:
             record.lastSuccess = now
             record.consecutiveFailures = 0
+            record.failingSince = nil
             record.lastError = nil
         case .skipped:
             break
         case .failed(let message, let gone):
             record.consecutiveFailures += 1
+            record.failingSince = record.failingSince ?? now
             record.lastError = message
             record.gone = record.gone || gone
         }

@@ -37,6 +37,8 @@ public final class SQLiteStateStore: StateStore {
         ALTER TABLE feeds ADD COLUMN metadata BLOB;
         UPDATE feeds SET etag = NULL, last_modified = NULL;
         """,
+        // 3: when a failing feed began to fail (the page says "failing since").
+        "ALTER TABLE feeds ADD COLUMN failing_since INTEGER;",
     ]
 
     public init(path: String) throws(StateError) {
@@ -71,39 +73,6 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
-    private static let selectFeeds = """
-        SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
-               consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata FROM feeds
-        """
-
-    /// A record whose stored metadata cannot be read (a damaged blob) is
-    /// given without its validators: the feed is fetched whole, which
-    /// stores its metadata again, rather than served from a 304 without it.
-    private static func feedRecord(_ row: Statement) -> FeedRecord {
-        let metadata =
-            row.isNull(15)
-            ? legacyMetadata(title: row.text(12), link: row.text(13)) : FeedMetadataCodec.decode(row.blob(15))
-        let damaged = !row.isNull(15) && metadata == nil
-        return FeedRecord(
-            url: row.text(0) ?? "", movedTo: row.text(1), etag: damaged ? nil : row.text(2),
-            lastModified: damaged ? nil : row.text(3),
-            firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
-            lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
-            lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
-            lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
-            title: row.text(12), link: row.text(13),
-            metadata: metadata, restamping: row.integer(14) == 1)
-    }
-
-    /// What a record stored before schema 2 knows of its feed.
-    private static func legacyMetadata(title: String?, link: String?) -> FeedMetadata? {
-        guard title != nil || link != nil else { return nil }
-        var metadata = FeedMetadata()
-        metadata.title = title.map { Text($0) }
-        metadata.link = link
-        return metadata
-    }
-
     public func record(_ update: FeedUpdate) throws(StateError) {
         try database.transaction { () throws(StateError) in try apply(update) }
     }
@@ -133,7 +102,7 @@ public final class SQLiteStateStore: StateStore {
             try database.prepare(
                 """
                 UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
-                    last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
+                    failing_since = NULL, last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
                     metadata = ?, restamping = ? WHERE url = ?
                 """
             ).run([
@@ -142,7 +111,10 @@ public final class SQLiteStateStore: StateStore {
             ])
         case .notModified:
             try database.prepare(
-                "UPDATE feeds SET last_success = ?, consecutive_failures = 0, last_error = NULL WHERE url = ?"
+                """
+                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL
+                WHERE url = ?
+                """
             ).run([.integer(now), .text(update.url)])
         case .skipped:
             break
@@ -150,9 +122,9 @@ public final class SQLiteStateStore: StateStore {
             try database.prepare(
                 """
                 UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
-                    gone = MAX(gone, ?) WHERE url = ?
+                    gone = MAX(gone, ?), failing_since = COALESCE(failing_since, ?) WHERE url = ?
                 """
-            ).run([.text(message), .integer(gone ? 1 : 0), .text(update.url)])
+            ).run([.text(message), .integer(gone ? 1 : 0), .integer(now), .text(update.url)])
         }
     }
 
@@ -296,4 +268,4 @@ public final class SQLiteStateStore: StateStore {
     }
 }
 
-private func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }
+func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }

@@ -27,6 +27,9 @@ public struct FeedRecord: Sendable {
     /// The feed rewrites its entries' dates on every fetch: they are pinned
     /// to the dates first seen. Decided by the run's dating policy, stored here.
     public var restamping: Bool
+    /// When the feed began to fail, while it fails (the first failure
+    /// after its last success); nil while it works.
+    public var failingSince: Timestamp?
 }
 
 extension FeedRecord {

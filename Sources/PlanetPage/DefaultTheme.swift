@@ -231,13 +231,12 @@ footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 
         <xsl:choose>
           <xsl:when test="feedmerge:status = 'failing'">
             <xsl:text>Failing</xsl:text>
+            <xsl:if test="feedmerge:failing-since">
+              <xsl:text> since </xsl:text>
+              <xsl:value-of select="feedmerge:failing-since/@feedmerge:day"/>
+            </xsl:if>
             <xsl:if test="planet:message">
               <xsl:text>: </xsl:text><xsl:value-of select="planet:message"/>
-            </xsl:if>
-            <xsl:if test="feedmerge:last-success">
-              <xsl:text> (last worked </xsl:text>
-              <xsl:value-of select="feedmerge:last-success/@feedmerge:day"/>
-              <xsl:text>)</xsl:text>
             </xsl:if>
           </xsl:when>
           <xsl:when test="feedmerge:status = 'gone'">

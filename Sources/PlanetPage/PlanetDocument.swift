@@ -69,6 +69,7 @@ enum PlanetDocument {
         out.element("feedmerge:status", source.status.rawValue, indent: 4)
         if source.failures > 0 { out.element("feedmerge:failures", String(source.failures), indent: 4) }
         if let lastSuccess = source.lastSuccess { date("feedmerge:last-success", lastSuccess, indent: 4, into: &out) }
+        if let since = source.failingSince { date("feedmerge:failing-since", since, indent: 4, into: &out) }
         if !source.folder.isEmpty { out.element("feedmerge:folder", source.folder.joined(separator: "/"), indent: 4) }
         out.append("  </planet:source>\n")
     }

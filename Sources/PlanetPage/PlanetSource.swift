@@ -30,8 +30,9 @@ public struct PlanetSource: Sendable {
     /// With a state: its last successful fetch, and the newest entry stored.
     public var lastSuccess: Timestamp?
     public var newestEntry: Timestamp?
-    /// Consecutive failed fetches (with a state).
+    /// Consecutive failed fetches, and when the failing began (with a state).
     public var failures: Int
+    public var failingSince: Timestamp?
     /// The OPML folders around it, outermost first.
     public var folder: [String]
 
@@ -39,7 +40,7 @@ public struct PlanetSource: Sendable {
         name: String, feedURL: String, title: String? = nil, link: String? = nil, id: String? = nil,
         subtitle: String? = nil, icon: String? = nil, status: Status = .ok, message: String? = nil,
         httpStatus: Int? = nil, location: String? = nil, lastSuccess: Timestamp? = nil,
-        newestEntry: Timestamp? = nil, failures: Int = 0, folder: [String] = []
+        newestEntry: Timestamp? = nil, failures: Int = 0, failingSince: Timestamp? = nil, folder: [String] = []
     ) {
         self.name = name
         self.feedURL = feedURL
@@ -55,6 +56,7 @@ public struct PlanetSource: Sendable {
         self.lastSuccess = lastSuccess
         self.newestEntry = newestEntry
         self.failures = failures
+        self.failingSince = failingSince
         self.folder = folder
     }
 }

@@ -49,6 +49,7 @@ import Testing
         let failingPage = try text(w, "index.html")
         #expect(failingPage.contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">atompage</a>"))
         #expect(failingPage.contains("atompage own author"), "a failing feed's stored entries stay on the page")
+        #expect(failingPage.contains("Failing since Thursday, 1 February 2024: "), "\(failingPage)")
         try await control("/set/atompage/ok")
     }
 

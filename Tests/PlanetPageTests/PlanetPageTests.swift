@@ -33,7 +33,8 @@ enum Sample {
             PlanetSource(
                 name: "Other", feedURL: other.feedURL, title: "Other", link: other.link, status: .failing,
                 message: "HTTP 500", httpStatus: 500, location: "https://other.example/new",
-                lastSuccess: Timestamp(rfc3339: "2026-11-29T00:00:00Z"), failures: 3),
+                lastSuccess: Timestamp(rfc3339: "2026-11-27T00:00:00Z"), failures: 3,
+                failingSince: Timestamp(rfc3339: "2026-11-29T06:00:00Z")),
         ]
         let metadata = OutputMetadata(
             title: "Planet Example", link: "https://planet.example/", selfURL: nil, id: "urn:planet",
@@ -227,7 +228,7 @@ extension Timestamp {
     @Test func subscriptionsShowTheirHealthAndTheFeedsAreLinked() throws {
         let html = try Sample.render(theme: Theme.builtIn())
         #expect(html.contains("<li class=\"failing\">"))
-        #expect(html.contains("Failing: HTTP 500 (last worked Sunday, 29 November 2026)"))
+        #expect(html.contains("Failing since Sunday, 29 November 2026: HTTP 500"))
         #expect(html.contains("<li class=\"ok\"><a href=\"https://blog.example.org/\">Planet Name</a>"))
         #expect(html.contains("href=\"feed.atom\""))
         #expect(html.contains("href=\"subs.opml\""))

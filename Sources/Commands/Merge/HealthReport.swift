@@ -28,6 +28,7 @@ enum HealthReport {
             json.field("moved_to", report.record?.movedTo)
             json.field("last_success", date: report.record?.lastSuccess)
             json.field("consecutive_failures", report.record?.consecutiveFailures)
+            json.field("failing_since", date: report.record?.failingSince)
             json.field("last_error", report.record?.lastError)
             json.field("entries_stored", report.entriesStored)
             json.field("entries_in_feed", report.entriesParsed)

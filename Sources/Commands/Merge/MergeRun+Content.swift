@@ -65,6 +65,7 @@ extension MergeRun {
                 httpStatus: report.httpStatus ?? report.record?.lastStatus,
                 location: report.movedTo ?? report.record?.movedTo, lastSuccess: report.record?.lastSuccess,
                 newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
+                failingSince: report.failed ? report.record?.failingSince : nil,
                 folder: report.subscription.folder)
         }
     }

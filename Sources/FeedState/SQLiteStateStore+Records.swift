@@ -1,0 +1,38 @@
+import FeedModel
+
+/// Reading a feed's record back from its row.
+extension SQLiteStateStore {
+    static let selectFeeds = """
+        SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+               consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata,
+               failing_since FROM feeds
+        """
+
+    /// A record whose stored metadata cannot be read (a damaged blob) is
+    /// given without its validators: the feed is fetched whole, which
+    /// stores its metadata again, rather than served from a 304 without it.
+    static func feedRecord(_ row: Statement) -> FeedRecord {
+        let metadata =
+            row.isNull(15)
+            ? legacyMetadata(title: row.text(12), link: row.text(13)) : FeedMetadataCodec.decode(row.blob(15))
+        let damaged = !row.isNull(15) && metadata == nil
+        return FeedRecord(
+            url: row.text(0) ?? "", movedTo: row.text(1), etag: damaged ? nil : row.text(2),
+            lastModified: damaged ? nil : row.text(3),
+            firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
+            lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
+            lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
+            lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
+            title: row.text(12), link: row.text(13),
+            metadata: metadata, restamping: row.integer(14) == 1, failingSince: row.integer(16).map(stamp))
+    }
+
+    /// What a record stored before schema 2 knows of its feed.
+    private static func legacyMetadata(title: String?, link: String?) -> FeedMetadata? {
+        guard title != nil || link != nil else { return nil }
+        var metadata = FeedMetadata()
+        metadata.title = title.map { Text($0) }
+        metadata.link = link
+        return metadata
+    }
+}
