@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""What the planet page costs: the main command at its default settings
+(state on, --limit 1000, default jobs) on the 1,000-feed corpus served by
+nginx on 127.0.0.1, writing the three feeds, then the same run with
+`-o index.html` added (the default theme, every entry's content sanitized).
+A first run with a fresh state and an unchanged second run (all 304) each;
+the two commands interleaved, median of N (default 5).
+
+    bench_page.py CORPUS_DIR BINARY [--runs N]
+"""
+import sys, os, glob, tempfile, statistics, subprocess
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_fetch import start_nginx
+
+corpus, binary = sys.argv[1], sys.argv[2]
+runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 5
+folder = os.path.join(corpus, 'feeds')
+names = sorted(os.path.basename(f) for f in glob.glob(folder + '/*.xml'))
+work = tempfile.mkdtemp()
+nginx, port = start_nginx(folder, work)
+urls = ['http://127.0.0.1:%d/%s' % (port, n) for n in names]
+
+
+def timed(cmd, outputs):
+    """Wall, CPU and peak RSS of one run; a failed run stops the benchmark."""
+    for o in outputs:
+        if os.path.exists(o):
+            os.unlink(o)
+    out = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M'] + cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit('benchmark stopped: %s exited with status %d:\n%s' % (cmd[0], out.returncode, out.stderr[-2000:]))
+    for o in outputs:
+        if not os.path.isfile(o) or os.path.getsize(o) == 0:
+            sys.exit('benchmark stopped: %s left %s missing or empty' % (cmd[0], o))
+    e, u, s, m = out.stderr.strip().splitlines()[-1].split()
+    return float(e), float(u) + float(s), int(m) / 1000
+
+
+rows = {'feeds only': [], 'feeds + index.html': []}
+try:
+    for r in range(runs):
+        for label in rows:
+            o = os.path.join(work, 'o')
+            outs = [o + '.atom', o + '.rss', o + '.json']
+            extra = []
+            if 'index' in label:
+                outs.append(os.path.join(work, 'index.html'))
+                extra = ['-o', outs[-1]]
+            state = os.path.join(work, 'state-%s-%d.sqlite' % (label[:5], r))
+            cmd = [binary] + urls + ['-o', outs[0], '-o', outs[1], '-o', outs[2]] + extra + [
+                '--state', state, '-q', '--link', 'http://bench.example/']
+            first = timed(cmd, outs)
+            second = timed(cmd, outs)
+            rows[label].append((first, second))
+finally:
+    nginx.terminate()
+
+print('the planet page at the default settings (state on, --limit 1000), %d feeds via nginx on 127.0.0.1, '
+      'median of %d, interleaved' % (len(urls), runs))
+print('%-22s %22s %12s %10s %20s' % ('', 'first run wall / CPU', 'peak RSS', '', 'unchanged 2nd run'))
+base = None
+for label, samples in rows.items():
+    wall = statistics.median(s[0][0] for s in samples)
+    cpu = statistics.median(s[0][1] for s in samples)
+    rss = statistics.median(s[0][2] for s in samples)
+    second = statistics.median(s[1][0] for s in samples)
+    base = base or (wall, cpu, second)
+    print('%-22s %9.2f s / %6.2f s %9.0f MB %9.2fx %12.2f s (%.2fx)' % (
+        label, wall, cpu, rss, wall / base[0], second, second / base[2]))
