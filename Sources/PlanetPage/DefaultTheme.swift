@@ -63,7 +63,8 @@ enum DefaultTheme {
 * { box-sizing: border-box; }
 body { margin: 0; color: var(--fg); background: var(--bg);
   font: 1.0625rem/1.6 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
-a { color: var(--link); }
+a[href] { color: var(--link); }
+a:not([href]) { color: inherit; text-decoration: none; }
 a:focus-visible { outline: 3px solid var(--link); outline-offset: 2px; }
 .skip { position: absolute; left: -10000px; }
 .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .5rem; }
@@ -82,6 +83,7 @@ article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; over
 .content img, .content video, .content picture, .content iframe { max-width: 100%; height: auto; }
 .content pre { white-space: pre-wrap; padding: .75rem; background: var(--panel); }
 .content table { max-width: 100%; border-collapse: collapse; }
+.content th, .content td { border: 1px solid var(--line); padding: .25rem .5rem; vertical-align: top; }
 .content blockquote { margin: 1rem 0; padding-left: 1rem; border-left: 3px solid var(--line); }
 .content.text { white-space: pre-line; }
 aside { font-size: .95rem; }
@@ -225,7 +227,7 @@ footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 
         <xsl:otherwise><xsl:value-of select="planet:name"/></xsl:otherwise>
       </xsl:choose>
       <xsl:text> (</xsl:text>
-      <a href="{atom:link[@rel='self']/@href}" type="application/xml">feed</a>
+      <a href="{atom:link[@rel='self']/@href}" type="application/xml" aria-label="{planet:name}: feed">feed</a>
       <xsl:text>)</xsl:text>
       <span class="status">
         <xsl:choose>
