@@ -46,7 +46,7 @@ try:
             if 'index' in label:
                 outs.append(os.path.join(work, 'index.html'))
                 extra = ['-o', outs[-1]]
-            state = os.path.join(work, 'state-%s-%d.sqlite' % (label[:5], r))
+            state = os.path.join(work, 'state-%d-%d.sqlite' % (list(rows).index(label), r))
             cmd = [binary] + urls + ['-o', outs[0], '-o', outs[1], '-o', outs[2]] + extra + [
                 '--state', state, '-q', '--link', 'http://bench.example/']
             first = timed(cmd, outs)
