@@ -85,10 +85,14 @@ enum PlanetDocument {
         if let link = entry.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out) }
         out.element("title", item.plainTitle ?? "", indent: 4) { $0.attribute("type", "text") }
         let base = entry.link ?? item.pointee.source.link
-        var excerptSource: String?
+        var excerptSource: (value: String, markup: Bool)?
         if summaryOnly {
-            if let summary = entry.summary ?? entry.content.first {
+            // The summary; an entry with none gets the start of its content, as text.
+            if let summary = entry.summary {
                 excerptSource = text("summary", summary, base: base, into: &out)
+            } else if let content = entry.content.first {
+                let start = content.kind == .text ? Excerpt.of(text: content.value) : Excerpt.of(markup: content.value)
+                excerptSource = text("summary", Text(start), base: base, into: &out)
             }
         } else {
             if let summary = entry.summary { excerptSource = text("summary", summary, base: base, into: &out) }
@@ -97,7 +101,7 @@ enum PlanetDocument {
                 if excerptSource == nil { excerptSource = shown }
             }
         }
-        out.element("planet:excerpt", excerptSource.map { Excerpt.of(markup: $0) }, indent: 4)
+        out.element("planet:excerpt", excerptSource.map { $0.markup ? Excerpt.of(markup: $0.value) : Excerpt.of(text: $0.value) }, indent: 4)
         date("updated", item.pointee.date, indent: 4, into: &out)
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)
@@ -125,21 +129,21 @@ enum PlanetDocument {
     /// A text construct: plain text escaped, markup sanitized into one
     /// XHTML `div`. Returns the markup (or text) the excerpt is made from.
     private static func text(_ name: StaticString, _ value: Text, base: String?, into out: inout TextBuffer)
-        -> String
+        -> (value: String, markup: Bool)
     {
         out.startTag(name, indent: 4)
         if value.kind == .text {
             out.append(" type=\"text\">")
             out.appendXMLEscaped(value.value)
             out.endTag(name)
-            return value.value
+            return (value.value, false)
         }
         let xhtml = HTMLSanitizer.sanitizeToXHTML(value.value, base: base)
         out.append(" type=\"xhtml\"><div xmlns=\"http://www.w3.org/1999/xhtml\">")
         out.append(contentsOf: xhtml)
         out.append("</div>")
         out.endTag(name)
-        return xhtml
+        return (xhtml, true)
     }
 
     /// The entry's feed, named as the subscriptions name it (`planet:name`).
@@ -196,9 +200,12 @@ enum Excerpt {
     static func of(markup: String) -> String {
         // Enough markup for `length` characters of text in all but tag-heavy posts.
         let start = String(decoding: markup.utf8.prefix(8 * length), as: UTF8.self)
-        let text = PlainText.from(html: start)
+        return of(text: PlainText.from(html: start))
+    }
+
+    static func of(text: String) -> String {
         var result = ""
-        for word in text.split(whereSeparator: \.isWhitespace) {
+        for word in text.prefix(8 * length).split(whereSeparator: \.isWhitespace) {
             if result.count + word.count + 1 > length { return result + "…" }
             if !result.isEmpty { result.append(" ") }
             result += word

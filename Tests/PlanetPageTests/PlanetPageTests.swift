@@ -277,3 +277,17 @@ extension Timestamp {
         }
     }
 }
+
+@Suite struct SummaryOnlyTests {
+    @Test func summariesReplaceContentAndAnEntryWithoutOneGetsTheStartOfItsContent() throws {
+        var input = Sample.input
+        input.summaryOnly = true
+        input.entries[0].entry.summary = Text("<p>The <em>short</em> version</p>", kind: .html)
+        input.entries[1].entry.content = [Text(String(repeating: "word ", count: 400), kind: .text)]
+        let html = try Sample.render(input, theme: Theme.builtIn())
+        #expect(html.contains("<div class=\"content\"><p>The <em>short</em> version</p></div>") || html.contains("The &lt;em&gt;short"))
+        #expect(!html.contains("Three &amp; more"), "the content of an entry with a summary")
+        #expect(html.contains("word word…"), "the start of a long text content")
+        #expect(!html.contains(String(repeating: "word ", count: 100)))
+    }
+}
