@@ -22,6 +22,8 @@ enum ElementAction: UInt8 {
 /// | `details`, `summary`                       | keep   | disclosure without script |
 /// | `picture`                                  | keep   | not in gumbo 0.10's tag enum: matched by name |
 /// | `audio`, `video`                           | keep   | `controls` forced on, `autoplay` dropped |
+/// | `object`, `applet`                         | unwrap | the element goes; its fallback content is what a browser shows without the plugin (`param` children are dropped) |
+/// | `iframe`                                   | drop   | its content is raw text a browser never shows |
 /// | `canvas`                                   | drop   | shows nothing without script; its fallback is hidden when scripting is on |
 /// | `dialog`                                   | unwrap | an open dialog overlays the page; its text is kept (unknown to gumbo 0.10) |
 /// | `output`, `datalist`, `keygen`, `button`, … | drop  | form controls, with their content |
@@ -43,7 +45,7 @@ enum ElementPolicy {
 
     /// Elements left out with their content.
     static let dropped = [
-        "script", "style", "noscript", "template", "iframe", "frame", "frameset", "object", "embed", "applet",
+        "script", "style", "noscript", "template", "iframe", "frame", "frameset", "embed",
         "param", "form", "input", "button", "select", "option", "optgroup", "datalist", "textarea", "keygen",
         "output", "base", "meta", "link", "title", "head", "noembed", "noframes", "xmp", "plaintext", "svg",
         "math", "canvas", "area", "bgsound", "basefont", "isindex",

@@ -7,7 +7,7 @@
 /// only of words, numbers, `#hex` colours, quoted font names and `rgb()`-like
 /// colour functions of numbers. Anything that could fetch, run or escape is
 /// refused: the whole attribute goes when it holds a backslash (escapes), a
-/// comment, `@`, `<`, `&`, braces or a NUL; a declaration goes when its value
+/// comment (`/*`), `@`, `<`, `&`, braces or a NUL; a declaration goes when its value
 /// holds `url(`, `expression(`, `image-set(`, `var(` or any function but the
 /// colour ones (only `rgb`, `rgba`, `hsl`, `hsla` may open a parenthesis).
 enum StylePolicy {
@@ -38,10 +38,15 @@ enum StylePolicy {
         for byte in value {
             switch byte {
             case 0x00, UInt8(ascii: "\\"), UInt8(ascii: "@"), UInt8(ascii: "<"), UInt8(ascii: ">"), UInt8(ascii: "&"),
-                UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "/"), UInt8(ascii: "`"):
+                UInt8(ascii: "{"), UInt8(ascii: "}"), UInt8(ascii: "`"):
                 return nil
             default: continue
             }
+        }
+        // A comment anywhere (`/*`) refuses the whole attribute; another `/`
+        // (in `url(/x)`, `12px/1.5`) only fails its declaration's value check.
+        for index in value.indices.dropLast() where value[index] == UInt8(ascii: "/") {
+            if value[index + 1] == UInt8(ascii: "*") { return nil }
         }
         let text = String(decoding: value, as: UTF8.self)
         var kept: [String] = []
