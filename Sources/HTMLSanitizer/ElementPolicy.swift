@@ -93,6 +93,20 @@ enum ElementPolicy {
         return Int(tag.rawValue)
     }
 
+    /// Table parts and the written parents the parser gives them; anywhere
+    /// else (after an unwrap or drop, or gumbo's own odd trees) the output is re-parsed.
+    static let tableParents: [Int: [Int]] = {
+        let sections = ["tbody", "thead", "tfoot"].map(index(of:))
+        return [
+            index(of: "tr"): sections + [index(of: "table")],
+            index(of: "td"): [index(of: "tr")],
+            index(of: "th"): [index(of: "tr")],
+            index(of: "col"): [index(of: "colgroup"), index(of: "table")],
+            index(of: "caption"): [index(of: "table")],
+            index(of: "colgroup"): [index(of: "table")],
+        ].merging(sections.map { ($0, [index(of: "table")]) }) { first, _ in first }
+    }()
+
     static let a = index(of: "a")
     static let img = index(of: "img")
     static let pre = index(of: "pre")

@@ -55,7 +55,7 @@ public enum HTMLSanitizer {
     static func pass(
         _ bytes: UnsafeBufferPointer<UInt8>, base: String?, syntax: MarkupWriter.Syntax, textOnly: Bool = false
     ) -> PassResult {
-        if let limited = NestingLimit.apply(bytes) {
+        if let limited = NestingLimit.apply(bytes) ?? GumboWorkaround.apply(bytes) {
             return limited.withUnsafeBufferPointer { pass($0, base: base, syntax: syntax, textOnly: textOnly) }
         }
         let fragment = GumboFragment(parsing: bytes)

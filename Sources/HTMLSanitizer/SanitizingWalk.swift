@@ -8,8 +8,12 @@ import Glibc
 /// `unstable` is set when the pass made a shape whose HTML serialization may
 /// parse back into a different tree: an element unwrapped around other
 /// elements (its children now meet the parser under a new parent: `<h1><x><h2>`
-/// becomes `<h1><h2>`, which the parser splits), the depth bound, or an `a`
-/// inside an `a` (the parser closes the outer one). The caller then re-parses.
+/// becomes `<h1><h2>`, which the parser splits), the depth bound, an `a`
+/// inside an `a` (the parser closes the outer one), an element the parser
+/// placed by foster parenting or the adoption agency (`<dt><table><dd>` gives
+/// a `dd` inside the `dt`, which `<dt><dd>` does not; seen as siblings out of
+/// source order, since gumbo 0.10 does not flag every foster-parented node),
+/// or a table part outside its table. The caller then re-parses.
 struct SanitizingWalk {
     /// Elements deeper than this many kept ancestors are unwrapped.
     static let maximumDepth = 256
@@ -34,10 +38,16 @@ struct SanitizingWalk {
         var next: Int
         /// The tag whose end tag is written when the frame ends; -1 when unwrapped.
         var endTag: Int
+        /// The nearest written ancestor's tag when the frame began.
+        var parent: Int
+        /// The source offset of the last element child seen.
+        var lastOffset: UInt32 = 0
     }
 
     mutating func run(_ root: UnsafeMutablePointer<GumboNode>) {
-        var stack: [Frame] = [Frame(children: root.pointee.v.element.children, next: 0, endTag: -1)]
+        var stack: [Frame] = [Frame(children: root.pointee.v.element.children, next: 0, endTag: -1, parent: -1)]
+        /// The tag of the nearest written ancestor (-1 at the top).
+        var keptParent = -1
         stack.reserveCapacity(64)
         var keptDepth = 0
         var anchorDepth = 0
@@ -45,6 +55,7 @@ struct SanitizingWalk {
             if top.next == Int(top.children.length) {
                 stack.removeLast()
                 if top.endTag >= 0 {
+                    keptParent = top.parent
                     writer.endTag(ElementPolicy.names[top.endTag])
                     keptDepth -= 1
                     if top.endTag == ElementPolicy.a { anchorDepth -= 1 }
@@ -62,6 +73,10 @@ struct SanitizingWalk {
                 }
             case GUMBO_NODE_ELEMENT:
                 let element = node.pointee.v.element
+                // A later sibling that started earlier in the source: the parser moved one of them.
+                let offset = element.start_pos.offset
+                if offset < top.lastOffset { unstable = true }
+                stack[stack.count - 1].lastOffset = offset
                 // Foreign (SVG, MathML) elements only occur inside the dropped `svg` and `math`.
                 guard element.tag_namespace == GUMBO_NAMESPACE_HTML else { continue }
                 var tag = Int(element.tag.rawValue)
@@ -71,16 +86,18 @@ struct SanitizingWalk {
                     tag = ElementPolicy.pictureTag
                 }
                 if action == .drop { continue }
+                if node.pointee.parse_flags.rawValue & Self.movedByParser != 0 { unstable = true }
                 if action == .keep, textOnly || keptDepth >= Self.maximumDepth { action = .unwrap }
                 if action == .unwrap {
                     if !unstable, Self.hasElementChild(element.children) { unstable = true }
-                    stack.append(Frame(children: element.children, next: 0, endTag: -1))
+                    stack.append(Frame(children: element.children, next: 0, endTag: -1, parent: keptParent))
                     continue
                 }
                 if tag == ElementPolicy.a {
                     if anchorDepth > 0 { unstable = true }
                     anchorDepth += 1
                 }
+                if let parents = ElementPolicy.tableParents[tag], !parents.contains(keptParent) { unstable = true }
                 writer.startTag(ElementPolicy.names[tag])
                 writeAttributes(element.attributes, tag: tag)
                 let void = ElementPolicy.isVoid[tag]
@@ -88,7 +105,8 @@ struct SanitizingWalk {
                 // The parser never gives a void element children.
                 if void { continue }
                 keptDepth += 1
-                stack.append(Frame(children: element.children, next: 0, endTag: tag))
+                stack.append(Frame(children: element.children, next: 0, endTag: tag, parent: keptParent))
+                keptParent = tag
             default:
                 continue  // comments, and `template` (GUMBO_NODE_TEMPLATE) with its content
             }
@@ -123,6 +141,11 @@ struct SanitizingWalk {
         if decorate, tag == ElementPolicy.a { writer.attribute("rel", Self.linkRel) }
         if decorate, tag == ElementPolicy.img { writer.attribute("loading", Self.lazy) }
     }
+
+    /// Foster parenting and the adoption agency's moves and clones.
+    private static let movedByParser =
+        GUMBO_INSERTION_FOSTER_PARENTED.rawValue | GUMBO_INSERTION_ADOPTION_AGENCY_CLONED.rawValue
+        | GUMBO_INSERTION_ADOPTION_AGENCY_MOVED.rawValue
 
     private static let linkRel = Array("nofollow noopener noreferrer".utf8)
     private static let lazy = Array("lazy".utf8)
