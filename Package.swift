@@ -40,8 +40,17 @@ let package = Package(
         // Writing text out: the streaming buffer and its escaping, JSON, atomic files.
         .target(name: "TextOutput", dependencies: ["CLinux", "FeedModel"]),
         .target(name: "XMLTree", dependencies: ["Basics", "CLibXML2"]),
+        // The HTML sanitizer: gumbo (WHATWG HTML parsing) as a system library, and the allowlist
+        // walk plus its own serializer over gumbo's tree.
+        .systemLibrary(
+            name: "CGumbo",
+            pkgConfig: "gumbo",
+            providers: [.apt(["libgumbo-dev"])]
+        ),
+        .target(name: "HTMLSanitizer", dependencies: ["Basics", "CGumbo", "FeedParse"]),
+        .executableTarget(
+            name: "sanitize-bench", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Benchmarks/SanitizeBench"),
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
-        .target(name: "HTMLSanitizer"),  // TEMPORARY stub until the sanitizer branch lands
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "FeedModel"]),
         .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
@@ -106,5 +115,6 @@ let package = Package(
             dependencies: ["FeedEmit", "FeedParse", "FeedModel"],
             exclude: ["Fixtures"]
         ),
+        .testTarget(name: "HTMLSanitizerTests", dependencies: ["CGumbo", "HTMLSanitizer"]),
     ]
 )

@@ -11,6 +11,7 @@ struct ParseCommand {
     var files: [String] = []
     var options = FeedParser.Options()
     var summaryOnly = false
+    var sanitize = false
 
     static let interface = CommandInterface<ParseCommand>(
         name: "feedmerge parse",
@@ -32,8 +33,8 @@ struct ParseCommand {
                     ) { $0.options.contentType = $1 },
                     Option(
                         "--sanitize",
-                        help: "accepted; the HTML sanitizer is not built yet, so values\nare printed as parsed (identity) for now"
-                    ) { _, _ in },
+                        help: "pass HTML and XHTML titles, summaries, contents and rights\nthrough the HTML sanitizer"
+                    ) { command, _ in command.sanitize = true },
                     Option(
                         "--summary",
                         help: "print FILE<TAB>FORMAT<TAB>ENTRIES<TAB>WARNINGS instead of\nthe JSON (what the parse benchmark times)"
@@ -55,7 +56,8 @@ struct ParseCommand {
             let line: String
             do {
                 let bytes = try read(file)
-                let feed = try FeedParser.parse(consume bytes, options: options)
+                let parsed = try FeedParser.parse(consume bytes, options: options)
+                let feed = sanitize ? parsed.sanitized() : parsed
                 line =
                     summaryOnly
                     ? "\(file)\t\(feed.format.rawValue)\t\(feed.entries.count)\t\(feed.warnings.count)"

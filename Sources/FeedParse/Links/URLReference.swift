@@ -1,7 +1,7 @@
 import Basics
 /// A URI reference split into its RFC 3986 components, and reference
 /// resolution (RFC 3986, section 5.2) without Foundation.
-struct URLReference: Equatable {
+public struct URLReference: Equatable {
     var scheme: Substring?
     var authority: Substring?
     var path: Substring
@@ -74,7 +74,7 @@ struct URLReference: Equatable {
 
     /// `reference` resolved against `base`; returned unchanged when it is
     /// already absolute or there is no absolute base.
-    static func resolve(_ reference: String, against base: String?) -> String {
+    public static func resolve(_ reference: String, against base: String?) -> String {
         let trimmed = reference.trimmingWhitespace
         guard let base, !hasScheme(trimmed) else { return trimmed }
         let b = URLReference(Substring(base))
