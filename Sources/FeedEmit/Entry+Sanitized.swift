@@ -2,15 +2,17 @@ import FeedModel
 import HTMLSanitizer
 
 extension Text {
-    /// Markup (HTML or XHTML) made safe, as HTML; plain text as it is.
+    /// Markup (HTML or XHTML) through the HTML sanitizer, written as HTML
+    /// (its kind stays what the feed declared); plain text as it is (it is
+    /// escaped wherever it is written).
     public func sanitized(base: String?) -> Text {
-        kind == .text ? self : Text(HTMLSanitizer.sanitize(value, base: base), kind: .html)
+        kind == .text ? self : Text(HTMLSanitizer.sanitize(value, base: base), kind: kind)
     }
 }
 
 extension Entry {
-    /// The entry with every markup value sanitized (`--sanitize`): title,
-    /// summary, content and rights, each resolved against `base`.
+    /// The entry with every markup value sanitized (merge `--sanitize`):
+    /// title, summary, content and rights, relative URLs resolved against `base`.
     public func sanitized(base: String?) -> Entry {
         var entry = self
         entry.title = title?.sanitized(base: base)
@@ -18,5 +20,19 @@ extension Entry {
         entry.content = content.map { $0.sanitized(base: base) }
         entry.rights = rights?.sanitized(base: base)
         return entry
+    }
+}
+
+extension ParsedFeed {
+    /// The feed with every markup value sanitized (`parse --sanitize`): feed
+    /// title, subtitle and rights, and each entry's, as feedparser sanitizes
+    /// them. Relative URLs were already resolved by the parse.
+    public func sanitized() -> ParsedFeed {
+        var feed = self
+        feed.metadata.title = metadata.title?.sanitized(base: nil)
+        feed.metadata.subtitle = metadata.subtitle?.sanitized(base: nil)
+        feed.metadata.rights = metadata.rights?.sanitized(base: nil)
+        feed.entries = entries.map { $0.sanitized(base: nil) }
+        return feed
     }
 }

@@ -24,6 +24,19 @@ public enum HTMLSanitizer {
         run(html, base: base, syntax: .xhtml)
     }
 
+    /// An address outside any markup (an entry's link, a feed's site, an
+    /// author's page) as a page may link to it: normalised as a browser
+    /// reads an `href`, then only `http`, `https` and `mailto`. nil for any
+    /// other scheme (`javascript:`, `data:`, `file:`) and for a relative
+    /// reference, which the page has no base for.
+    public static func webLink(_ url: String) -> String? {
+        var bytes = Array(url.utf8).withUnsafeBufferPointer { URLPolicy.normalized($0) }
+        guard let colon = URLPolicy.schemeEnd(bytes), URLPolicy.allowed(&bytes, colon: colon, image: false) else {
+            return nil
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Re-parsing rounds before falling back to text only.
     static let maximumRounds = 4
 

@@ -49,7 +49,7 @@ enum URLPolicy {
     }
 
     /// Lowercases the scheme in place and says whether it is allowed.
-    private static func allowed(_ bytes: inout [UInt8], colon: Int, image: Bool) -> Bool {
+    static func allowed(_ bytes: inout [UInt8], colon: Int, image: Bool) -> Bool {
         for index in 0..<colon where bytes[index] >= 0x41 && bytes[index] <= 0x5A { bytes[index] |= 0x20 }
         let scheme = bytes[0..<colon]
         if scheme.elementsEqual("http".utf8) || scheme.elementsEqual("https".utf8) || scheme.elementsEqual("mailto".utf8) {

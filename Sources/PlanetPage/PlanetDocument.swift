@@ -214,25 +214,10 @@ enum Excerpt {
     }
 }
 
-/// The addresses the page may link to, outside the sanitized content too
-/// (entry, feed and site links, authors' pages, enclosures): http, https
-/// and mailto, judged as a browser reads an `href` (surrounding spaces and
-/// controls stripped, tabs and newlines removed, the scheme in any case).
-/// A feed's `javascript:` link never becomes a link on the page.
+/// The addresses the page may link to outside the sanitized content
+/// (entry, feed and site links, authors' pages, enclosures): those the
+/// sanitizer allows in an `href` (http, https, mailto), so that a feed's
+/// `javascript:` link never becomes a link on the page.
 enum PageLink {
-    static func safe(_ url: String) -> String? {
-        var scheme = ""
-        for scalar in url.unicodeScalars {
-            if scalar.value <= 0x20 { continue }  // leading controls and spaces, tabs and newlines inside
-            if scalar == ":" { break }
-            guard scalar.isASCII, scalar.properties.isAlphabetic || (!scheme.isEmpty && "+-.0123456789".unicodeScalars.contains(scalar))
-            else { return nil }  // no scheme: a relative reference, which the page does not carry
-            scheme.unicodeScalars.append(scalar)
-            if scheme.count > 16 { return nil }
-        }
-        switch scheme.lowercased() {
-        case "http", "https", "mailto": return url
-        default: return nil
-        }
-    }
+    static func safe(_ url: String) -> String? { HTMLSanitizer.webLink(url) }
 }

@@ -253,9 +253,10 @@ extension Timestamp {
 
 @Suite struct PageLinkTests {
     @Test func onlyWebAndMailLinksReachThePage() {
-        for url in ["http://a.example/", "HTTPS://a.example/x", "mailto:jo@example.org", " https://a.example/"] {
-            #expect(PageLink.safe(url) == url, "\(url)")
-        }
+        for url in ["http://a.example/", "mailto:jo@example.org"] { #expect(PageLink.safe(url) == url, "\(url)") }
+        // As a browser reads the href: the scheme in lower case, surrounding spaces gone.
+        #expect(PageLink.safe("HTTPS://a.example/X") == "https://a.example/X")
+        #expect(PageLink.safe(" https://a.example/\t") == "https://a.example/")
         for url in [
             "javascript:alert(1)", "JaVaScRiPt:alert(1)", "java\tscript:alert(1)", "\u{1}javascript:x",
             "vbscript:x", "data:text/html,<script>", "file:///etc/passwd", "relative/page.html", "/absolute", "",
@@ -285,7 +286,7 @@ extension Timestamp {
         input.entries[0].entry.summary = Text("<p>The <em>short</em> version</p>", kind: .html)
         input.entries[1].entry.content = [Text(String(repeating: "word ", count: 400), kind: .text)]
         let html = try Sample.render(input, theme: Theme.builtIn())
-        #expect(html.contains("<div class=\"content\"><p>The <em>short</em> version</p></div>") || html.contains("The &lt;em&gt;short"))
+        #expect(html.contains("<div class=\"content\"><p>The <em>short</em> version</p></div>"))
         #expect(!html.contains("Three &amp; more"), "the content of an entry with a summary")
         #expect(html.contains("word word…"), "the start of a long text content")
         #expect(!html.contains(String(repeating: "word ", count: 100)))

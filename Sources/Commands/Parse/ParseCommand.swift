@@ -1,3 +1,4 @@
+import FeedEmit
 import FeedFetch
 import FeedModel
 import FeedParse
