@@ -8,6 +8,7 @@ import HTMLSanitizer
 // sanitized (or, with --parse-only, only parsed by gumbo as a fragment: the
 // floor). Prints "values bytes cpu_seconds output_bytes" on one line.
 //   sanitize-bench --stdin [--xhtml] [--base URL]   sanitizes standard input (for trying values)
+//   sanitize-bench --check VALUES_FILE                 sanitizing each output again changes nothing
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 @MainActor func flag(_ name: String) -> Bool {
@@ -18,6 +19,7 @@ var arguments = Array(CommandLine.arguments.dropFirst())
 let parseOnly = flag("--parse-only")
 let xhtml = flag("--xhtml")
 let fromStandardInput = flag("--stdin")
+let checkIdempotence = flag("--check")
 var base: String?
 if let index = arguments.firstIndex(of: "--base"), index + 1 < arguments.count {
     base = arguments[index + 1]
@@ -54,6 +56,21 @@ func cpuSeconds() -> Double {
     getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
         + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+if checkIdempotence {
+    // Not timed: sanitizing each output again must give it back unchanged.
+    var differing = 0
+    for value in values {
+        let once = xhtml ? HTMLSanitizer.sanitizeToXHTML(value) : HTMLSanitizer.sanitize(value)
+        let twice = xhtml ? HTMLSanitizer.sanitizeToXHTML(once) : HTMLSanitizer.sanitize(once)
+        if once != twice {
+            differing += 1
+            if differing <= 3 { print("differs:", value.prefix(300).debugDescription, "->", once.prefix(300).debugDescription) }
+        }
+    }
+    print("\(values.count) values, \(differing) not idempotent")
+    exit(differing == 0 ? 0 : 1)
 }
 
 let start = cpuSeconds()
