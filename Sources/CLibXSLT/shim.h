@@ -36,9 +36,23 @@ static void CLibXSLT_collect(void *context, const char *format, ...) {
     if (written > 0) messages->length += written < room ? written : room - 1;
 }
 
-/// Sends libxslt's (and libxml2's generic) messages on this thread to `messages`.
+/// Sends libxslt's messages to `messages`: libxslt's generic error handler
+/// is one global for the process (the caller holds a lock while it is
+/// set), libxml2's is per thread.
 static inline void CLibXSLT_collectMessages(CLibXSLT_Messages *messages) {
     xsltSetGenericErrorFunc(messages, CLibXSLT_collect);
+    xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
+}
+
+/// libxml2's messages on this thread go nowhere (its default prints them).
+static inline void CLibXSLT_silenceThread(void) {
+    xmlSetGenericErrorFunc(NULL, CLibXSLT_collect);
+}
+
+/// Sends one transformation's messages (errors, `xsl:message`) to `messages`.
+static inline void CLibXSLT_collectTransformMessages(xsltTransformContextPtr context,
+                                                     CLibXSLT_Messages *messages) {
+    xsltSetTransformErrorFunc(context, messages, CLibXSLT_collect);
     xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
 }
 

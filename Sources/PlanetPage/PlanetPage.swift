@@ -28,9 +28,7 @@ public enum PlanetPage {
             ] + ["atom", "rss", "json", "opml"].map { ($0, input.links[$0] ?? "") }
         var messages = CLibXSLT_Messages()
         let failure: String? = withUnsafeMutablePointer(to: &messages) { messages in
-            CLibXSLT_collectMessages(messages)
-            defer { CLibXSLT_collectMessages(nil) }
-            return transform(document.bytes, theme: theme, parameters: parameters, into: &out)
+            transform(document.bytes, theme: theme, parameters: parameters, messages: messages, into: &out)
         }
         if let failure {
             throw Failure(description: "\(theme.name): \(failure): \(messages.summary)")
@@ -39,7 +37,8 @@ public enum PlanetPage {
 
     /// nil on success, else what failed.
     private static func transform(
-        _ bytes: [UInt8], theme: Theme, parameters: [(String, String)], into out: inout TextBuffer
+        _ bytes: [UInt8], theme: Theme, parameters: [(String, String)],
+        messages: UnsafeMutablePointer<CLibXSLT_Messages>, into out: inout TextBuffer
     ) -> String? {
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
         guard
@@ -54,6 +53,8 @@ public enum PlanetPage {
             return "the transformation cannot start"
         }
         defer { xsltFreeTransformContext(context) }
+        CLibXSLT_collectTransformMessages(context, messages)
+        defer { CLibXSLT_silenceThread() }
         let security = CLibXSLT_securityPrefs()
         defer { xsltFreeSecurityPrefs(security) }
         xsltSetCtxtSecurityPrefs(security, context)

@@ -40,6 +40,9 @@ public final class Theme: @unchecked Sendable {
         PageSetup.once()
         var messages = CLibXSLT_Messages()
         let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in
+            // libxslt reports compile errors through one process-wide handler: one compile at a time.
+            PageSetup.compiling.lock()
+            defer { PageSetup.compiling.unlock() }
             CLibXSLT_collectMessages(messages)
             defer { CLibXSLT_collectMessages(nil) }
             let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue)
@@ -91,9 +94,13 @@ extension CLibXSLT_Messages {
 
 /// libxml2's and libxslt's process-wide setup, done once.
 enum PageSetup {
+    /// Held while a theme compiles (libxslt's compile errors go to a process-wide handler).
+    static let compiling = NSLock()
+
     private static let done: Void = {
         xmlInitParser()
         exsltRegisterAll()
+        CLibXSLT_collectMessages(nil)  // libxslt's default handler would print to stderr
     }()
 
     static func once() { _ = done }

@@ -292,3 +292,15 @@ extension Timestamp {
         #expect(!html.contains(String(repeating: "word ", count: 100)))
     }
 }
+
+@Suite struct ExcerptTests {
+    @Test func theStartOfTheTextWithWordsKeptWhole() {
+        #expect(Excerpt.of(markup: "<p>One &amp; <em>two</em></p><p>three&#160;four &#x263A;</p>") == "One & two three four ☺")
+        #expect(Excerpt.of(text: "  a\n\n b  ") == "a b")
+        let long = String(repeating: "word ", count: 100)
+        let excerpt = Excerpt.of(text: long)
+        #expect(excerpt.hasSuffix("word…") && excerpt.count <= Excerpt.length + 1, "\\(excerpt.count)")
+        #expect(Excerpt.of(markup: "<p>" + String(repeating: "é", count: 500) + "</p>").count == Excerpt.length + 1)
+        #expect(Excerpt.of(markup: "a &unknown; b &amp") == "a &unknown; b &amp")
+    }
+}
