@@ -73,13 +73,17 @@ header.site { padding-top: 1.5rem; padding-bottom: 1rem; border-bottom: 1px soli
 header.site h1 { margin: 0 0 .25rem; font-size: 1.9rem; line-height: 1.2; }
 nav ul, .subscriptions ul { list-style: none; margin: 0; padding: 0; }
 nav li { display: inline-block; margin-right: 1rem; }
-.layout { display: grid; gap: 2.5rem; padding-top: 1rem; }
+.layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 2.5rem; padding-top: 1rem; }
+.layout > * { min-width: 0; }
 @media (min-width: 62rem) { .layout { grid-template-columns: minmax(0, 1fr) 19rem; } }
-main h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; padding-bottom: .25rem; border-bottom: 2px solid var(--line); }
+main section > h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; padding-bottom: .25rem;
+  border-bottom: 2px solid var(--line); }
+.content h1, .content h2, .content h3, .content h4, .content h5, .content h6 { font-size: 1.05rem; margin: 1rem 0 .5rem; }
 article { margin: 0 0 2.25rem; }
 article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; overflow-wrap: anywhere; }
 .meta { color: var(--muted); font-size: .95rem; margin: 0 0 .75rem; }
 .content { overflow-wrap: anywhere; }
+.content * { max-width: 100%; }
 .content img, .content video, .content picture, .content iframe { max-width: 100%; height: auto; }
 .content pre { white-space: pre-wrap; padding: .75rem; background: var(--panel); }
 .content table { max-width: 100%; border-collapse: collapse; }
