@@ -81,6 +81,7 @@ enum HTMLResult {
         out.append("</")
         out.append(contentsOf: name)
         out.append(byte: UInt8(ascii: ">"))
+        out.drainIfFull()  // a streaming buffer goes to its file a megabyte at a time
     }
 
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {

@@ -5,6 +5,10 @@ import TextOutput
 /// The planet page: the timeline written as the planet document
 /// (`PlanetDocument`), transformed by a theme (libxslt), and the result
 /// written as HTML (`HTMLResult`), whatever the theme's output method.
+///
+/// Two steps, so that a page is only written once its theme has succeeded,
+/// and is then streamed to its file rather than held twice: `render` gives
+/// the theme's result (or why it failed), `RenderedPage.write` writes it.
 public enum PlanetPage {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -18,39 +22,49 @@ public enum PlanetPage {
 
     /// The page for `input`, appended to `out`.
     public static func render(_ input: PlanetPageInput, theme: Theme, into out: inout TextBuffer) throws(Failure) {
+        try render(input, theme: theme).write(into: &out)
+    }
+
+    /// The theme's result for `input`, ready to be written.
+    public static func render(_ input: PlanetPageInput, theme: Theme) throws(Failure) -> RenderedPage {
         PageSetup.once()
-        var document = TextBuffer(capacity: 1 << 20)
-        PlanetDocument.render(input, into: &document)
         let parameters: [(String, String)] =
             [
                 ("name", input.metadata.title), ("generated", input.generated.rfc3339),
                 ("generated-text", PageDates.venus(input.generated)),
             ] + ["atom", "rss", "json", "opml"].map { ($0, input.links[$0] ?? "") }
         var messages = CLibXSLT_Messages()
-        let failure: String? = withUnsafeMutablePointer(to: &messages) { messages in
-            transform(document.bytes, theme: theme, parameters: parameters, messages: messages, into: &out)
+        let outcome: Result<RenderedPage, Failure> = withUnsafeMutablePointer(to: &messages) { messages in
+            // The document's text lives only until libxml2 has read it.
+            guard let source = read(input) else { return .failure(Failure(description: "the planet document cannot be read back")) }
+            defer { xmlFreeDoc(source) }
+            return transform(source, theme: theme, parameters: parameters, messages: messages)
         }
-        if let failure {
-            throw Failure(description: "\(theme.name): \(failure): \(messages.summary)")
+        switch outcome {
+        case .success(let page): return page
+        case .failure(let failure): throw Failure(description: "\(theme.name): \(failure): \(messages.summary)")
         }
     }
 
-    /// nil on success, else what failed.
-    private static func transform(
-        _ bytes: [UInt8], theme: Theme, parameters: [(String, String)],
-        messages: UnsafeMutablePointer<CLibXSLT_Messages>, into out: inout TextBuffer
-    ) -> String? {
+    /// The planet document, written then read by libxml2.
+    private static func read(_ input: PlanetPageInput) -> xmlDocPtr? {
+        var document = TextBuffer(capacity: 1 << 20)
+        PlanetDocument.render(input, into: &document)
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
-        guard
-            let source = bytes.withUnsafeBufferPointer({ buffer in
-                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    xmlReadMemory($0, Int32(buffer.count), "feedmerge:planet.xml", "utf-8", options)
-                }
-            })
-        else { return "the planet document cannot be read back" }
-        defer { xmlFreeDoc(source) }
+        return document.withBytes { bytes in
+            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                xmlReadMemory($0, Int32(bytes.count), "feedmerge:planet.xml", "utf-8", options)
+            }
+        }
+    }
+
+    private static func transform(
+        _ source: xmlDocPtr, theme: Theme, parameters: [(String, String)],
+        messages: UnsafeMutablePointer<CLibXSLT_Messages>
+    ) -> Result<RenderedPage, Failure> {
+        func failure(_ what: String) -> Result<RenderedPage, Failure> { .failure(Failure(description: what)) }
         guard let context = xsltNewTransformContext(theme.stylesheet, source) else {
-            return "the transformation cannot start"
+            return failure("the transformation cannot start")
         }
         defer { xsltFreeTransformContext(context) }
         CLibXSLT_collectTransformMessages(context, messages)
@@ -66,27 +80,43 @@ public enum PlanetPage {
                 xsltQuoteUserParams(context, $0)
             }
         }
-        guard quoted == 0 else { return "the theme's parameters cannot be set" }
+        guard quoted == 0 else { return failure("the theme's parameters cannot be set") }
         guard let result = xsltApplyStylesheetUser(theme.stylesheet, source, nil, nil, nil, context) else {
-            return "the theme failed"
+            return failure("the theme failed")
         }
-        defer { xmlFreeDoc(result) }
         if context.pointee.state == XSLT_STATE_ERROR || context.pointee.state == XSLT_STATE_STOPPED {
-            return "the theme failed"
+            xmlFreeDoc(result)
+            return failure("the theme failed")
         }
-        if theme.writesText {
-            var text: UnsafeMutablePointer<xmlChar>?
-            var length: Int32 = 0
-            guard xsltSaveResultToString(&text, &length, result, theme.stylesheet) == 0 else {
-                return "the theme's text output cannot be written"
-            }
-            if let text {
-                out.append(text, count: Int(length))
-                CLibXSLT_free(text)
-            }
-            return nil
+        return .success(RenderedPage(result: result, theme: theme))
+    }
+}
+
+/// A theme's result tree: written as HTML (or as the text a text theme
+/// made), as many times as asked.
+public final class RenderedPage: @unchecked Sendable {
+    // Unchecked: the tree is only read after the transformation made it, by
+    // one writer at a time (the output's own thread).
+    private let result: xmlDocPtr
+    private let theme: Theme
+
+    fileprivate init(result: xmlDocPtr, theme: Theme) {
+        self.result = result
+        self.theme = theme
+    }
+
+    deinit { xmlFreeDoc(result) }
+
+    public func write(into out: inout TextBuffer) {
+        guard theme.writesText else {
+            HTMLResult.write(result, into: &out)
+            return
         }
-        HTMLResult.write(result, into: &out)
-        return nil
+        var text: UnsafeMutablePointer<xmlChar>?
+        var length: Int32 = 0
+        if xsltSaveResultToString(&text, &length, result, theme.stylesheet) == 0, let text {
+            out.append(text, count: Int(length))
+            CLibXSLT_free(text)
+        }
     }
 }

@@ -38,6 +38,11 @@ public struct TextBuffer: ~Copyable {
     /// The text so far, as bytes (a copy).
     public var bytes: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
 
+    /// The bytes written so far, without copying them.
+    public func withBytes<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        try body(UnsafeBufferPointer(start: base, count: count))
+    }
+
     /// Hands the text so far to the drain once there is enough of it. The
     /// writers call this between entries.
     @inline(__always)

@@ -45,16 +45,16 @@ enum OutputWriter {
         case .feed(let format):
             render = { format.render(content.entries, metadata: content.metadata, into: &$0) }
         case .page:
-            var html = TextBuffer(capacity: 1 << 20)
+            // The theme runs first: a page is written only once its theme has succeeded.
+            let page: RenderedPage
             do {
-                guard let page = content.page else { throw PlanetPage.Failure(description: "no theme") }
-                try PlanetPage.render(page.input, theme: page.theme, into: &html)
+                guard let made = content.page else { throw PlanetPage.Failure(description: "no theme") }
+                page = try PlanetPage.render(made.input, theme: made.theme)
             } catch {
                 if case .file(let file) = output.destination { file.discard() }  // the old page stays
                 return "\(output.path): \(error)"
             }
-            let bytes = html.bytes
-            render = { $0.append(bytes: bytes) }
+            render = { page.write(into: &$0) }
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []
             render = { $0.append(bytes: bytes) }
