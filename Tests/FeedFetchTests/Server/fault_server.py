@@ -33,7 +33,7 @@ def make_bomb(megabytes):
     return b"".join(out)
 
 
-BOMB = make_bomb(64)  # 64 MB of zeros, 64 KB on the wire; tests cap bodies at 1 MB
+BOMB = make_bomb(256)  # 256 MB of zeros, 256 KB on the wire; tests cap bodies at 1 MB
 HITS = {}
 HITS_LOCK = threading.Lock()
 ACTIVE = {"now": 0, "max": 0}
@@ -126,7 +126,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             chunk = b"x" * 65536
             try:
-                for _ in range(int(params.get("chunks", ["320"])[0])):
+                for _ in range(int(params.get("chunks", ["5120"])[0])):
                     self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
                 self.wfile.write(b"0\r\n\r\n")
             except (BrokenPipeError, ConnectionResetError):
