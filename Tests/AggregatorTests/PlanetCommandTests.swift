@@ -84,6 +84,33 @@ import Testing
     }
 }
 
+@Suite struct SanitizeOptionTests {
+    @Test func sanitizeMakesTheMergedFeedsSafeAndWithoutItTheyCarryWhatTheFeedWrote() throws {
+        let w = try StateTests.Workspace("sanitize-option")
+        let feed = """
+            <?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>http://t.example/</link>
+            <item><title>Post</title><guid>urn:t:1</guid><link>http://t.example/1</link>
+            <description><![CDATA[<p onclick="steal()">Hi <script>steal()</script><a href="javascript:steal()">x</a>
+            <img src="/i.png"></p>]]></description></item></channel></rss>
+            """
+        try Data(feed.utf8).write(to: URL(fileURLWithPath: w.path("feed.rss")))
+        func merged(_ extra: [String]) throws -> String {
+            let run = try CommandRun.feedmerge(
+                [w.path("feed.rss"), "-o", w.path("out.atom"), "-o", w.path("out.json"), "--no-state", "-q"] + extra)
+            #expect(run.status == 0, "\(run.standardError)")
+            return try ["out.atom", "out.json"].map {
+                String(decoding: try Data(contentsOf: URL(fileURLWithPath: w.path($0))), as: UTF8.self)
+            }.joined()
+        }
+        let raw = try merged([])
+        #expect(raw.contains("<script>") && raw.contains("onclick"), "without --sanitize the feed's own markup")
+        let safe = try merged(["--sanitize"])
+        for bad in ["script", "onclick", "javascript:"] { #expect(!safe.contains(bad), "\(bad) in \(safe)") }
+        #expect(safe.contains("Hi ") && safe.contains("<a>x</a>"), "\(safe)")
+        #expect(safe.contains("src=\"http://t.example/i.png\""), "relative URLs resolved: \(safe)")
+    }
+}
+
 /// Planet Venus's own themes, unchanged, render a planet of the real-world
 /// captures (the default --limit, 1,000 entries) with every entry of the
 /// merged timeline and every subscription. The themes are Venus's
