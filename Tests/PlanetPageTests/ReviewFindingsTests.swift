@@ -50,4 +50,23 @@ import TextOutput
         let html = try? Sample.render(Self.hostileInput(), theme: theme)
         #expect(html.map { !$0.contains("<img src=x onerror") } ?? true, "\(html ?? "")")
     }
+
+    /// The common `disable-output-escaping` DOCTYPE idiom leaves text before
+    /// `<html>`: the HTML parser then opens `body` at once, and the theme's
+    /// `<meta http-equiv="Content-Security-Policy">` lands in `body`, where
+    /// browsers ignore it (and the DOCTYPE shows as text).
+    @Test func textBeforeTheRootElementDoesNotMoveTheHeadIntoTheBody() throws {
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+              <xsl:output method="html"/>
+              <xsl:template match="/">
+                <xsl:text disable-output-escaping="yes">&lt;!DOCTYPE html&gt;&#10;</xsl:text>
+                <html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"/></head><body/></html>
+              </xsl:template>
+            </xsl:stylesheet>
+            """)
+        let html = try Sample.render(theme: theme)
+        #expect(!html.contains("&lt;!DOCTYPE"), "\(html)")
+    }
 }
