@@ -1,0 +1,72 @@
+import FeedModel
+import Foundation
+import Testing
+import TextOutput
+
+@testable import PlanetPage
+
+/// Review of issue 12: defects found by using the product. Each test fails on
+/// the reviewed code and states what a fix must make true.
+@Suite struct ReviewFindingsTests {
+    /// A title that closes a raw-text element and opens a handler.
+    static func hostileInput() -> PlanetPageInput {
+        var input = Sample.input
+        input.entries[0].entry.title = Text("</style></script><img src=x onerror=alert(1)>")
+        return input
+    }
+
+    /// HTMLResult writes the text of `script` and `style` unescaped, trusting
+    /// that only the theme puts text there; a theme that puts feed data there
+    /// (a JSON-LD block, a CSS comment naming the planet) lets a feed end the
+    /// element and run script.
+    @Test func feedTextInAThemeStyleOrScriptCannotEndTheElement() throws {
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
+                xmlns:atom="http://www.w3.org/2005/Atom">
+              <xsl:template match="/">
+                <html><head>
+                  <style>/* <xsl:value-of select="//atom:entry[1]/atom:title"/> */</style>
+                  <script type="application/ld+json">{"name": "<xsl:value-of select="//atom:entry[1]/atom:title"/>"}</script>
+                </head><body/></html>
+              </xsl:template>
+            </xsl:stylesheet>
+            """)
+        let html = try Sample.render(Self.hostileInput(), theme: theme)
+        #expect(!html.contains("<img src=x onerror"), "\(html)")
+    }
+
+    /// A theme with `method="text"` is written as it is into the .html page:
+    /// feed text reaches the page unescaped.
+    @Test func aTextThemeDoesNotWriteFeedMarkupIntoThePage() throws {
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
+                xmlns:atom="http://www.w3.org/2005/Atom">
+              <xsl:output method="text"/>
+              <xsl:template match="/">&lt;h1&gt;<xsl:value-of select="//atom:entry[1]/atom:title"/>&lt;/h1&gt;</xsl:template>
+            </xsl:stylesheet>
+            """)
+        let html = try? Sample.render(Self.hostileInput(), theme: theme)
+        #expect(html.map { !$0.contains("<img src=x onerror") } ?? true, "\(html ?? "")")
+    }
+
+    /// The common `disable-output-escaping` DOCTYPE idiom leaves text before
+    /// `<html>`: the HTML parser then opens `body` at once, and the theme's
+    /// `<meta http-equiv="Content-Security-Policy">` lands in `body`, where
+    /// browsers ignore it (and the DOCTYPE shows as text).
+    @Test func textBeforeTheRootElementDoesNotMoveTheHeadIntoTheBody() throws {
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+              <xsl:output method="html"/>
+              <xsl:template match="/">
+                <xsl:text disable-output-escaping="yes">&lt;!DOCTYPE html&gt;&#10;</xsl:text>
+                <html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"/></head><body/></html>
+              </xsl:template>
+            </xsl:stylesheet>
+            """)
+        let html = try Sample.render(theme: theme)
+        #expect(!html.contains("&lt;!DOCTYPE"), "\(html)")
+    }
+}
