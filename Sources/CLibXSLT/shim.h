@@ -44,6 +44,11 @@ static inline void CLibXSLT_collectMessages(CLibXSLT_Messages *messages) {
     xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
 }
 
+/// libxml2's messages on this thread go to `messages` (reading the planet document back).
+static inline void CLibXSLT_collectThreadMessages(CLibXSLT_Messages *messages) {
+    xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
+}
+
 /// libxml2's messages on this thread go nowhere (its default prints them).
 static inline void CLibXSLT_silenceThread(void) {
     xmlSetGenericErrorFunc(NULL, CLibXSLT_collect);
@@ -56,10 +61,11 @@ static inline void CLibXSLT_collectTransformMessages(xsltTransformContextPtr con
     xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
 }
 
-/// A theme may read files (xsl:import, document()) but never write a file,
-/// create a folder or touch the network.
+/// While a theme runs it reads no file (document()), writes no file,
+/// creates no folder and touches no network.
 static inline xsltSecurityPrefsPtr CLibXSLT_securityPrefs(void) {
     xsltSecurityPrefsPtr prefs = xsltNewSecurityPrefs();
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_FILE, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_WRITE_FILE, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_CREATE_DIRECTORY, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_NETWORK, xsltSecurityForbid);

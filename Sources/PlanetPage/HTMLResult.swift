@@ -1,4 +1,5 @@
 internal import CLibXSLT
+import Foundation
 import TextOutput
 
 /// A theme's result tree written as an HTML document (the page is served
@@ -12,7 +13,8 @@ import TextOutput
 ///   elements of SVG and MathML may close themselves, as HTML allows there;
 /// - `xml:lang` becomes `lang`; namespace declarations are left out;
 /// - text and attribute values escaped as HTML escapes them; the text of
-///   `script` and `style` (from the theme, never from a feed) as it is.
+///   `script` and `style` as it is, except what could end the element
+///   (`rawText`); text outside the root element left out.
 enum HTMLResult {
     private static let voidElements: Set<String> = [
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
@@ -26,7 +28,11 @@ enum HTMLResult {
         out.append("<!DOCTYPE html>\n")
         var child = document.pointee.children
         while let node = child {
-            write(node, into: &out)
+            // Text outside the root element (a theme's `disable-output-escaping` DOCTYPE,
+            // stray whitespace) would open `body` before the theme's `head`: left out.
+            if node.pointee.type == XML_ELEMENT_NODE || node.pointee.type == XML_COMMENT_NODE {
+                write(node, into: &out)
+            }
             child = node.pointee.next
         }
         out.append(byte: 0x0A)
@@ -64,14 +70,16 @@ enum HTMLResult {
         if name == "head" && !foreign && !declaresCharset(node) { out.append("<meta charset=\"utf-8\">") }
         var child = node.pointee.children
         if !foreign && rawTextElements.contains(name) {
-            while let text = child {
-                if text.pointee.type == XML_TEXT_NODE || text.pointee.type == XML_CDATA_SECTION_NODE,
-                    let content = text.pointee.content
+            var text = ""
+            while let node = child {
+                if node.pointee.type == XML_TEXT_NODE || node.pointee.type == XML_CDATA_SECTION_NODE,
+                    let content = node.pointee.content
                 {
-                    out.append(contentsOf: String(cString: content))
+                    text += String(cString: content)
                 }
-                child = text.pointee.next
+                child = node.pointee.next
             }
+            out.append(contentsOf: rawText(text))
         } else {
             while let next = child {
                 write(next, into: &out)
@@ -82,6 +90,16 @@ enum HTMLResult {
         out.append(contentsOf: name)
         out.append(byte: UInt8(ascii: ">"))
         out.drainIfFull()  // a streaming buffer goes to its file a megabyte at a time
+    }
+
+    /// The text of a `script` or `style`, which HTML does not escape: a
+    /// theme may put feed text there (a JSON-LD block of titles, a CSS
+    /// comment naming the planet), so nothing in it may end the element or
+    /// open a comment: `</` is written `<\/` (the same string in JavaScript,
+    /// the same characters in CSS) and `<!--` is written `<\!--`.
+    static func rawText(_ text: String) -> String {
+        guard text.contains("<") else { return text }
+        return text.replacingOccurrences(of: "</", with: "<\\/").replacingOccurrences(of: "<!--", with: "<\\!--")
     }
 
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {

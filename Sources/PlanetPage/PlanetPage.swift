@@ -36,7 +36,11 @@ public enum PlanetPage {
         var messages = CLibXSLT_Messages()
         let outcome: Result<RenderedPage, Failure> = withUnsafeMutablePointer(to: &messages) { messages in
             // The document's text lives only until libxml2 has read it.
-            guard let source = read(input) else { return .failure(Failure(description: "the planet document cannot be read back")) }
+            CLibXSLT_collectThreadMessages(messages)
+            defer { CLibXSLT_silenceThread() }
+            guard let source = read(input) else {
+                return .failure(Failure(description: "the planet document cannot be read back"))
+            }
             defer { xmlFreeDoc(source) }
             return transform(source, theme: theme, parameters: parameters, messages: messages)
         }
@@ -52,7 +56,8 @@ public enum PlanetPage {
         PlanetDocument.render(input, into: &document)
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
         return document.withBytes { bytes in
-            bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+            guard bytes.count < Int(Int32.max) else { return nil }  // libxml2 takes an int length
+            return bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
                 xmlReadMemory($0, Int32(bytes.count), "feedmerge:planet.xml", "utf-8", options)
             }
         }
@@ -88,35 +93,18 @@ public enum PlanetPage {
             xmlFreeDoc(result)
             return failure("the theme failed")
         }
-        return .success(RenderedPage(result: result, theme: theme))
+        return .success(RenderedPage(result: result))
     }
 }
 
-/// A theme's result tree: written as HTML (or as the text a text theme
-/// made), as many times as asked.
-public final class RenderedPage: @unchecked Sendable {
-    // Unchecked: the tree is only read after the transformation made it, by
-    // one writer at a time (the output's own thread).
+/// A theme's result tree, written as HTML as many times as asked. Made
+/// and written on one output's thread.
+public final class RenderedPage {
     private let result: xmlDocPtr
-    private let theme: Theme
 
-    fileprivate init(result: xmlDocPtr, theme: Theme) {
-        self.result = result
-        self.theme = theme
-    }
+    fileprivate init(result: xmlDocPtr) { self.result = result }
 
     deinit { xmlFreeDoc(result) }
 
-    public func write(into out: inout TextBuffer) {
-        guard theme.writesText else {
-            HTMLResult.write(result, into: &out)
-            return
-        }
-        var text: UnsafeMutablePointer<xmlChar>?
-        var length: Int32 = 0
-        if xsltSaveResultToString(&text, &length, result, theme.stylesheet) == 0, let text {
-            out.append(text, count: Int(length))
-            CLibXSLT_free(text)
-        }
-    }
+    public func write(into out: inout TextBuffer) { HTMLResult.write(result, into: &out) }
 }

@@ -5,10 +5,11 @@ import Foundation
 /// user's file (`--theme FILE.xsl`), compiled once, before anything is
 /// fetched, so a broken theme stops the run before it costs anything.
 ///
-/// A theme may read local files (`document()`) but never write a file,
-/// create a folder or use the network (libxslt's security preferences).
-/// `xsl:import` and `xsl:include` are not followed: every XML load in
-/// feedmerge goes through a loader that refuses external resources.
+/// A theme's `xsl:import` and `xsl:include` of local files are read when
+/// it is compiled (first thing in a run). While it runs, it may read no
+/// file (`document()` is refused), write no file, create no folder and use
+/// no network (libxslt's security preferences): what it shows comes from
+/// the planet document and its parameters.
 public final class Theme: @unchecked Sendable {
     // Unchecked: the stylesheet is only read once compiled; libxslt allows
     // one compiled stylesheet to serve transformations on several threads.
@@ -67,16 +68,18 @@ public final class Theme: @unchecked Sendable {
         guard let compiled else {
             throw Failure(description: "--theme \(name): not a usable XSLT stylesheet: \(messages.summary)")
         }
+        // A text theme's output would go into the page as it is, feed text unescaped.
+        if let method = compiled.pointee.method, String(cString: method) == "text" {
+            xsltFreeStylesheet(compiled)
+            throw Failure(
+                description: "--theme \(name): its output method is text; a page theme must make a document "
+                    + "(xsl:output method=\"xml\" or \"html\"), which feedmerge writes as HTML")
+        }
         stylesheet = compiled
     }
 
     deinit { xsltFreeStylesheet(stylesheet) }
 
-    /// Whether the theme's output method is text (its result is written as it is).
-    var writesText: Bool {
-        guard let method = stylesheet.pointee.method else { return false }
-        return String(cString: method) == "text"
-    }
 }
 
 extension CLibXSLT_Messages {

@@ -58,19 +58,26 @@ enum Sample {
         return out.text
     }
 
-    /// A text theme that prints one XPath value per line.
+    /// A theme that writes one XPath value per `<l>` element.
     static func probe(_ expressions: [String]) -> String {
-        let lines = expressions.map { "<xsl:value-of select=\"\($0)\"/><xsl:text>&#10;</xsl:text>" }.joined()
+        let lines = expressions.map { "<l><xsl:value-of select=\"\($0)\"/></l>" }.joined()
         return """
             <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
               xmlns:atom="http://www.w3.org/2005/Atom" xmlns:planet="http://planet.intertwingly.net/"
               xmlns:xhtml="http://www.w3.org/1999/xhtml" xmlns:feedmerge="urn:feedmerge:page">
-              <xsl:output method="text"/>
               <xsl:param name="name"/><xsl:param name="generated"/><xsl:param name="atom"/>
               <xsl:param name="rss"/><xsl:param name="opml"/>
-              <xsl:template match="/atom:feed">\(lines)</xsl:template>
+              <xsl:template match="/atom:feed"><lines>\(lines)</lines></xsl:template>
             </xsl:stylesheet>
             """
+    }
+
+    /// The values a probe theme wrote, unescaped.
+    static func values(_ html: String) -> [String] {
+        html.components(separatedBy: "<l>").dropFirst().map { part in
+            String(part.prefix { $0 != "<" }).replacingOccurrences(of: "&lt;", with: "<")
+                .replacingOccurrences(of: "&gt;", with: ">").replacingOccurrences(of: "&amp;", with: "&")
+        }
     }
 }
 
@@ -105,10 +112,9 @@ extension Timestamp {
             "count(atom:entry[1]/atom:content/xhtml:div)",
             "atom:entry[1]/atom:source/atom:author/atom:name",
         ]
-        let lines = try Sample.render(theme: Sample.theme(Sample.probe(expressions))).split(
-            separator: "\n", omittingEmptySubsequences: false)
+        let lines = Sample.values(try Sample.render(theme: Sample.theme(Sample.probe(expressions))))
         #expect(
-            Array(lines.prefix(expressions.count)) == [
+            lines == [
                 "2", "Planet Name", "https://blog.example.org/", "https://blog.example.org/feed.xml", "200",
                 "HTTP 500", "500", "https://other.example/new", "failing", "December 01, 2026 06:00 AM", "3",
                 "Third <post>", "2026-11-30T13:05:00Z", "November 30, 2026 01:05 PM", "Planet Name", "Other",
@@ -118,7 +124,7 @@ extension Timestamp {
 
     @Test func themesGetTheirParameters() throws {
         let text = try Sample.render(theme: Sample.theme(Sample.probe(["$name", "$generated", "$atom", "$rss", "$opml"])))
-        #expect(text == "Planet Example\n2026-12-01T06:00:00Z\nfeed.atom\n\nsubs.opml\n")
+        #expect(Sample.values(text) == ["Planet Example", "2026-12-01T06:00:00Z", "feed.atom", "", "subs.opml"])
     }
 
     @Test func datesReadAsVenusWroteThem() {
@@ -192,6 +198,34 @@ extension Timestamp {
             """)
         #expect(throws: PlanetPage.Failure.self) { try Sample.render(theme: theme) }
         #expect(!FileManager.default.fileExists(atPath: target.path))
+    }
+
+    @Test func aTextThemeIsRefused() throws {
+        do {
+            _ = try Sample.theme(
+                """
+                <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+                  <xsl:output method="text"/><xsl:template match="/">x</xsl:template>
+                </xsl:stylesheet>
+                """)
+            Issue.record("a text theme was accepted: its output would reach the page unescaped")
+        } catch {
+            #expect("\(error)".contains("output method is text"), "\(error)")
+        }
+    }
+
+    @Test func aThemeReadsNoFileWhileItRuns() throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-secret-\(getpid()).xml")
+        try Data("<secret>s3cr3t</secret>".utf8).write(to: secret)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+              <xsl:template match="/"><p><xsl:value-of select="document('\(secret.path)')"/></p></xsl:template>
+            </xsl:stylesheet>
+            """)
+        let page = try? Sample.render(theme: theme)
+        #expect(!(page ?? "").contains("s3cr3t"))
     }
 
     @Test func aFailingThemeFailsThePage() throws {

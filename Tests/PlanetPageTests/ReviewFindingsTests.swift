@@ -32,23 +32,38 @@ import TextOutput
               </xsl:template>
             </xsl:stylesheet>
             """)
-        let html = try Sample.render(Self.hostileInput(), theme: theme)
-        #expect(!html.contains("<img src=x onerror"), "\(html)")
+        let html = try Sample.render(Self.hostileInput(), theme: theme).lowercased()
+        // The feed's text stays inside the elements: the only end tags are the theme's own.
+        #expect(html.components(separatedBy: "</style").count == 2, "\(html)")
+        #expect(html.components(separatedBy: "</script").count == 2, "\(html)")
+        #expect(html.contains("<\\/style><\\/script><img src=x onerror"), "\(html)")
     }
 
     /// A theme with `method="text"` is written as it is into the .html page:
     /// feed text reaches the page unescaped.
     @Test func aTextThemeDoesNotWriteFeedMarkupIntoThePage() throws {
-        let theme = try Sample.theme(
+        guard let theme = try? Sample.theme(
             """
             <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
                 xmlns:atom="http://www.w3.org/2005/Atom">
               <xsl:output method="text"/>
               <xsl:template match="/">&lt;h1&gt;<xsl:value-of select="//atom:entry[1]/atom:title"/>&lt;/h1&gt;</xsl:template>
             </xsl:stylesheet>
-            """)
+            """) else { return }  // refused: a text theme cannot write a page
         let html = try? Sample.render(Self.hostileInput(), theme: theme)
         #expect(html.map { !$0.contains("<img src=x onerror") } ?? true, "\(html ?? "")")
+    }
+
+    /// (Refused since: a text theme cannot be compiled as a page theme.)
+    @Test func aTextThemeCannotBeUsed() throws {
+        #expect(throws: Theme.Failure.self) {
+            _ = try Sample.theme(
+                """
+                <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+                  <xsl:output method="text"/><xsl:template match="/">x</xsl:template>
+                </xsl:stylesheet>
+                """)
+        }
     }
 
     /// The common `disable-output-escaping` DOCTYPE idiom leaves text before
