@@ -11,8 +11,8 @@ extension Text {
 }
 
 extension Entry {
-    /// The entry with every markup value sanitized (merge `--sanitize`):
-    /// title, summary, content and rights, relative URLs resolved against `base`.
+    /// The entry with every markup value sanitized: title, summary, content
+    /// and rights, relative URLs resolved against `base`.
     public func sanitized(base: String?) -> Entry {
         var entry = self
         entry.title = title?.sanitized(base: base)
@@ -20,6 +20,29 @@ extension Entry {
         entry.content = content.map { $0.sanitized(base: base) }
         entry.rights = rights?.sanitized(base: base)
         return entry
+    }
+
+    /// Also its addresses (merge `--sanitize`): the link, comments, image,
+    /// enclosures and people's pages kept only as a page may link to them
+    /// (`HTMLSanitizer.webLink`: http, https, mailto).
+    public func sanitizedWithLinks(base: String?) -> Entry {
+        var entry = sanitized(base: base)
+        entry.link = link.flatMap(HTMLSanitizer.webLink)
+        entry.comments = comments.flatMap(HTMLSanitizer.webLink)
+        entry.image = image.flatMap(HTMLSanitizer.webLink)
+        entry.enclosures = enclosures.filter { HTMLSanitizer.webLink($0.url) != nil }
+        entry.authors = authors.map { $0.withSafePage }
+        entry.contributors = contributors.map { $0.withSafePage }
+        return entry
+    }
+}
+
+extension Person {
+    /// The person with a `uri` a page may link to, else none.
+    public var withSafePage: Person {
+        var person = self
+        person.uri = uri.flatMap(HTMLSanitizer.webLink)
+        return person
     }
 }
 

@@ -50,7 +50,32 @@ import Testing
         #expect(failingPage.contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">atompage</a>"))
         #expect(failingPage.contains("atompage own author"), "a failing feed's stored entries stay on the page")
         #expect(failingPage.contains("Failing since Thursday, 1 February 2024: "), "\(failingPage)")
+        // Asked to wait (429, Retry-After) while failing: deferred the next run, still failing on the page.
+        try await control("/set/atompage/retry")
+        _ = try run(feeds, w)
+        let deferred = try run(feeds, w)
+        #expect(deferred.standardError.contains("not modified"), "\(deferred.standardError)")
+        #expect(try text(w, "index.html").contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">"))
         try await control("/set/atompage/ok")
+    }
+
+    @Test func eachPageLinksToTheOtherOutputsFromItsOwnFolder() throws {
+        let w = try StateTests.Workspace("planet-links")
+        for folder in ["a", "b/c"] {
+            try FileManager.default.createDirectory(atPath: w.path(folder), withIntermediateDirectories: true)
+        }
+        let result = try CommandRun.feedmerge([
+            server.url("/feed/rsslinks"), "-o", w.path("a/index.html"), "-o", w.path("b/c/index.html"),
+            "-o", w.path("my feed#1.atom"), "-o", w.path("b/s.opml"), "-o", w.path("b/c/a:b.json"), "--format", "json",
+            "--no-state", "-q",
+        ])
+        #expect(result.status == 0, "\(result.standardError)")
+        let first = try text(w, "a/index.html")
+        let second = try text(w, "b/c/index.html")
+        #expect(first.contains("href=\"../my%20feed%231.atom\"") && first.contains("href=\"../b/s.opml\""), "\(first)")
+        #expect(first.contains("href=\"../b/c/a:b.json\""), "\(first)")
+        #expect(second.contains("href=\"../../my%20feed%231.atom\"") && second.contains("href=\"../s.opml\""))
+        #expect(second.contains("href=\"./a:b.json\""), "a colon in the first segment would read as a scheme")
     }
 
     @Test func theSubscriptionListIsExportedWithItsFolders() throws {

@@ -2,6 +2,7 @@ import Aggregator
 import FeedEmit
 import FeedModel
 import Foundation
+import HTMLSanitizer
 import PlanetPage
 import Subscriptions
 
@@ -16,15 +17,18 @@ extension MergeRun {
             options.sanitize && outputs.contains(where: { if case .feed = $0.kind { true } else { false } })
             ? entries.map { item in
                 var item = item
-                item.entry = item.entry.sanitized(base: item.entry.link ?? item.source.link)
+                item.entry = item.entry.sanitizedWithLinks(base: item.entry.link ?? item.source.link)
+                item.source.link = item.source.link.flatMap(HTMLSanitizer.webLink)
+                item.source.authors = item.source.authors.map(\.withSafePage)
                 return item
             } : entries
         var content = OutputContent(entries: feedEntries, metadata: metadata)
-        if let theme, let page = outputs.first(where: { $0.kind == .page }) {
+        if let theme, outputs.contains(where: { $0.kind == .page }) {
             let input = PlanetPageInput(
                 entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
-                generated: rules.now, summaryOnly: options.summaryOnly, links: links(from: page.path, outputs))
-            content.page = (input, theme)
+                generated: rules.now, summaryOnly: options.summaryOnly)
+            // Each page links to the other outputs from its own folder.
+            content.page = (input, theme, { page in links(from: page, outputs) })
         }
         if outputs.contains(where: { $0.kind == .subscriptionList }) {
             content.subscriptionList = OPMLWriter.render(
@@ -32,7 +36,8 @@ extension MergeRun {
                     OPMLWriter.Feed(
                         title: report.source?.title ?? report.subscription.title ?? report.subscription.url,
                         xmlURL: report.movedTo ?? report.record?.movedTo ?? report.subscription.url,
-                        htmlURL: report.source?.link ?? report.subscription.htmlURL, folder: report.subscription.folder)
+                        htmlURL: (report.source?.link ?? report.subscription.htmlURL).flatMap(HTMLSanitizer.webLink),
+                        folder: report.subscription.folder)
                 }, title: metadata.title, ownerName: metadata.author?.name, ownerEmail: metadata.author?.email,
                 created: rules.now)
         }
@@ -53,7 +58,9 @@ extension MergeRun {
             switch report.status {
             case .failed: status = .failing
             case .gone: status = .gone
-            case .deferred: status = .deferred
+            case .deferred:
+                // Asked to wait after failing: still failing, not fine.
+                status = (report.record?.consecutiveFailures ?? 0) > 0 ? .failing : .deferred
             case .ok, .notModified:
                 let stale = newest.map { rules.now.secondsSince1970 - $0.secondsSince1970 > HealthReport.staleDays * 86_400 }
                 status = stale == true ? .stale : .ok
@@ -65,7 +72,7 @@ extension MergeRun {
                 httpStatus: report.httpStatus ?? report.record?.lastStatus,
                 location: report.movedTo ?? report.record?.movedTo, lastSuccess: report.record?.lastSuccess,
                 newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
-                failingSince: report.failed ? report.record?.failingSince : nil,
+                failingSince: status == .failing || status == .gone ? report.record?.failingSince : nil,
                 folder: report.subscription.folder)
         }
     }
@@ -96,6 +103,12 @@ extension MergeRun {
         var common = 0
         while common < min(target.count - 1, folder.count), target[common] == folder[common] { common += 1 }
         let ups = Array(repeating: "..", count: folder.count - common)
-        return (ups + target[common...]).joined(separator: "/")
+        // A URL path: each segment percent-encoded (`my feed#1.atom`), and `./` before a
+        // first segment with a colon, which would read as a scheme (`a:b.json`).
+        var allowed = CharacterSet.urlPathAllowed
+        allowed.remove(charactersIn: "/;?#")
+        let segments = target[common...].map { $0.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0 }
+        let path = (ups + segments).joined(separator: "/")
+        return ups.isEmpty && (segments.first?.contains(":") ?? false) ? "./" + path : path
     }
 }

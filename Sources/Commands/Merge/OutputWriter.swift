@@ -10,8 +10,9 @@ import TextOutput
 struct OutputContent: Sendable {
     var entries: [MergedEntry]
     var metadata: OutputMetadata
-    /// The page's input and theme, when a page is written.
-    var page: (input: PlanetPageInput, theme: Theme)?
+    /// The page's input and theme, when a page is written, and the links
+    /// to the other outputs as seen from a page's path.
+    var page: (input: PlanetPageInput, theme: Theme, links: @Sendable (String) -> [String: String])?
     /// The subscription list as OPML, when one is written.
     var subscriptionList: [UInt8]?
 }
@@ -49,7 +50,9 @@ enum OutputWriter {
             let page: RenderedPage
             do {
                 guard let made = content.page else { throw PlanetPage.Failure(description: "no theme") }
-                page = try PlanetPage.render(made.input, theme: made.theme)
+                var input = made.input
+                input.links = made.links(output.path)
+                page = try PlanetPage.render(input, theme: made.theme)
             } catch {
                 if case .file(let file) = output.destination { file.discard() }  // the old page stays
                 return "\(output.path): \(error)"
