@@ -57,7 +57,7 @@ let package = Package(
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(
             name: "PlanetPage",
-            dependencies: ["CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "TextOutput"]),
+            dependencies: ["CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "TextOutput"]),
         .target(
             name: "Subscriptions",
             dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),

@@ -1,5 +1,5 @@
+internal import CLibXML2
 internal import CLibXSLT
-import Foundation
 import TextOutput
 
 /// A theme's result tree written as an HTML document (the page is served
@@ -98,8 +98,20 @@ enum HTMLResult {
     /// open a comment: `</` is written `<\/` (the same string in JavaScript,
     /// the same characters in CSS) and `<!--` is written `<\!--`.
     static func rawText(_ text: String) -> String {
-        guard text.contains("<") else { return text }
-        return text.replacingOccurrences(of: "</", with: "<\\/").replacingOccurrences(of: "<!--", with: "<\\!--")
+        guard text.utf8.contains(UInt8(ascii: "<")) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 8)
+        let bytes = Array(text.utf8)
+        for (index, byte) in bytes.enumerated() {
+            out.append(byte)
+            guard byte == UInt8(ascii: "<"), index + 1 < bytes.count else { continue }
+            let next = bytes[index + 1]
+            let opensComment =
+                next == UInt8(ascii: "!") && index + 3 < bytes.count && bytes[index + 2] == UInt8(ascii: "-")
+                && bytes[index + 3] == UInt8(ascii: "-")
+            if next == UInt8(ascii: "/") || opensComment { out.append(UInt8(ascii: "\\")) }
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {

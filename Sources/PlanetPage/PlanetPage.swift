@@ -1,3 +1,4 @@
+internal import CLibXML2
 internal import CLibXSLT
 import Glibc
 import TextOutput
