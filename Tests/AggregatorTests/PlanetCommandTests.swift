@@ -78,6 +78,20 @@ import Testing
         #expect(second.contains("href=\"./a:b.json\""), "a colon in the first segment would read as a scheme")
     }
 
+    @Test func aFeedThatMovedToAnotherSubscriptionsAddressIsListedOnce() async throws {
+        let w = try StateTests.Workspace("planet-moved")
+        // /feed/twin answers 301 to /feed/twin-new, which is also subscribed.
+        try await control("/set/twin/moved")
+        let result = try run(
+            [server.url("/feed/twin-new"), server.url("/feed/twin")], w,
+            extra: ["--link", "http://planet.example/", "--no-state"])
+        #expect(result.status <= 1, "\(result.standardError)")
+        let exported = try text(w, "subs.opml")
+        #expect(exported.components(separatedBy: "<outline type=").count == 2, "\(exported)")
+        let page = try text(w, "index.html")
+        #expect(page.components(separatedBy: "<li class=").count == 2, "\(page)")
+    }
+
     @Test func theSubscriptionListIsExportedWithItsFolders() throws {
         let w = try StateTests.Workspace("planet-opml")
         let opml = """

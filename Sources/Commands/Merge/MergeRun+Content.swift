@@ -1,6 +1,7 @@
 import Aggregator
 import FeedEmit
 import FeedModel
+import FeedParse
 import Foundation
 import HTMLSanitizer
 import PlanetPage
@@ -23,6 +24,8 @@ extension MergeRun {
                 return item
             } : entries
         var content = OutputContent(entries: feedEntries, metadata: metadata)
+        // A feed listed twice (one subscription moved by a 301 to another's address) is one feed.
+        let reports = Self.distinctFeeds(reports)
         if let theme, outputs.contains(where: { $0.kind == .page }) {
             let input = PlanetPageInput(
                 entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
@@ -42,6 +45,16 @@ extension MergeRun {
                 created: rules.now)
         }
         return content
+    }
+
+    /// The reports of distinct feeds: a subscription whose feed now lives where
+    /// an earlier one's does (a permanent redirect) is left out.
+    static func distinctFeeds(_ reports: [FeedReport]) -> [FeedReport] {
+        var seen: Set<String> = []
+        return reports.filter { report in
+            let address = report.movedTo ?? report.record?.movedTo ?? report.subscription.url
+            return seen.insert(LinkNormalizer.normalize(address)).inserted
+        }
     }
 
     /// Each subscription as the page shows it, with its health.
