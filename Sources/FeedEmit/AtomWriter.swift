@@ -23,7 +23,7 @@ enum AtomWriter {
             }
         }
         // Atom needs an author for every entry: the feed's covers those without.
-        person("author", metadata.author ?? Person(name: metadata.title), indent: 2, into: &out)
+        out.atomPerson("author", metadata.author ?? Person(name: metadata.title), indent: 2)
         out.element("generator", metadata.generator, indent: 2) {
             $0.attribute("uri", metadata.generatorURI)
             $0.attribute("version", metadata.generatorVersion)
@@ -49,8 +49,8 @@ enum AtomWriter {
         let date = item.pointee.date
         out.element("published", date, .rfc3339, indent: 4)
         out.element("updated", max(item.pointee.entry.updated ?? date, date), .rfc3339, indent: 4)
-        for author in item.pointee.entry.authors { person("author", author, indent: 4, into: &out) }
-        for contributor in item.pointee.entry.contributors { person("contributor", contributor, indent: 4, into: &out) }
+        for author in item.pointee.entry.authors { out.atomPerson("author", author, indent: 4) }
+        for contributor in item.pointee.entry.contributors { out.atomPerson("contributor", contributor, indent: 4) }
         for category in item.pointee.entry.categories {
             out.emptyElement("category", indent: 4) {
                 $0.attribute("term", category.term)
@@ -82,16 +82,6 @@ enum AtomWriter {
         }
     }
 
-    private static func person(_ name: StaticString, _ person: Person, indent: Int, into out: inout TextBuffer) {
-        out.startTag(name, indent: indent)
-        out.append(">\n")
-        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
-        out.element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
-        out.element("email", email, indent: indent + 2)
-        out.element("uri", person.uri, indent: indent + 2)
-        out.append(spaces: indent)
-        out.endTag(name)
-    }
 
     /// Provenance: the feed the entry was copied from (RFC 4287, 4.2.11).
     private static func source(_ item: UnsafePointer<MergedEntry>, into out: inout TextBuffer) {
@@ -109,13 +99,13 @@ enum AtomWriter {
             $0.attribute("href", item.pointee.source.feedURL)
         }
         out.element("updated", item.pointee.source.updated, .rfc3339, indent: 6)
-        for author in item.pointee.source.authors { person("author", author, indent: 6, into: &out) }
+        for author in item.pointee.source.authors { out.atomPerson("author", author, indent: 6) }
         if item.pointee.source.authors.isEmpty && item.pointee.entry.authors.isEmpty {
             // No author anywhere in the source: the feed itself is credited, so that the
             // merged feed's own author (which Atom would otherwise apply) is never.
             let feed = Person(
                 name: item.pointee.source.title ?? item.pointee.source.feedURL, uri: item.pointee.source.link)
-            person("author", feed, indent: 6, into: &out)
+            out.atomPerson("author", feed, indent: 6)
         }
         for category in item.pointee.source.categories {
             out.emptyElement("category", indent: 6) {
@@ -125,5 +115,21 @@ enum AtomWriter {
             }
         }
         out.append("    </source>\n")
+    }
+}
+
+extension TextBuffer {
+    /// An Atom person construct (RFC 4287 3.2): `name` (else the email, the
+    /// page, or "unknown": Atom requires one), `email` only when it is an
+    /// address, `uri`. The Atom writer's and the planet document's.
+    public mutating func atomPerson(_ name: StaticString, _ person: Person, indent: Int) {
+        startTag(name, indent: indent)
+        append(">\n")
+        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
+        element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
+        element("email", email, indent: indent + 2)
+        element("uri", person.uri, indent: indent + 2)
+        append(spaces: indent)
+        endTag(name)
     }
 }

@@ -36,7 +36,7 @@ enum PlanetDocument {
         if let selfURL = metadata.selfURL {
             linkElement(rel: "self", href: selfURL, type: "application/atom+xml", indent: 2, into: &out)
         }
-        if let author = metadata.author { person("author", author, indent: 2, into: &out) }
+        if let author = metadata.author { out.atomPerson("author", author.withSafePage, indent: 2) }
         out.element("generator", metadata.generator, indent: 2) {
             $0.attribute("uri", metadata.generatorURI)
             $0.attribute("version", metadata.generatorVersion)
@@ -106,7 +106,7 @@ enum PlanetDocument {
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)
         }
-        for author in entry.authors { person("author", author, indent: 4, into: &out) }
+        for author in entry.authors { out.atomPerson("author", author.withSafePage, indent: 4) }
         for category in entry.categories {
             out.emptyElement("category", indent: 4) {
                 $0.attribute("term", category.term)
@@ -154,7 +154,7 @@ enum PlanetDocument {
         out.element("title", source.title, indent: 6)
         if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 6, into: &out) }
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
-        for author in source.authors { person("author", author, indent: 6, into: &out) }
+        for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
         out.element("planet:name", name ?? source.title ?? source.feedURL, indent: 6)
         out.append("    </source>\n")
     }
@@ -177,16 +177,5 @@ enum PlanetDocument {
             $0.attribute("href", href)
             $0.attribute("type", type)
         }
-    }
-
-    private static func person(_ name: StaticString, _ person: Person, indent: Int, into out: inout TextBuffer) {
-        out.startTag(name, indent: indent)
-        out.append(">\n")
-        let email = person.email.flatMap { Person.isAddress($0) ? $0 : nil }
-        out.element("name", person.name ?? email ?? person.uri ?? "unknown", indent: indent + 2)
-        out.element("email", email, indent: indent + 2)
-        out.element("uri", person.uri.flatMap(PageLink.safe), indent: indent + 2)
-        out.append(spaces: indent)
-        out.endTag(name)
     }
 }
