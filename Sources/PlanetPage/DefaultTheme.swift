@@ -165,6 +165,16 @@ footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 
     </xsl:if>
   </xsl:template>
 
+  <!-- The text, linked when there is an address (a feed may give none). -->
+  <xsl:template name="linked">
+    <xsl:param name="href"/>
+    <xsl:param name="text"/>
+    <xsl:choose>
+      <xsl:when test="string($href) != ''"><a href="{$href}"><xsl:value-of select="$text"/></a></xsl:when>
+      <xsl:otherwise><xsl:value-of select="$text"/></xsl:otherwise>
+    </xsl:choose>
+  </xsl:template>
+
   <xsl:template match="atom:entry">
     <article>
       <xsl:if test="@xml:lang"><xsl:attribute name="lang"><xsl:value-of select="@xml:lang"/></xsl:attribute></xsl:if>
@@ -175,20 +185,16 @@ footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 
             <xsl:otherwise>(untitled)</xsl:otherwise>
           </xsl:choose>
         </xsl:variable>
-        <xsl:choose>
-          <xsl:when test="atom:link[@rel='alternate']/@href">
-            <a href="{atom:link[@rel='alternate']/@href}"><xsl:value-of select="$title"/></a>
-          </xsl:when>
-          <xsl:otherwise><xsl:value-of select="$title"/></xsl:otherwise>
-        </xsl:choose>
+        <xsl:call-template name="linked">
+          <xsl:with-param name="href" select="atom:link[@rel='alternate']/@href"/>
+          <xsl:with-param name="text" select="$title"/>
+        </xsl:call-template>
       </h3>
       <p class="meta">
-        <xsl:choose>
-          <xsl:when test="atom:source/atom:link[@rel='alternate']/@href">
-            <a href="{atom:source/atom:link[@rel='alternate']/@href}"><xsl:value-of select="atom:source/planet:name"/></a>
-          </xsl:when>
-          <xsl:otherwise><xsl:value-of select="atom:source/planet:name"/></xsl:otherwise>
-        </xsl:choose>
+        <xsl:call-template name="linked">
+          <xsl:with-param name="href" select="atom:source/atom:link[@rel='alternate']/@href"/>
+          <xsl:with-param name="text" select="atom:source/planet:name"/>
+        </xsl:call-template>
         <xsl:choose>
           <xsl:when test="atom:author/atom:name">
             <xsl:text> · by </xsl:text>
@@ -225,12 +231,10 @@ footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 
 
   <xsl:template match="planet:source">
     <li class="{feedmerge:status}">
-      <xsl:choose>
-        <xsl:when test="atom:link[@rel='alternate']/@href">
-          <a href="{atom:link[@rel='alternate']/@href}"><xsl:value-of select="planet:name"/></a>
-        </xsl:when>
-        <xsl:otherwise><xsl:value-of select="planet:name"/></xsl:otherwise>
-      </xsl:choose>
+      <xsl:call-template name="linked">
+        <xsl:with-param name="href" select="atom:link[@rel='alternate']/@href"/>
+        <xsl:with-param name="text" select="planet:name"/>
+      </xsl:call-template>
       <xsl:text> (</xsl:text>
       <a href="{atom:link[@rel='self']/@href}" type="application/xml" aria-label="{planet:name}: feed">feed</a>
       <xsl:text>)</xsl:text>
