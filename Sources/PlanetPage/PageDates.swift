@@ -29,23 +29,32 @@ enum PageDates {
 
     private static func twoDigits(_ value: Int) -> String { value < 10 ? "0\(value)" : "\(value)" }
 
-    /// Venus's default `date_format`, `%B %d, %Y %I:%M %p`.
-    static func venus(_ date: Timestamp) -> String {
+    /// The three forms the planet document gives every date, from one calendar conversion.
+    static func all(_ date: Timestamp) -> (venus: String, day: String, time: String) {
         let f = fields(date)
+        return (venus(f), day(f), time(f))
+    }
+
+    /// Venus's default `date_format`, `%B %d, %Y %I:%M %p`.
+    static func venus(_ date: Timestamp) -> String { venus(fields(date)) }
+
+    /// "Monday, 30 November 2026".
+    static func day(_ date: Timestamp) -> String { day(fields(date)) }
+
+    /// "14:05" (UTC).
+    static func time(_ date: Timestamp) -> String { time(fields(date)) }
+
+    private static func venus(_ f: Fields) -> String {
         let hour12 = f.hour % 12 == 0 ? 12 : f.hour % 12
         return "\(months[f.month - 1]) \(twoDigits(f.day)), \(f.year) \(twoDigits(hour12)):\(twoDigits(f.minute)) "
             + (f.hour < 12 ? "AM" : "PM")
     }
 
-    /// "Monday, 30 November 2026".
-    static func day(_ date: Timestamp) -> String {
-        let f = fields(date)
+    private static func day(_ f: Fields) -> String {
         return "\(weekdays[f.weekday]), \(f.day) \(months[f.month - 1]) \(f.year)"
     }
 
-    /// "14:05" (UTC).
-    static func time(_ date: Timestamp) -> String {
-        let f = fields(date)
+    private static func time(_ f: Fields) -> String {
         return "\(twoDigits(f.hour)):\(twoDigits(f.minute))"
     }
 }

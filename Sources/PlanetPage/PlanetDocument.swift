@@ -161,9 +161,10 @@ enum PlanetDocument {
 
     private static func date(_ name: StaticString, _ value: Timestamp, indent: Int, into out: inout TextBuffer) {
         out.startTag(name, indent: indent)
-        out.attribute("planet:format", PageDates.venus(value))
-        out.attribute("feedmerge:day", PageDates.day(value))
-        out.attribute("feedmerge:time", PageDates.time(value))
+        let forms = PageDates.all(value)
+        out.attribute("planet:format", forms.venus)
+        out.attribute("feedmerge:day", forms.day)
+        out.attribute("feedmerge:time", forms.time)
         out.append(byte: UInt8(ascii: ">"))
         out.append(value, .rfc3339)
         out.endTag(name)
