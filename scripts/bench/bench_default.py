@@ -9,6 +9,7 @@ second run (all 304). Several binaries are interleaved, median of 3.
 import sys, os, glob, tempfile, statistics, subprocess
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_fetch import start_nginx
+from timing import timed
 folder=os.path.join(sys.argv[1], 'feeds')
 names=sorted(os.path.basename(f) for f in glob.glob(folder+'/*.xml'))
 work=tempfile.mkdtemp()
@@ -16,19 +17,6 @@ nginx, port = start_nginx(folder, work)
 urls=['http://127.0.0.1:%d/%s'%(port,n) for n in names]
 bins={b: b for b in sys.argv[2:]}
 res={k:{'first':[], 'second':[], 'rss':[]} for k in bins}
-def timed(cmd, outputs):
-    # A run that fails (non-zero exit, or an output missing or empty) stops the
-    # benchmark: timed, it would look fast.
-    for o in outputs:
-        if os.path.exists(o): os.unlink(o)
-    out=subprocess.run(['/usr/bin/time','-f','%e %U %S %M']+cmd,capture_output=True,text=True)
-    if out.returncode != 0:
-        sys.exit('benchmark stopped: %s exited with status %d:\n%s' % (cmd[0], out.returncode, out.stderr[-2000:]))
-    for o in outputs:
-        if not os.path.isfile(o) or os.path.getsize(o) == 0:
-            sys.exit('benchmark stopped: %s left %s missing or empty' % (cmd[0], o))
-    e,u,s,m=out.stderr.strip().splitlines()[-1].split()
-    return float(e), float(u)+float(s), int(m)/1000
 try:
     for r in range(3):
         for k,b in bins.items():

@@ -11,6 +11,7 @@ the two commands interleaved, median of N (default 5).
 import sys, os, glob, tempfile, statistics, subprocess
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_fetch import start_nginx
+from timing import timed
 
 corpus, binary = sys.argv[1], sys.argv[2]
 runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 5
@@ -19,21 +20,6 @@ names = sorted(os.path.basename(f) for f in glob.glob(folder + '/*.xml'))
 work = tempfile.mkdtemp()
 nginx, port = start_nginx(folder, work)
 urls = ['http://127.0.0.1:%d/%s' % (port, n) for n in names]
-
-
-def timed(cmd, outputs):
-    """Wall, CPU and peak RSS of one run; a failed run stops the benchmark."""
-    for o in outputs:
-        if os.path.exists(o):
-            os.unlink(o)
-    out = subprocess.run(['/usr/bin/time', '-f', '%e %U %S %M'] + cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit('benchmark stopped: %s exited with status %d:\n%s' % (cmd[0], out.returncode, out.stderr[-2000:]))
-    for o in outputs:
-        if not os.path.isfile(o) or os.path.getsize(o) == 0:
-            sys.exit('benchmark stopped: %s left %s missing or empty' % (cmd[0], o))
-    e, u, s, m = out.stderr.strip().splitlines()[-1].split()
-    return float(e), float(u) + float(s), int(m) / 1000
 
 
 rows = {'feeds only': [], 'feeds + index.html': []}
