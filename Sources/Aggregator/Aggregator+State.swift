@@ -47,7 +47,7 @@ extension Aggregator {
         let restamping: Bool
         let feedFirstSeen: Timestamp?
         var metadata = plan.record?.metadata ?? FeedMetadata()
-        if case .fetched(let fetched) = outcome {
+        if case .fetched(var fetched) = outcome {
             let entries = fetched.feed.entries
             metadata = fetched.feed.metadata
             guard store.keepsEntries else {
@@ -57,7 +57,8 @@ extension Aggregator {
                 collectHealth()
                 return nil
             }
-            let keys = EntryKey.keys(of: entries)
+            if fetched.prepared == nil { fetched.prepared = PreparedEntries(entries) }
+            let keys = fetched.prepared!.keys
             let before = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
             guard
                 let sightings = attempt(
@@ -69,12 +70,18 @@ extension Aggregator {
             }
             restamping =
                 (before?.restamping ?? false) || dating.isRestamping(entries, keys: keys, sightings: sightings)
-            if let update = outcome.update(url: url, now: now, keys: keys, restamping: restamping) {
+            if let update = Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping) {
                 _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
             }
+            // The entries stored before this fetch are those sighted: none unlisted (a feed's
+            // first fetch, or the same entries again), nothing to read back.
+            let listedKeys = Set(keys)
+            report.listsEveryStoredEntry = sightings.keys.allSatisfy(listedKeys.contains)
             let unlisted =
-                attempt("the entries it no longer lists cannot be read and are left out") {
-                    () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: Set(keys))
+                report.listsEveryStoredEntry
+                ? []
+                : attempt("the entries it no longer lists cannot be read and are left out") {
+                    () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: listedKeys)
                 } ?? []
             remembered = RememberedEntries.merged(
                 listed: RememberedEntries.listed(entries, keys: keys, sightings: sightings, now: now),

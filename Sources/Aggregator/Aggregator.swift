@@ -44,6 +44,8 @@ public struct FeedReport: Sendable {
     /// The state failed for this feed (its notices say how): the run says so
     /// even with `--quiet`, and its exit status says the state is unusable.
     public var stateFailed = false
+    /// A fetched feed lists every entry the state had of it: none can be pruned.
+    var listsEveryStoredEntry = false
 
     public var failed: Bool { status == .failed || status == .gone }
 
@@ -145,7 +147,7 @@ public enum Aggregator {
         let plans = list.subscriptions.map {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,
-                alreadyRead: list.alreadyRead[$0.url])
+                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries)
         }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
         var pending: [FeedUpdate] = []
@@ -190,6 +192,11 @@ public enum Aggregator {
             }
         }
         do {
+            try state.store.commit()
+        } catch {
+            diagnostics.append("state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
+        }
+        do {
             try state.store.record(all: pending)
         } catch {
             diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
@@ -203,7 +210,10 @@ public enum Aggregator {
                 }
             }
         }
-        let changed = reports.compactMap { $0?.status == .ok ? $0?.subscription.url : nil }
+        // Only entries a feed no longer lists are ever pruned.
+        let changed = reports.compactMap { report in
+            report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
+        }
         do {
             try state.store.prune(
                 feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)

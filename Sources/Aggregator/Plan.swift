@@ -15,14 +15,17 @@ struct Plan: Sendable {
     var request: FetchRequest
     /// What reading the sources already read for it (standard input).
     var alreadyRead: FetchResponse?
+    /// The run's store keeps entries: the child prepares their stored form.
+    var keepsEntries: Bool
 
     init(
         subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
-        alreadyRead: FetchResponse? = nil
+        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false
     ) {
         self.subscription = subscription
         self.record = record
         self.alreadyRead = alreadyRead
+        self.keepsEntries = keepsEntries
         request = FetchRequest(
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified)
         if !force, let record {
@@ -72,7 +75,8 @@ struct Plan: Sendable {
                 ? response.finalURL : Aggregator.absoluteURL(record?.movedTo ?? subscription.url))
         return .fetched(
             Fetched(
-                feed: feed, source: source, bytes: response.body.count, status: response.status,
+                feed: feed, source: source, prepared: keepsEntries ? PreparedEntries(feed.entries) : nil,
+                bytes: response.body.count, status: response.status,
                 // A cut document's validators are not kept: a 304 would serve the cut entries for good.
                 etag: cut == nil ? response.headers.etag : nil,
                 lastModified: cut == nil ? response.headers.lastModified : nil,
@@ -94,6 +98,8 @@ struct Plan: Sendable {
 struct Fetched: Sendable {
     var feed: ParsedFeed
     var source: FeedSource
+    /// The entries' keys and stored forms, when the run's store keeps entries.
+    var prepared: PreparedEntries?
     var bytes: Int
     var status: Int
     var etag: String?
@@ -127,10 +133,8 @@ enum Outcome: Sendable {
     }
 
     /// What to store; nil when nothing happened (a skipped feed).
-    /// - Parameters:
-    ///   - keys: a fetched feed's entry keys (`EntryKey`), for a store that keeps entries.
-    ///   - restamping: what the dating policy decided of a fetched feed.
-    func update(url: String, now: Timestamp, keys: [String] = [], restamping: Bool = false) -> FeedUpdate? {
+    /// - Parameter restamping: what the dating policy decided of a fetched feed.
+    func update(url: String, now: Timestamp, restamping: Bool = false) -> FeedUpdate? {
         func later(_ seconds: Int?) -> Timestamp? {
             seconds.map { Timestamp(secondsSince1970: now.secondsSince1970 + Int64($0)) }
         }
@@ -139,7 +143,8 @@ enum Outcome: Sendable {
             return FeedUpdate(
                 url: url,
                 outcome: .fetched(
-                    entries: f.feed.entries, keys: keys, etag: f.etag, lastModified: f.lastModified,
+                    entries: f.feed.entries, prepared: f.prepared ?? .notKept, etag: f.etag,
+                    lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore):

@@ -29,8 +29,8 @@ public final class MemoryStateStore: StateStore {
         record.notBefore = update.notBefore
         record.movedTo = update.movedTo ?? record.movedTo
         switch update.outcome {
-        case .fetched(let entries, let keys, let etag, let lastModified, let metadata, let restamping):
-            if keepsEntries { store(entries, keys: keys, feed: update.url, now: now) }
+        case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
+            if keepsEntries { store(entries, keys: prepared.keys, feed: update.url, now: now) }
             record.etag = etag
             record.lastModified = lastModified
             record.lastSuccess = now

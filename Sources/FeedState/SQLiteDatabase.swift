@@ -27,8 +27,16 @@ final class SQLiteDatabase {
         handle = pointer
         self.path = path
         sqlite3_busy_timeout(handle, 5000)
+        // For a new file (an existing one keeps its own): entries of about half a kilobyte each,
+        // compressed, fit whole on 8 KB pages, where on 4 KB ones a larger entry would take an
+        // overflow page of its own.
+        try execute("PRAGMA page_size=8192")
         try execute("PRAGMA journal_mode=WAL")
         try execute("PRAGMA synchronous=NORMAL")
+        // Savepoint and statement journals in memory: each outcome's savepoint
+        // (`SQLiteStateStore.record`) would otherwise write the pages it changes
+        // to a temporary file first, a syscall per page.
+        try execute("PRAGMA temp_store=MEMORY")
         try execute("PRAGMA foreign_keys=ON")
     }
 
@@ -87,6 +95,9 @@ final class SQLiteDatabase {
     }
 
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+
+    /// A transaction is open (SQLite ends some on an error by itself).
+    var inTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }
 
 /// A prepared statement; finalized when released.

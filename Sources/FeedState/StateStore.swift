@@ -107,11 +107,11 @@ public struct StoredEntry: Sendable {
 /// entries and new validators together, never one without the other.
 public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
-        /// 2xx: the entries the feed lists now (`keys` is `EntryKey.keys(of: entries)`), the
+        /// 2xx: the entries the feed lists now (and their keys and stored forms), the
         /// validators that came with them, and whether the dating policy found the feed restamping.
         case fetched(
-            entries: [Entry], keys: [String], etag: String?, lastModified: String?, metadata: FeedMetadata,
-            restamping: Bool)
+            entries: [Entry], prepared: PreparedEntries, etag: String?, lastModified: String?,
+            metadata: FeedMetadata, restamping: Bool)
         case notModified
         /// The feed was not fetched (a Retry-After or cache lifetime not over, or gone).
         case skipped
@@ -148,8 +148,13 @@ public protocol StateStore: AnyObject {
     func feeds() throws(StateError) -> [String: FeedRecord]
     /// One feed's record.
     func feed(_ url: String) throws(StateError) -> FeedRecord?
-    /// Stores one feed's outcome (entries, validators, health) atomically.
+    /// Stores one feed's outcome (entries, validators, health) atomically:
+    /// all of it or none of it, now or at the next `commit` (a store may
+    /// gather outcomes in one transaction; every call that follows sees them).
     func record(_ update: FeedUpdate) throws(StateError)
+    /// Makes every outcome recorded so far durable. `record(all:)`, `prune`
+    /// and `rename` commit first.
+    func commit() throws(StateError)
     /// Stores several outcomes in one transaction (for the many small ones,
     /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
     func record(all updates: [FeedUpdate]) throws(StateError)
@@ -179,4 +184,7 @@ public protocol StateStore: AnyObject {
 extension StateStore {
     /// A store whose entries are always readable.
     public func takeUnreadableCount(of url: String) -> Int { 0 }
+
+    /// A store that stores each outcome as it is recorded.
+    public func commit() throws(StateError) {}
 }

@@ -93,3 +93,120 @@ import Testing
         #expect(record.metadata?.link == "http://a.example/")
     }
 }
+
+/// Entries are stored compressed (schema 4), each alone; a damaged stored
+/// form is an unreadable entry, never a crash or a wrong entry.
+@Suite struct EntryCompressionTests {
+    static var longEntry: Entry {
+        var entry = StateCodecTests.everyEntryField
+        entry.content = [Text(String(repeating: "<p>A paragraph of a post, <a href=\"http://x/\">linked</a>.</p>\n", count: 40), kind: .html)]
+        return entry
+    }
+
+    @Test func aLongEntryIsStoredCompressedAndComesBackWhole() throws {
+        let prepared = PreparedEntries([Self.longEntry])
+        let stored = try #require(prepared.stored.first)
+        #expect(stored.first == EntryCompression.compressed)
+        #expect(stored.count * 4 < EntryCodec.encode(Self.longEntry).count)
+        #expect(EntryCompression.entry(stored, with: .init()) == Self.longEntry)
+        #expect(prepared.keys == EntryKey.keys(of: [Self.longEntry]))
+    }
+
+    @Test func aSmallEntryIsStoredAsItsCodecBytes() throws {
+        var entry = Entry()
+        entry.id = "urn:s"
+        let stored = try #require(PreparedEntries([entry]).stored.first)
+        #expect(stored == EntryCodec.encode(entry))
+        #expect(EntryCompression.entry(stored, with: .init()) == entry)
+    }
+
+    @Test func damagedFramesAreUnreadableEntries() throws {
+        let stored = try #require(PreparedEntries([Self.longEntry]).stored.first)
+        let decompressor = EntryCompression.Decompressor()
+        var flipped = stored
+        flipped[stored.count / 2] ^= 0xFF
+        let damaged: [[UInt8]] = [
+            [EntryCompression.compressed],
+            Array(stored.prefix(stored.count / 2)),
+            flipped,
+            // A frame header that claims 4 GB of content.
+            [EntryCompression.compressed, 0x28, 0xB5, 0x2F, 0xFD, 0x80, 0x00, 0x00, 0x00, 0x01],
+        ]
+        for bytes in damaged {
+            let entry = EntryCompression.entry(bytes, with: decompressor)
+            #expect(entry == nil || entry == Self.longEntry, "a damaged frame gave another entry")
+        }
+        #expect(EntryCompression.entry(stored, with: decompressor) == Self.longEntry, "the context still works")
+    }
+}
+
+/// A schema 3 file (entries by feed URL, uncompressed, two indexes) is
+/// upgraded in place: feeds by number, entries compressed, the file vacuumed
+/// onto 8 KB pages; every entry and record reads back as before.
+@Suite struct StateSchema4MigrationTests {
+    @Test func schema3FilesAreCompactedInPlace() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-schema4-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+        let feeds = ["http://a.example/feed", "http://b.example/feed"]
+        var entries: [String: [Entry]] = [:]
+        do {
+            let old = try SQLiteDatabase(path: path)
+            for sql in SQLiteStateStore.migrations.prefix(3) { try old.execute(sql) }
+            try old.execute("PRAGMA user_version = 3")
+            for (f, url) in feeds.enumerated() {
+                try old.prepare("INSERT INTO feeds(url, first_seen, etag, title) VALUES (?, 10, '\"e\"', 'T')")
+                    .run([.text(url)])
+                for n in 0..<30 {
+                    var entry = EntryCompressionTests.longEntry
+                    entry.id = "urn:\(f)-\(n)"
+                    entry.published = Timestamp(secondsSince1970: Int64(1000 + n))
+                    entries[url, default: []].append(entry)
+                    try old.prepare(
+                        """
+                        INSERT INTO entries(feed_url, key, content_hash, position, first_seen, last_seen, first_date,
+                            entry_date, latest_date, first_position, entry)
+                        VALUES (?, ?, 0, ?, 10, 10, ?, ?, ?, ?, ?)
+                        """
+                    ).run([
+                        .text(url), .text("id:urn:\(f)-\(n)"), .integer(Int64(n)), .integer(Int64(1000 + n)),
+                        .integer(Int64(1000 + n)), .integer(Int64(1000 + n)), .integer(Int64(n)),
+                        .blob(EntryCodec.encode(entry)),
+                    ])
+                }
+            }
+            // A damaged row stays damaged (and is reported when read), and does not stop the upgrade.
+            try old.execute("UPDATE entries SET entry = X'FF' WHERE key = 'id:urn:1-29'")
+        }
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        let store = try SQLiteStateStore(path: path)
+        let after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(after < before / 2, "\(before) → \(after) bytes")
+        for url in feeds {
+            let record = try #require(try store.feed(url))
+            #expect(record.etag == "\"e\"" && record.title == "T")
+            let stored = try store.entries(of: url, notOlderThan: nil, except: [])
+            let expected = entries[url]!.filter { $0.id != "urn:1-29" }
+            #expect(Set(stored.map(\.entry.id)) == Set(expected.map(\.id)))
+            #expect(stored.map(\.entry) == stored.map { s in expected.first { $0.id == s.entry.id }! })
+            #expect(try store.sightings(of: url).count == 30)
+        }
+        #expect(store.takeUnreadableCount(of: feeds[1]) == 1)
+        do {
+            let database = try SQLiteDatabase(path: path)
+            var checks: [String] = []
+            try database.prepare("PRAGMA user_version").query { checks.append("version \($0.integer(0) ?? 0)") }
+            try database.prepare("PRAGMA page_size").query { checks.append("page \($0.integer(0) ?? 0)") }
+            try database.prepare("SELECT COUNT(*) FROM entries WHERE substr(entry, 1, 1) = X'F0'").query {
+                checks.append("compressed \($0.integer(0) ?? 0)")
+            }
+            try database.prepare("PRAGMA foreign_key_check").query { _ in checks.append("foreign key broken") }
+            #expect(checks == ["version 4", "page 8192", "compressed 59"])
+        }
+        // A renamed feed keeps its entries (they name it by number).
+        try store.rename(feed: feeds[0], to: "http://a.example/moved")
+        #expect(try store.entries(of: "http://a.example/moved", notOlderThan: nil, except: []).count == 30)
+    }
+}

@@ -25,10 +25,11 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def start_nginx(folder, work, access_log=None):
+def start_nginx(folder, work, access_log=None, every_loopback=False):
     """nginx serving `folder` on a free 127.0.0.1 port (with ETag and
     Last-Modified, as nginx serves static files); `access_log` logs the bytes
-    sent per request."""
+    sent per request. `every_loopback`: the port on every address, so that
+    URLs on 127.0.0.N are that many hosts (per-host limits apply as to real ones)."""
     conf = os.path.join(work, "nginx.conf")
     log = "log_format bytes '$status $bytes_sent'; access_log %s bytes;" % access_log if access_log else "access_log off;"
     with open(conf, "w") as f:
@@ -44,7 +45,7 @@ http { %(log)s client_body_temp_path %(w)s; proxy_temp_path %(w)s; fastcgi_temp_
     s.bind(("127.0.0.1", 0))
     port = s.getsockname()[1]
     s.close()
-    text = open(conf).read().replace("127.0.0.1:0", "127.0.0.1:%d" % port)
+    text = open(conf).read().replace("127.0.0.1:0", str(port) if every_loopback else "127.0.0.1:%d" % port)
     open(conf, "w").write(text)
     proc = subprocess.Popen(["nginx", "-c", conf, "-p", work], stderr=subprocess.DEVNULL)
     for _ in range(50):

@@ -43,7 +43,7 @@ def stored_keys(state):
     if not os.path.exists(state):
         return set()
     with sqlite3.connect(state) as db:
-        return set(db.execute("SELECT feed_url || ' ' || key FROM entries"))
+        return set(db.execute("SELECT f.url || ' ' || e.key FROM entries e JOIN feeds f ON f.id = e.feed"))
 
 
 def integrity(state):

@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """Deterministic synthetic feed corpus for the benchmarks.
 
-    generate_corpus.py OUT_DIR
+    generate_corpus.py OUT_DIR [FEEDS]
 
 Writes OUT_DIR/feeds/0000.xml ... 0999.xml (RSS 2.0 and Atom 1.0 halves,
 20-100 entries, HTML content in CDATA and escaped, mixed date formats,
 8-230 KB each, ~60 MB and ~60,000 entries in all), OUT_DIR/json/00.json ...
 99.json (JSON Feed 1.1), and OUT_DIR/big/big0.xml ... big2.xml (three ~20 MB
-feeds). The same seed gives the same bytes.
+feeds). The same seed gives the same bytes. With FEEDS above 1,000 (the
+scale benchmark's 10,000), the feeds past the first 1,000 are written last,
+from the same generator: a larger corpus holds the 1,000-feed one unchanged.
 """
 import html
 import json
@@ -91,19 +93,24 @@ def jsonfeed(r, index):
                        "home_page_url": "https://json%d.example.org/" % index, "items": items})
 
 
+def write_feed(r, out, i):
+    entries = r.randint(20, 100)
+    # 8-230 KB per file, ~60 KB on average: the body size per entry follows the entry count.
+    target = 8_000 + int(222_000 * r.random() ** 3)  # skewed: most feeds are small
+    body = max(60, int((target // entries - 420) * 0.72))  # paragraphs overshoot their target
+    text = rss(r, i, entries, body) if i % 2 == 0 else atom(r, i, entries, body)
+    with open(os.path.join(out, "feeds", "%04d.xml" % i), "w") as f:
+        f.write(text)
+
+
 def main():
     out = sys.argv[1]
+    count = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
     r = random.Random(20261130)
     for sub in ("feeds", "json", "big"):
         os.makedirs(os.path.join(out, sub), exist_ok=True)
-    for i in range(1000):
-        entries = r.randint(20, 100)
-        # 8-230 KB per file, ~60 MB in all: the body size per entry follows the entry count.
-        target = 8_000 + int(222_000 * r.random() ** 3)  # skewed: most feeds are small
-        body = max(60, int((target // entries - 420) * 0.72))  # paragraphs overshoot their target
-        text = rss(r, i, entries, body) if i % 2 == 0 else atom(r, i, entries, body)
-        with open(os.path.join(out, "feeds", "%04d.xml" % i), "w") as f:
-            f.write(text)
+    for i in range(min(count, 1000)):
+        write_feed(r, out, i)
     for i in range(100):
         with open(os.path.join(out, "json", "%02d.json" % i), "w") as f:
             f.write(jsonfeed(r, i))
@@ -111,6 +118,8 @@ def main():
         text = (rss if i % 2 == 0 else atom)(r, 5000 + i, 5200, 3400)
         with open(os.path.join(out, "big", "big%d.xml" % i), "w") as f:
             f.write(text)
+    for i in range(1000, count):
+        write_feed(r, out, i)
 
 
 if __name__ == "__main__":

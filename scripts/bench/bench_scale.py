@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The main command as users run it, at 1,000 and 10,000 feeds: default
+settings (state on, --limit 1000, the default jobs and per-host limits),
+a fresh state for every first run, three outputs (each synced to disk, as
+feedmerge always does), the feeds spread over 250 hosts (nginx listens on
+every loopback address; the URLs are on 127.0.0.1 ... 127.0.0.250). Rows:
+
+  first run, default settings       wall, CPU, peak RSS, state file size
+  the same with --no-state
+  unchanged second run (all 304)
+  every entry kept (--limit 1000000), state on and --no-state,
+  beside the Python + feedparser-rs peer (at 1,000 feeds)
+
+Every row is the median of RUNS, the tools interleaved within each round.
+The 1,000-feed row uses the first 1,000 feeds of the 10,000-feed corpus,
+which are the 1,000-feed benchmark corpus.
+
+    bench_scale.py CORPUS_DIR BINARY [--runs N] [--sizes 1000,10000] [--no-peer]
+"""
+import argparse
+import glob
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from bench_fetch import start_nginx  # noqa: E402
+from timing import timed  # noqa: E402
+
+HOSTS = 250
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("corpus")
+    ap.add_argument("binary")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--sizes", default="1000,10000")
+    ap.add_argument("--no-peer", action="store_true")
+    args = ap.parse_args()
+    folder = os.path.abspath(os.path.join(args.corpus, "feeds"))
+    names = sorted(os.path.basename(f) for f in glob.glob(folder + "/*.xml"))
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if len(names) < max(sizes):
+        sys.exit("the corpus has %d feeds; %d wanted" % (len(names), max(sizes)))
+    work = tempfile.mkdtemp(prefix="bench-scale-")
+    nginx, port = start_nginx(folder, work, every_loopback=True)
+    # The subscription list as users keep it (OPML), and the same URLs one per line for the peer.
+    url_files, opml_files = {}, {}
+    for n in sizes:
+        urls = ["http://127.0.0.%d:%d/%s" % (1 + i % HOSTS, port, name) for i, name in enumerate(names[:n])]
+        url_files[n] = os.path.join(work, "urls-%d.txt" % n)
+        with open(url_files[n], "w") as f:
+            f.write("".join(u + "\n" for u in urls))
+        opml_files[n] = os.path.join(work, "feeds-%d.opml" % n)
+        with open(opml_files[n], "w") as f:
+            f.write('<?xml version="1.0"?>\n<opml version="2.0"><head><title>bench</title></head><body>\n')
+            f.write("".join('<outline type="rss" text="%s" xmlUrl="%s"/>\n' % (u, u) for u in urls))
+            f.write("</body></opml>\n")
+    out = os.path.join(work, "out")
+    outputs = [out + ".atom", out + ".rss", out + ".json"]
+    results = {}
+
+    def record(row, n, value):
+        results.setdefault((row, n), []).append(value)
+
+    def feedmerge(n, *flags, state=None):
+        cmd = [args.binary, opml_files[n], "-o", outputs[0], "-o", outputs[1], "-o", outputs[2], "-q",
+               "--link", "http://bench.example/"] + list(flags)
+        return cmd + (["--state", state] if state else ["--no-state"])
+
+    def fresh_state(n):
+        state = os.path.join(work, "state-%d.sqlite" % n)
+        for suffix in ("", "-wal", "-shm", ".lock"):
+            if os.path.exists(state + suffix):
+                os.unlink(state + suffix)
+        return state
+
+    try:
+        for round_ in range(args.runs):
+            for n in sizes:
+                state = fresh_state(n)
+                w, c, m = timed(feedmerge(n, state=state), outputs)
+                record("first", n, (w, c, m, os.path.getsize(state) / 1e6))
+                w, c, m = timed(feedmerge(n, state=state), outputs)
+                record("second", n, (w, c, m, os.path.getsize(state) / 1e6))
+                w, c, m = timed(feedmerge(n), outputs)
+                record("nostate", n, (w, c, m, 0))
+            n = sizes[0]
+            state = fresh_state(n)
+            w, c, m = timed(feedmerge(n, "--limit", "1000000", state=state), outputs)
+            record("all", n, (w, c, m, os.path.getsize(state) / 1e6))
+            w, c, m = timed(feedmerge(n, "--limit", "1000000"), outputs)
+            record("all-nostate", n, (w, c, m, 0))
+            if not args.no_peer:
+                peer = [sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_files[n],
+                        out + ".py.atom", "--jobs", "16", "--parser", "feedparser_rs"]
+                w, c, m = timed(peer, [out + ".py.atom"])
+                record("peer", n, (w, c, m, 0))
+            print("round %d of %d done" % (round_ + 1, args.runs), file=sys.stderr)
+    finally:
+        nginx.terminate()
+        shutil.rmtree(work, ignore_errors=True)
+
+    def median(row, n, field):
+        return statistics.median(v[field] for v in results[(row, n)])
+
+    print("feedmerge at default settings, feeds on %d loopback hosts via nginx, three outputs, "
+          "median of %d, interleaved" % (HOSTS, args.runs))
+    print("%-58s" % "run" + "".join("%30s" % ("%d feeds" % n) for n in sizes))
+    for row, label in (("first", "first run, default settings (state on, --limit 1000)"),
+                       ("nostate", "the same with --no-state"),
+                       ("second", "unchanged second run (all 304)")):
+        cells = []
+        for n in sizes:
+            cells.append("%.2f s, %.2f CPU, %.0f MB" % (median(row, n, 0), median(row, n, 1), median(row, n, 2)))
+        print("%-58s" % label + "".join("%30s" % c for c in cells))
+    print("%-58s" % "state file after the first run"
+          + "".join("%30s" % ("%.1f MB" % median("first", n, 3)) for n in sizes))
+    first = {n: median("first", n, 0) for n in sizes}
+    nostate = {n: median("nostate", n, 0) for n in sizes}
+    print("%-58s" % "first run / --no-state" + "".join("%30s" % ("%.2fx" % (first[n] / nostate[n])) for n in sizes))
+    print("%-58s" % "unchanged second run / first run"
+          + "".join("%30s" % ("%.1f%%" % (100 * median("second", n, 0) / first[n])) for n in sizes))
+    if len(sizes) > 1:
+        big, small = sizes[-1], sizes[0]
+        print("%d feeds / %d feeds: first run %.2fx, --no-state %.2fx" % (
+            big, small, first[big] / first[small], nostate[big] / nostate[small]))
+    n = sizes[0]
+    print("every entry kept (--limit 1000000), %d feeds:" % n)
+    print("    feedmerge, state on:   %.2f s, %.0f MB, state %.1f MB" % (
+        median("all", n, 0), median("all", n, 2), median("all", n, 3)))
+    print("    feedmerge, --no-state: %.2f s, %.0f MB" % (median("all-nostate", n, 0), median("all-nostate", n, 2)))
+    if not args.no_peer:
+        peer = median("peer", n, 0)
+        print("    python: urllib + feedparser-rs (16 threads): %.2f s, %.0f MB" % (peer, median("peer", n, 2)))
+        print("    feedmerge is %.1fx faster with state, %.1fx with --no-state" % (
+            peer / median("all", n, 0), peer / median("all-nostate", n, 0)))
+
+
+if __name__ == "__main__":
+    main()
