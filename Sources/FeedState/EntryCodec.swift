@@ -96,6 +96,12 @@ enum EntryCodec {
             }
         }
 
+        /// A length and the bytes.
+        mutating func blob(_ b: [UInt8]) {
+            count(b.count)
+            bytes.append(contentsOf: b)
+        }
+
         mutating func text(_ t: Text?) {
             guard let t else { return byte(0) }
             byte(t.kind == .text ? 1 : t.kind == .html ? 2 : 3)
@@ -179,6 +185,17 @@ enum EntryCodec {
             }
             defer { index += n }
             return String(decoding: bytes[index..<index + n], as: UTF8.self)
+        }
+
+        /// A length and the bytes (`Writer.blob`).
+        mutating func blob() -> [UInt8] {
+            let n = count()
+            guard !failed, index + n <= bytes.count else {
+                failed = true
+                return []
+            }
+            defer { index += n }
+            return Array(bytes[index..<index + n])
         }
 
         mutating func text() -> Text? {

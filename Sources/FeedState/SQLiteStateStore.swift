@@ -39,12 +39,13 @@ public final class SQLiteStateStore: StateStore {
         """,
         // 3: when a failing feed began to fail (the page says "failing since").
         "ALTER TABLE feeds ADD COLUMN failing_since INTEGER;",
-        // 4: compact entries. A feed is a number in its entries (its URL was
-        // repeated in every entry and in two indexes); the two indexes go (every
-        // query reads one feed's entries, a few hundred rows found by the key's
-        // prefix); the unused content_hash goes; and every entry is compressed
-        // (`EntryCompression`, done by `compressStoredEntries` in the same
-        // transaction). A file that had entries is then vacuumed once.
+        // 4: compact entries. A feed's entries are one row, a document
+        // (`FeedEntries`), each entry in it compressed (`EntryCompression`):
+        // one row per entry, with the feed's URL in every row and two indexes,
+        // made storing most of a first run's cost and the file 2 KB per entry.
+        // Feeds get a number for the document to name. `migrateEntriesToDocuments`
+        // fills the documents between this and `schema4Cleanup`, in the same
+        // transaction; a file that had entries is then vacuumed once.
         """
         CREATE TABLE feeds_v4(
             id INTEGER PRIMARY KEY,
@@ -59,24 +60,17 @@ public final class SQLiteStateStore: StateStore {
         SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
             consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since
         FROM feeds ORDER BY url;
-        CREATE TABLE entries_v4(
-            feed INTEGER NOT NULL REFERENCES feeds_v4(id) ON DELETE CASCADE,
-            key TEXT NOT NULL, position INTEGER NOT NULL,
-            first_seen INTEGER NOT NULL, last_seen INTEGER NOT NULL, first_date INTEGER, entry_date INTEGER,
-            latest_date INTEGER NOT NULL, first_position INTEGER NOT NULL,
-            entry BLOB NOT NULL,
-            PRIMARY KEY(feed, key)) WITHOUT ROWID;
-        INSERT INTO entries_v4(feed, key, position, first_seen, last_seen, first_date, entry_date, latest_date,
-            first_position, entry)
-        SELECT f.id, e.key, e.position, e.first_seen, e.last_seen, e.first_date, e.entry_date, e.latest_date,
-            e.first_position, e.entry
-        FROM entries e JOIN feeds_v4 f ON f.url = e.feed_url ORDER BY f.id, e.key;
+        CREATE TABLE feed_entries(
+            feed INTEGER PRIMARY KEY REFERENCES feeds_v4(id) ON DELETE CASCADE,
+            document BLOB NOT NULL);
+        """,
+    ]
+
+    static let schema4Cleanup = """
         DROP TABLE entries;
         DROP TABLE feeds;
         ALTER TABLE feeds_v4 RENAME TO feeds;
-        ALTER TABLE entries_v4 RENAME TO entries;
-        """,
-    ]
+        """
 
     /// Reads every stored entry (the store reads from one task at a time).
     private let decompressor = EntryCompression.Decompressor()
@@ -100,7 +94,10 @@ public final class SQLiteStateStore: StateStore {
         for (index, sql) in Self.migrations.enumerated() where index >= version {
             try database.transaction { () throws(StateError) in
                 try database.execute(sql)
-                if index + 1 == 4 { try compressStoredEntries() }
+                if index + 1 == 4 {
+                    try migrateEntriesToDocuments()
+                    try database.execute(Self.schema4Cleanup)
+                }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }
@@ -115,24 +112,32 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Schema 4's second half: every entry stored uncompressed is compressed
-    /// in place, one feed at a time (memory stays that of one feed's entries).
-    private func compressStoredEntries() throws(StateError) {
-        var feeds: [Int64] = []
-        try database.prepare("SELECT id FROM feeds").query { feeds.append($0.integer(0) ?? 0) }
+    /// Schema 4's middle: each feed's entry rows become its document, each
+    /// entry compressed, one feed at a time (memory stays that of one feed).
+    /// An entry that cannot be decoded is kept as it was: reading it reports it.
+    private func migrateEntriesToDocuments() throws(StateError) {
+        var feeds: [(id: Int64, url: String)] = []
+        try database.prepare("SELECT id, url FROM feeds_v4").query { feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? "")) }
         let compressor = EntryCompression.Compressor()
-        let select = try database.prepare("SELECT key, entry FROM entries WHERE feed = ?")
-        let update = try database.prepare("UPDATE entries SET entry = ? WHERE feed = ? AND key = ?")
-        for feed in feeds {
-            var rows: [(key: String, entry: [UInt8])] = []
-            try select.query([.integer(feed)]) { row in
-                let stored = row.blob(1)
-                // An entry that cannot be decoded stays as it is: reading it reports it.
-                if EntryCompression.isPlain(stored), let entry = EntryCodec.decode(stored) {
-                    rows.append((row.text(0) ?? "", EntryCompression.stored(entry, with: compressor)))
-                }
+        let select = try database.prepare(
+            """
+            SELECT key, first_seen, last_seen, first_date, entry_date, latest_date, position, first_position, entry
+            FROM entries WHERE feed_url = ?
+            """)
+        let insert = try database.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
+        for (id, url) in feeds {
+            var rows: [FeedEntries.Row] = []
+            try select.query([.text(url)]) { row in
+                let plain = row.blob(8)
+                rows.append(
+                    FeedEntries.Row(
+                        key: row.text(0) ?? "", firstSeen: row.integer(1) ?? 0, lastSeen: row.integer(2) ?? 0,
+                        firstDate: row.integer(3), entryDate: row.integer(4), latestDate: row.integer(5) ?? 0,
+                        position: Int(row.integer(6) ?? 0), firstPosition: Int(row.integer(7) ?? 0),
+                        stored: EntryCodec.decode(plain).map { EntryCompression.stored($0, with: compressor) } ?? plain))
             }
-            for (key, entry) in rows { try update.run([.blob(entry), .integer(feed), .text(key)]) }
+            guard !rows.isEmpty else { continue }
+            try insert.run([.integer(id), .blob(FeedEntries(rows: rows).document)])
         }
     }
 
@@ -217,7 +222,7 @@ public final class SQLiteStateStore: StateStore {
         ]) { feed = $0.integer(0) ?? 0 }
         switch update.outcome {
         case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
-            try storeEntries(entries, prepared: prepared, feed: feed, now: now)
+            try storeEntries(entries, prepared: prepared, feed: feed, url: update.url, now: now)
             try database.prepare(
                 """
                 UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
@@ -247,79 +252,52 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Upserts the entries a feed lists now, in the stored forms prepared
-    /// beside the parse (`PreparedEntries(entries)`, never `.notKept`); an edited entry (same key, new content) is updated
-    /// in place and keeps its first-seen facts.
-    private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, now: Int64)
+    /// Upserts the entries a feed lists now (`FeedEntries.upsert`), in the
+    /// stored forms prepared beside the parse (`PreparedEntries(entries)`,
+    /// never `.notKept`). A document that cannot be read is replaced: its
+    /// entries were lost already (reading them said so).
+    private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, url: String, now: Int64)
         throws(StateError)
     {
-        let insert = try database.prepare(
-            """
-            INSERT INTO entries(feed, key, position, first_seen, last_seen, first_date, entry_date, latest_date,
-                first_position, entry)
-            VALUES (?1, ?2, ?3, ?4, ?4, ?5, ?5, COALESCE(?5, ?4), ?3, ?6)
-            ON CONFLICT(feed, key) DO UPDATE SET entry = excluded.entry,
-                position = excluded.position, last_seen = excluded.last_seen, entry_date = excluded.entry_date,
-                latest_date = MAX(COALESCE(excluded.entry_date, entries.first_seen),
-                                  COALESCE(entries.first_date, entries.first_seen))
-            """)
-        // In key order: a new feed's rows then fill each page in turn, where feed order
-        // would split pages half empty.
-        for position in entries.indices.sorted(by: { prepared.keys[$0] < prepared.keys[$1] }) {
-            try insert.run([
-                .integer(feed), .text(prepared.keys[position]), .integer(Int64(position)), .integer(now),
-                .integer(entries[position].ownDate?.secondsSince1970), .blob(prepared.stored[position]),
-            ])
+        var document = (try? documentOf(url)) ?? FeedEntries()
+        cached = nil
+        document.upsert(entries, prepared: prepared, now: now)
+        try database.prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
+            .run([.integer(feed), .blob(document.document)])
+        cached = (url, document)
+    }
+
+    /// The last document read or written, by feed URL: a fetched feed's is
+    /// read for its sightings, then updated, then read for its unlisted entries.
+    private var cached: (url: String, document: FeedEntries)?
+
+    /// A feed's document; an empty one when it has none.
+    private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
+        if let cached, cached.url == url { return cached.document }
+        var bytes: [UInt8]?
+        try database.prepare(
+            "SELECT document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)"
+        ).query([.text(url)]) { bytes = $0.blob(0) }
+        guard let bytes else { return FeedEntries() }
+        guard let document = FeedEntries(document: bytes) else {
+            throw StateError(path: database.path, message: "the stored entries of \(url) are damaged")
         }
+        cached = (url, document)
+        return document
     }
 
     public var keepsEntries: Bool { true }
 
     public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
-        var result: [String: EntrySighting] = [:]
-        try database.prepare(
-            """
-            SELECT key, first_seen, last_seen, first_date, first_position FROM entries
-            WHERE feed = (SELECT id FROM feeds WHERE url = ?)
-            """
-        ).query([.text(url)]) { row in
-            result[row.text(0) ?? ""] = EntrySighting(
-                firstSeen: stamp(row.integer(1) ?? 0), lastSeen: stamp(row.integer(2) ?? 0),
-                firstDate: row.integer(3).map(stamp), firstPosition: Int(row.integer(4) ?? 0))
-        }
-        return result
+        try documentOf(url).sightings
     }
-
-    // `latest_date` is the latest date the timeline can give an entry: its
-    // own date (else its first-seen time) or, for a restamping feed, the
-    // date first seen. A future date is only ever lowered, to first seen.
 
     public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
         -> [StoredEntry]
     {
-        var result: [StoredEntry] = []
         var unreadable = 0
-        let statement = try database.prepare(
-            """
-            SELECT key, entry, first_seen, last_seen, first_date, position, first_position FROM entries
-            WHERE feed = (SELECT id FROM feeds WHERE url = ?) AND latest_date >= ?
-            ORDER BY last_seen DESC, position ASC, key ASC
-            """)
-        try statement.query([.text(url), .integer(cutoff?.secondsSince1970 ?? Int64.min)]) { row in
-            let key = row.text(0) ?? ""
-            if !except.isEmpty && except.contains(key) { return }
-            if let entry = EntryCompression.entry(row.blob(1), with: decompressor) {
-                result.append(
-                    StoredEntry(
-                        key: key, entry: entry,
-                        firstSeen: Timestamp(secondsSince1970: row.integer(2) ?? 0),
-                        lastSeen: Timestamp(secondsSince1970: row.integer(3) ?? 0),
-                        firstDate: row.integer(4).map(stamp), position: Int(row.integer(5) ?? 0),
-                        firstPosition: Int(row.integer(6) ?? 0)))
-            } else {
-                unreadable += 1
-            }
-        }
+        let result = try documentOf(url).entries(
+            notOlderThan: cutoff, except: except, decompressor: decompressor, unreadable: &unreadable)
         if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
         return result
     }
@@ -334,6 +312,7 @@ public final class SQLiteStateStore: StateStore {
     /// The entries follow: they name their feed by its number.
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try commit()
+        cached = nil
         try database.transaction { () throws(StateError) in
             try database.prepare("UPDATE feeds SET url = ?, moved_to = NULL WHERE url = ?")
                 .run([.text(newURL), .text(url)])
@@ -341,18 +320,12 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-        var result: (Int, Timestamp?) = (0, nil)
-        try database.prepare(
-            """
-            SELECT COUNT(*), MAX(COALESCE(entry_date, first_seen)) FROM entries
-            WHERE feed = (SELECT id FROM feeds WHERE url = ?)
-            """
-        ).query([.text(url)]) { row in result = (Int(row.integer(0) ?? 0), row.integer(1).map(stamp)) }
-        return result
+        try documentOf(url).summary
     }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         try commit()
+        cached = nil
         var lastFull: Int64 = 0
         try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
             lastFull = $0.integer(0) ?? 0
@@ -363,43 +336,30 @@ public final class SQLiteStateStore: StateStore {
         let full = feeds == nil || (lastFull > 0 && now.secondsSince1970 - lastFull >= 86_400)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         try database.transaction { () throws(StateError) in
-            for feed in full ? try allFeeds() : try ids(of: feeds ?? []) {
-                try pruneFeed(feed, cutoff: cutoff, keepPerFeed: keepPerFeed)
+            let select = try database.prepare(
+                full
+                    ? "SELECT feed, document FROM feed_entries"
+                    : "SELECT feed, document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)")
+            var pruned: [(feed: Int64, document: [UInt8])] = []
+            func prune(_ row: Statement) {
+                // A damaged document is left as it is: reading it reports it.
+                guard var document = FeedEntries(document: row.blob(1)),
+                    document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
+                else { return }
+                pruned.append((row.integer(0) ?? 0, document.document))
             }
+            if full {
+                try select.query(row: prune)
+            } else {
+                for url in feeds ?? [] { try select.query([.text(url)], row: prune) }
+            }
+            let update = try database.prepare("UPDATE feed_entries SET document = ? WHERE feed = ?")
+            for (feed, document) in pruned { try update.run([.blob(document), .integer(feed)]) }
             if full || lastFull == 0 {
                 try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
                     .run([.integer(now.secondsSince1970)])
             }
         }
-    }
-
-    private func allFeeds() throws(StateError) -> [Int64] {
-        var ids: [Int64] = []
-        try database.prepare("SELECT id FROM feeds").query { ids.append($0.integer(0) ?? 0) }
-        return ids
-    }
-
-    private func ids(of urls: [String]) throws(StateError) -> [Int64] {
-        let select = try database.prepare("SELECT id FROM feeds WHERE url = ?")
-        var ids: [Int64] = []
-        for url in urls { try select.query([.text(url)]) { ids.append($0.integer(0) ?? 0) } }
-        return ids
-    }
-
-    /// Entries still listed (seen in the feed's last fetch that listed
-    /// entries: the latest `last_seen`) are never pruned; the others go when
-    /// older than the cutoff or beyond the newest `keepPerFeed`. (Not
-    /// `last_success`: a 304 moves that on, and the entries it still lists
-    /// would count as gone.)
-    private func pruneFeed(_ feed: Int64, cutoff: Int64, keepPerFeed: Int) throws(StateError) {
-        try database.prepare(
-            """
-            DELETE FROM entries WHERE feed = ?1
-            AND last_seen < (SELECT MAX(last_seen) FROM entries WHERE feed = ?1)
-            AND (last_seen < ?2 OR key NOT IN (
-                SELECT key FROM entries WHERE feed = ?1 ORDER BY last_seen DESC, position ASC, key ASC LIMIT ?3))
-            """
-        ).run([.integer(feed), .integer(cutoff), .integer(Int64(keepPerFeed))])
     }
 }
 

@@ -108,9 +108,14 @@ import TimelineMerge
         ]
         let first = try CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")
-        do {
+        do {  // the stored form of the entry whose key sorts first, inside the feed's document
             let database = try SQLiteDatabase(path: w.state)
-            try database.execute("UPDATE entries SET entry = X'FF' WHERE key = (SELECT MIN(key) FROM entries)")
+            var stored: [UInt8] = []
+            try database.prepare("SELECT document FROM feed_entries").query { stored = $0.blob(0) }
+            var rows = try #require(FeedEntries(document: stored)).rows
+            let first = try #require(rows.indices.min { rows[$0].key < rows[$1].key })
+            rows[first].stored = [0xFF]
+            try database.prepare("UPDATE feed_entries SET document = ?").run([.blob(FeedEntries(rows: rows).document)])
         }
         let second = try CommandRun.feedmerge(arguments)  // a 304: every entry comes from the state
         #expect(second.status == 74, "\(second.standardError)")

@@ -39,11 +39,43 @@ def write_feeds(folder, generation, count=60):
         os.replace(path + ".new", path)
 
 
+def varint(data, i):
+    value, shift = 0, 0
+    while True:
+        b = data[i]
+        i += 1
+        value |= (b & 0x7F) << shift
+        if b < 0x80:
+            return value, i
+        shift += 7
+
+
+def document_keys(data):
+    """The entry keys of one feed's document (FeedEntries: a version byte, a
+    count, then per entry its key, seven optional integers and its stored form)."""
+    keys, (count, i) = [], varint(data, 1)
+    for _ in range(count):
+        assert data[i] == 1
+        n, i = varint(data, i + 1)
+        keys.append(data[i:i + n].decode())
+        i += n
+        for _ in range(7):
+            present = data[i]
+            i += 1
+            if present:
+                _, i = varint(data, i)
+        n, i = varint(data, i)
+        i += n
+    assert i == len(data), "a document with bytes after its entries"
+    return keys
+
+
 def stored_keys(state):
     if not os.path.exists(state):
         return set()
     with sqlite3.connect(state) as db:
-        return set(db.execute("SELECT f.url || ' ' || e.key FROM entries e JOIN feeds f ON f.id = e.feed"))
+        rows = db.execute("SELECT f.url, e.document FROM feed_entries e JOIN feeds f ON f.id = e.feed")
+        return set("%s %s" % (url, key) for url, document in rows for key in document_keys(document))
 
 
 def integrity(state):

@@ -1,0 +1,178 @@
+import FeedModel
+
+/// One feed's stored entries as the SQLite store keeps them: a single row
+/// (a document) per feed, read and written whole. A feed is read and
+/// written as a unit anyway (its listing replaces the last one; its history
+/// is pruned together), and one row per feed costs SQLite a row's work
+/// where one row per entry cost sixty: storing was most of what a first run
+/// with a state cost.
+///
+/// The document is a version byte, then each entry's facts (key, first and
+/// last seen, dates, places) and its stored form (`EntryCompression`, each
+/// entry compressed alone: a damaged entry costs that entry). The facts are
+/// read without touching the stored forms, which are decoded only for the
+/// entries a run reads back.
+struct FeedEntries {
+    struct Row {
+        var key: String
+        var firstSeen: Int64
+        var lastSeen: Int64
+        /// The entry's own date the first time it was seen, and when last seen.
+        var firstDate: Int64?
+        var entryDate: Int64?
+        /// The latest date a timeline can give the entry (see `StoredEntry.latestDate`):
+        /// its own date, else first seen; or the date first seen, if later.
+        var latestDate: Int64
+        var position: Int
+        var firstPosition: Int
+        var stored: [UInt8]
+    }
+
+    private(set) var rows: [Row] = []
+    private var slots: [String: Int] = [:]
+
+    static let version: UInt8 = 1
+
+    init() {}
+
+    init(rows: [Row]) {
+        for row in rows {
+            if let slot = slots[row.key] {
+                self.rows[slot] = row
+            } else {
+                slots[row.key] = self.rows.count
+                self.rows.append(row)
+            }
+        }
+    }
+
+    /// - Returns: nil when the bytes are not a document of this version (damaged).
+    init?(document: [UInt8]) {
+        var r = EntryCodec.Reader(bytes: document)
+        guard r.byte() == Self.version else { return nil }
+        let count = r.count()
+        rows.reserveCapacity(count)
+        for _ in 0..<count {
+            let row = Row(
+                key: r.string() ?? "", firstSeen: r.integer() ?? 0, lastSeen: r.integer() ?? 0,
+                firstDate: r.integer(), entryDate: r.integer(), latestDate: r.integer() ?? 0,
+                position: Int(r.integer() ?? 0), firstPosition: Int(r.integer() ?? 0), stored: r.blob())
+            if r.failed { return nil }
+            slots[row.key] = rows.count
+            rows.append(row)
+        }
+        guard !r.failed, r.index == document.count else { return nil }
+    }
+
+    var document: [UInt8] {
+        var out = EntryCodec.Writer()
+        out.bytes.reserveCapacity(16 + rows.reduce(0) { $0 + $1.key.utf8.count + $1.stored.count + 40 })
+        out.byte(Self.version)
+        out.count(rows.count)
+        for row in rows {
+            out.string(row.key)
+            out.integer(row.firstSeen)
+            out.integer(row.lastSeen)
+            out.integer(row.firstDate)
+            out.integer(row.entryDate)
+            out.integer(row.latestDate)
+            out.integer(Int64(row.position))
+            out.integer(Int64(row.firstPosition))
+            out.blob(row.stored)
+        }
+        return out.bytes
+    }
+
+    var isEmpty: Bool { rows.isEmpty }
+
+    /// The entries a feed lists now, in feed order: a known key keeps its
+    /// first-seen facts and takes the new content, place and date (a key
+    /// listed twice keeps its last); a new key is first seen now.
+    mutating func upsert(_ entries: [Entry], prepared: PreparedEntries, now: Int64) {
+        for (position, entry) in entries.enumerated() {
+            let key = prepared.keys[position]
+            let date = entry.ownDate?.secondsSince1970
+            if let slot = slots[key] {
+                rows[slot].stored = prepared.stored[position]
+                rows[slot].position = position
+                rows[slot].lastSeen = now
+                rows[slot].entryDate = date
+                let row = rows[slot]
+                rows[slot].latestDate = max(date ?? row.firstSeen, row.firstDate ?? row.firstSeen)
+            } else {
+                slots[key] = rows.count
+                rows.append(
+                    Row(
+                        key: key, firstSeen: now, lastSeen: now, firstDate: date, entryDate: date,
+                        latestDate: date ?? now, position: position, firstPosition: position,
+                        stored: prepared.stored[position]))
+            }
+        }
+    }
+
+    var sightings: [String: EntrySighting] {
+        var result: [String: EntrySighting] = [:]
+        result.reserveCapacity(rows.count)
+        for row in rows {
+            result[row.key] = EntrySighting(
+                firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen), firstDate: row.firstDate.map(stamp),
+                firstPosition: row.firstPosition)
+        }
+        return result
+    }
+
+    /// The entries whose latest possible date is on or after `cutoff`, but
+    /// for those in `except`, in the store's order; only those are decoded.
+    /// - Parameter unreadable: counts the entries whose stored form cannot be decoded.
+    func entries(
+        notOlderThan cutoff: Timestamp?, except: Set<String>, decompressor: EntryCompression.Decompressor,
+        unreadable: inout Int
+    ) -> [StoredEntry] {
+        let least = cutoff?.secondsSince1970 ?? Int64.min
+        var chosen = rows.indices.filter { rows[$0].latestDate >= least && (except.isEmpty || !except.contains(rows[$0].key)) }
+        chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
+        var result: [StoredEntry] = []
+        result.reserveCapacity(chosen.count)
+        for index in chosen {
+            let row = rows[index]
+            guard let entry = EntryCompression.entry(row.stored, with: decompressor) else {
+                unreadable += 1
+                continue
+            }
+            result.append(
+                StoredEntry(
+                    key: row.key, entry: entry, firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen),
+                    firstDate: row.firstDate.map(stamp), position: row.position, firstPosition: row.firstPosition))
+        }
+        return result
+    }
+
+    /// How many entries, and the newest one's date (its own, else first seen).
+    var summary: (count: Int, newest: Timestamp?) {
+        (rows.count, rows.map { $0.entryDate ?? $0.firstSeen }.max().map(stamp))
+    }
+
+    /// Entries still listed (seen in the feed's last fetch that listed
+    /// entries: the latest last-seen time) are never pruned; the others go
+    /// when last seen before `cutoff` or beyond the newest `keepPerFeed`.
+    /// (Not the feed's last success: a 304 moves that on, and the entries it
+    /// still lists would count as gone.)
+    /// - Returns: whether any entry went.
+    mutating func prune(cutoff: Int64, keepPerFeed: Int) -> Bool {
+        guard let lastListed = rows.map(\.lastSeen).max() else { return false }
+        let newest = Set(rows.indices.sorted { Self.inStoreOrder(rows[$0], rows[$1]) }.prefix(keepPerFeed))
+        let kept = rows.indices.filter { index in
+            rows[index].lastSeen >= lastListed || (rows[index].lastSeen >= cutoff && newest.contains(index))
+        }
+        guard kept.count < rows.count else { return false }
+        rows = kept.map { rows[$0] }
+        slots = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1.key, $0) })
+        return true
+    }
+
+    /// Latest seen first, then feed order, then key (`StoredEntry.inStoreOrder`).
+    private static func inStoreOrder(_ a: Row, _ b: Row) -> Bool {
+        if a.lastSeen != b.lastSeen { return a.lastSeen > b.lastSeen }
+        return a.position != b.position ? a.position < b.position : a.key < b.key
+    }
+}
