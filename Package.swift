@@ -32,11 +32,11 @@ let package = Package(
             pkgConfig: "libexslt",
             providers: [.apt(["libxslt1-dev"])]
         ),
-        // zstd: the state's entries are stored compressed.
+        // LZ4: the state's entries are stored compressed.
         .systemLibrary(
-            name: "CZstd",
-            pkgConfig: "libzstd",
-            providers: [.apt(["libzstd-dev"])]
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"])]
         ),
         // Small helpers every layer shares (hashing, trimming): no dependencies.
         .target(name: "Basics"),
@@ -58,7 +58,7 @@ let package = Package(
             name: "sanitize-bench", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Benchmarks/SanitizeBench"),
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
-        .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CZstd", "FeedModel"]),
+        .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CLZ4", "FeedModel"]),
         .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(

@@ -97,7 +97,7 @@ enum EntryCodec {
         }
 
         /// A length and the bytes.
-        mutating func blob(_ b: [UInt8]) {
+        mutating func blob(_ b: some Collection<UInt8>) {
             count(b.count)
             bytes.append(contentsOf: b)
         }
@@ -187,15 +187,15 @@ enum EntryCodec {
             return String(decoding: bytes[index..<index + n], as: UTF8.self)
         }
 
-        /// A length and the bytes (`Writer.blob`).
-        mutating func blob() -> [UInt8] {
+        /// A length and the bytes (`Writer.blob`), sharing the read bytes' storage.
+        mutating func blobSlice() -> ArraySlice<UInt8> {
             let n = count()
             guard !failed, index + n <= bytes.count else {
                 failed = true
                 return []
             }
             defer { index += n }
-            return Array(bytes[index..<index + n])
+            return bytes[index..<index + n]
         }
 
         mutating func text() -> Text? {

@@ -25,7 +25,8 @@ struct FeedEntries {
         var latestDate: Int64
         var position: Int
         var firstPosition: Int
-        var stored: [UInt8]
+        /// A slice of the document it was read from (not copied out of it), or a prepared form.
+        var stored: ArraySlice<UInt8>
     }
 
     private(set) var rows: [Row] = []
@@ -56,7 +57,7 @@ struct FeedEntries {
             let row = Row(
                 key: r.string() ?? "", firstSeen: r.integer() ?? 0, lastSeen: r.integer() ?? 0,
                 firstDate: r.integer(), entryDate: r.integer(), latestDate: r.integer() ?? 0,
-                position: Int(r.integer() ?? 0), firstPosition: Int(r.integer() ?? 0), stored: r.blob())
+                position: Int(r.integer() ?? 0), firstPosition: Int(r.integer() ?? 0), stored: r.blobSlice())
             if r.failed { return nil }
             slots[row.key] = rows.count
             rows.append(row)
@@ -93,7 +94,7 @@ struct FeedEntries {
             let key = prepared.keys[position]
             let date = entry.ownDate?.secondsSince1970
             if let slot = slots[key] {
-                rows[slot].stored = prepared.stored[position]
+                rows[slot].stored = prepared.stored[position][...]
                 rows[slot].position = position
                 rows[slot].lastSeen = now
                 rows[slot].entryDate = date
@@ -105,7 +106,7 @@ struct FeedEntries {
                     Row(
                         key: key, firstSeen: now, lastSeen: now, firstDate: date, entryDate: date,
                         latestDate: date ?? now, position: position, firstPosition: position,
-                        stored: prepared.stored[position]))
+                        stored: prepared.stored[position][...]))
             }
         }
     }
@@ -124,10 +125,7 @@ struct FeedEntries {
     /// The entries whose latest possible date is on or after `cutoff`, but
     /// for those in `except`, in the store's order; only those are decoded.
     /// - Parameter unreadable: counts the entries whose stored form cannot be decoded.
-    func entries(
-        notOlderThan cutoff: Timestamp?, except: Set<String>, decompressor: EntryCompression.Decompressor,
-        unreadable: inout Int
-    ) -> [StoredEntry] {
+    func entries(notOlderThan cutoff: Timestamp?, except: Set<String>, unreadable: inout Int) -> [StoredEntry] {
         let least = cutoff?.secondsSince1970 ?? Int64.min
         var chosen = rows.indices.filter { rows[$0].latestDate >= least && (except.isEmpty || !except.contains(rows[$0].key)) }
         chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
@@ -135,7 +133,7 @@ struct FeedEntries {
         result.reserveCapacity(chosen.count)
         for index in chosen {
             let row = rows[index]
-            guard let entry = EntryCompression.entry(row.stored, with: decompressor) else {
+            guard let entry = EntryCompression.entry(row.stored) else {
                 unreadable += 1
                 continue
             }

@@ -72,8 +72,6 @@ public final class SQLiteStateStore: StateStore {
         ALTER TABLE feeds_v4 RENAME TO feeds;
         """
 
-    /// Reads every stored entry (the store reads from one task at a time).
-    private let decompressor = EntryCompression.Decompressor()
 
     public init(path: String) throws(StateError) {
         database = try SQLiteDatabase(path: path)
@@ -118,7 +116,6 @@ public final class SQLiteStateStore: StateStore {
     private func migrateEntriesToDocuments() throws(StateError) {
         var feeds: [(id: Int64, url: String)] = []
         try database.prepare("SELECT id, url FROM feeds_v4").query { feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? "")) }
-        let compressor = EntryCompression.Compressor()
         let select = try database.prepare(
             """
             SELECT key, first_seen, last_seen, first_date, entry_date, latest_date, position, first_position, entry
@@ -134,7 +131,7 @@ public final class SQLiteStateStore: StateStore {
                         key: row.text(0) ?? "", firstSeen: row.integer(1) ?? 0, lastSeen: row.integer(2) ?? 0,
                         firstDate: row.integer(3), entryDate: row.integer(4), latestDate: row.integer(5) ?? 0,
                         position: Int(row.integer(6) ?? 0), firstPosition: Int(row.integer(7) ?? 0),
-                        stored: EntryCodec.decode(plain).map { EntryCompression.stored($0, with: compressor) } ?? plain))
+                        stored: (EntryCodec.decode(plain).map(EntryCompression.stored) ?? plain)[...]))
             }
             guard !rows.isEmpty else { continue }
             try insert.run([.integer(id), .blob(FeedEntries(rows: rows).document)])
@@ -297,7 +294,7 @@ public final class SQLiteStateStore: StateStore {
     {
         var unreadable = 0
         let result = try documentOf(url).entries(
-            notOlderThan: cutoff, except: except, decompressor: decompressor, unreadable: &unreadable)
+            notOlderThan: cutoff, except: except, unreadable: &unreadable)
         if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
         return result
     }
