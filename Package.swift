@@ -71,7 +71,8 @@ let package = Package(
         .target(
             name: "Aggregator",
             dependencies: [
-                "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions", "TimelineMerge",
+                "Basics", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
+                "TimelineMerge",
             ]),
         // The command line: options, the three commands, the run, the reports.
         .target(

@@ -1,3 +1,4 @@
+import Basics
 import FeedFetch
 import FeedModel
 import FeedParse
@@ -35,10 +36,19 @@ public struct FeedReport: Sendable {
     /// With a state: the entries stored for the feed and the newest one's date.
     public var entriesStored: Int?
     public var newestEntry: Timestamp?
-    public var record: FeedRecord?
+    public var record: FeedRecord? {
+        get { recordBox?.value }
+        set { recordBox = newValue.map(Boxed.init) }
+    }
     /// The feed as the timeline credits it (its title, links, authors):
     /// from this fetch, else from the state's last fresh fetch.
-    public var source: FeedSource?
+    public var source: FeedSource? {
+        get { sourceBox?.value }
+        set { sourceBox = newValue.map(Boxed.init) }
+    }
+    // Out of line: a run holds a report per subscription, in arrays it copies.
+    private var recordBox: Boxed<FeedRecord>?
+    private var sourceBox: Boxed<FeedSource>?
     /// Where a permanent redirect (301/308) moved the feed in this run.
     public var movedTo: String?
     /// The state failed for this feed (its notices say how): the run says so
@@ -48,6 +58,15 @@ public struct FeedReport: Sendable {
     var listsEveryStoredEntry = false
 
     public var failed: Bool { status == .failed || status == .gone }
+
+    init(subscription: Subscription, status: Status) {
+        self.subscription = subscription
+        self.status = status
+        entriesParsed = 0
+        entriesKept = 0
+        bytes = 0
+        warnings = []
+    }
 
     /// Records that the state failed for this feed: a notice (shown with
     /// and without `--verbose`, and with `--quiet`) and the flag.
@@ -262,9 +281,7 @@ public enum Aggregator {
         timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
-        var report = FeedReport(
-            subscription: subscription, status: .ok, reason: nil, httpStatus: nil, entriesParsed: 0, entriesKept: 0,
-            bytes: 0, warnings: [])
+        var report = FeedReport(subscription: subscription, status: .ok)
         // Served from the state (304, failure, deferral): the source its last fresh fetch gave.
         var source = FeedSource(
             metadata: plan.record?.metadata, subscription: subscription,

@@ -16,15 +16,23 @@ extension SQLiteStateStore {
             row.isNull(15)
             ? legacyMetadata(title: row.text(12), link: row.text(13)) : FeedMetadataCodec.decode(row.blob(15))
         let damaged = !row.isNull(15) && metadata == nil
-        return FeedRecord(
-            url: row.text(0) ?? "", movedTo: row.text(1), etag: damaged ? nil : row.text(2),
-            lastModified: damaged ? nil : row.text(3),
-            firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0),
-            lastFetch: row.integer(5).map(stamp), lastSuccess: row.integer(6).map(stamp),
-            lastStatus: row.integer(7).map { Int($0) }, consecutiveFailures: Int(row.integer(8) ?? 0),
-            lastError: row.text(9), notBefore: row.integer(10).map(stamp), gone: row.integer(11) == 1,
-            title: row.text(12), link: row.text(13),
-            metadata: metadata, restamping: row.integer(14) == 1, failingSince: row.integer(16).map(stamp))
+        var record = FeedRecord(url: row.text(0) ?? "", firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0))
+        record.movedTo = row.text(1)
+        record.etag = damaged ? nil : row.text(2)
+        record.lastModified = damaged ? nil : row.text(3)
+        record.lastFetch = row.integer(5).map(stamp)
+        record.lastSuccess = row.integer(6).map(stamp)
+        record.lastStatus = row.integer(7).map { Int($0) }
+        record.consecutiveFailures = Int(row.integer(8) ?? 0)
+        record.lastError = row.text(9)
+        record.notBefore = row.integer(10).map(stamp)
+        record.gone = row.integer(11) == 1
+        record.title = row.text(12)
+        record.link = row.text(13)
+        record.metadata = metadata
+        record.restamping = row.integer(14) == 1
+        record.failingSince = row.integer(16).map(stamp)
+        return record
     }
 
     /// What a record stored before schema 2 knows of its feed.

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 
 /// What the state remembers of one feed between runs.
@@ -23,7 +24,12 @@ public struct FeedRecord: Sendable {
     /// served from the state (304, failure, deferral) contributes exactly
     /// that again. nil for a feed never fetched (or stored before schema 2,
     /// then only `title` and `link` are known).
-    public var metadata: FeedMetadata?
+    public var metadata: FeedMetadata? {
+        get { metadataBox?.value }
+        set { metadataBox = newValue.map(Boxed.init) }
+    }
+    /// Out of line: a run holds a record per subscription (in a dictionary and in each plan).
+    private var metadataBox: Boxed<FeedMetadata>?
     /// The feed rewrites its entries' dates on every fetch: they are pinned
     /// to the dates first seen. Decided by the run's dating policy, stored here.
     public var restamping: Bool
@@ -109,7 +115,9 @@ public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
         /// 2xx: the entries the feed lists now (and their keys and stored forms), the
         /// validators that came with them, and whether the dating policy found the feed restamping.
-        case fetched(
+        /// Out of line (`indirect`): a run keeps every not-modified feed's update until its end,
+        /// and the other cases are small.
+        indirect case fetched(
             entries: [Entry], prepared: PreparedEntries, etag: String?, lastModified: String?,
             metadata: FeedMetadata, restamping: Bool)
         case notModified
