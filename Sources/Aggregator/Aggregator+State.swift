@@ -30,14 +30,6 @@ extension Aggregator {
                 return nil
             }
         }
-        func collectHealth() {
-            guard state.health else { return }
-            if let summary = attempt("its summary cannot be read", { () throws(StateError) in try store.summary(of: url) }) {
-                report.entriesStored = summary.count
-                report.newestEntry = summary.newest.map { min($0, now) }
-            }
-            report.record = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
-        }
         func readable(_ entries: [StoredEntry]) -> [StoredEntry] {
             let unreadable = store.takeUnreadableCount(of: url)
             if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
@@ -54,7 +46,6 @@ extension Aggregator {
                 if let update = outcome.update(url: url, now: now) {
                     _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
                 }
-                collectHealth()
                 return nil
             }
             if fetched.prepared == nil { fetched.prepared = PreparedEntries(entries) }
@@ -65,7 +56,6 @@ extension Aggregator {
                     "its entries' history cannot be read; they are merged as without a state",
                     { () throws(StateError) in try store.sightings(of: url) })
             else {
-                collectHealth()
                 return nil
             }
             restamping =
@@ -106,7 +96,6 @@ extension Aggregator {
             restamping = record?.restamping ?? false
             feedFirstSeen = record?.firstSeen
         }
-        collectHealth()
         var entries: [Entry] = []
         var dates: [Timestamp?] = []
         entries.reserveCapacity(remembered.count)
@@ -117,5 +106,24 @@ extension Aggregator {
             dates.append(date)
         }
         return (ParsedFeed(format: .rss20, metadata: metadata, entries: entries), dates)
+    }
+
+    /// What the health report and the page show of a feed: its stored
+    /// entries, its newest entry's date and its record, once every outcome
+    /// of the run is stored.
+    static func collectHealth(of report: inout FeedReport, store: any StateStore, now: Timestamp) {
+        let url = report.subscription.url
+        do {
+            let summary = try store.summary(of: url)
+            report.entriesStored = summary.count
+            report.newestEntry = summary.newest.map { min($0, now) }
+        } catch {
+            report.noteStateFailure("its summary cannot be read: \(error)")
+        }
+        do {
+            report.record = try store.feed(url)
+        } catch {
+            report.noteStateFailure("its record cannot be read: \(error)")
+        }
     }
 }

@@ -211,22 +211,25 @@ public enum Aggregator {
             }
         }
         do {
-            try state.store.commit()
+            let unstored = try state.store.commit()
+            if !unstored.isEmpty {
+                for index in reports.indices {
+                    guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
+                    reports[index]?.noteStateFailure("its fetch cannot be recorded: \(error)")
+                }
+            }
         } catch {
-            diagnostics.append("state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
+            diagnostics.append(
+                "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
         }
         do {
             try state.store.record(all: pending)
         } catch {
             diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
         }
-        if state.health {  // the 304s' records changed in that last transaction
-            for index in reports.indices where reports[index]?.status == .notModified {
-                do {
-                    reports[index]?.record = try state.store.feed(list.subscriptions[index].url)
-                } catch {
-                    reports[index]?.noteStateFailure("its record cannot be read: \(error)")
-                }
+        if state.health {  // every outcome is stored now
+            for index in reports.indices where reports[index] != nil {
+                collectHealth(of: &reports[index]!, store: state.store, now: rules.now)
             }
         }
         // Only entries a feed no longer lists are ever pruned.

@@ -73,28 +73,32 @@ public final class SQLiteStateStore: StateStore {
         """
 
 
+    /// Stores outcomes on a connection and a thread of its own.
+    private let writer: StateWriter
+
     public init(path: String) throws(StateError) {
         database = try SQLiteDatabase(path: path)
-        try migrate()
+        try Self.migrate(database)
+        writer = try StateWriter(path: path)
     }
 
     /// The open batch is kept: each outcome in it is whole.
-    deinit { try? commit() }
+    deinit { _ = try? writer.commit() }
 
     /// Brings the file to the newest schema, one version per transaction.
-    private func migrate() throws(StateError) {
-        let target = Self.migrations.count
+    private static func migrate(_ database: SQLiteDatabase) throws(StateError) {
+        let target = migrations.count
         var version = 0
         try database.prepare("PRAGMA user_version").query { version = Int($0.integer(0) ?? 0) }
         guard version < target else { return }
         // Schema 4 rebuilds both tables; the foreign-key setting cannot change inside a transaction.
         try database.execute("PRAGMA foreign_keys=OFF")
-        for (index, sql) in Self.migrations.enumerated() where index >= version {
+        for (index, sql) in migrations.enumerated() where index >= version {
             try database.transaction { () throws(StateError) in
                 try database.execute(sql)
                 if index + 1 == 4 {
-                    try migrateEntriesToDocuments()
-                    try database.execute(Self.schema4Cleanup)
+                    try migrateEntriesToDocuments(database)
+                    try database.execute(schema4Cleanup)
                 }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
@@ -113,7 +117,7 @@ public final class SQLiteStateStore: StateStore {
     /// Schema 4's middle: each feed's entry rows become its document, each
     /// entry compressed, one feed at a time (memory stays that of one feed).
     /// An entry that cannot be decoded is kept as it was: reading it reports it.
-    private func migrateEntriesToDocuments() throws(StateError) {
+    private static func migrateEntriesToDocuments(_ database: SQLiteDatabase) throws(StateError) {
         var feeds: [(id: Int64, url: String)] = []
         try database.prepare("SELECT id, url FROM feeds_v4").query { feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? "")) }
         let select = try database.prepare(
@@ -153,132 +157,34 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
-    /// Each outcome in a savepoint of the open batch: a feed's entries and
-    /// validators commit together, as every feed's did in its own transaction, at a
-    /// fraction of the cost (a page several feeds touch is written once per batch, not
-    /// once per feed). An outcome that fails is undone alone; the others stay.
+    /// Hands the outcome to the writer (`StateWriter`): it is stored on the
+    /// writer's thread, beside the run, and is durable at the next `commit`.
     public func record(_ update: FeedUpdate) throws(StateError) {
-        if batchSize == 0 { try database.execute("BEGIN IMMEDIATE") }
-        batchSize += 1
-        try database.execute("SAVEPOINT outcome")
-        do {
-            try apply(update)
-        } catch {
-            if database.inTransaction {  // some errors end the whole transaction (and the batch)
-                try? database.execute("ROLLBACK TO outcome")
-                try? database.execute("RELEASE outcome")
-            } else {
-                batchSize = 0
-            }
-            throw error
-        }
-        try database.execute("RELEASE outcome")
-        if batchSize >= Self.batchLimit { try commit() }
+        writer.submit(update)
     }
 
-    /// Outcomes per batch: a killed run loses at most these (their feeds are
-    /// fetched whole again next time, having no validators stored).
-    static let batchLimit = 64
-    /// Outcomes recorded in the open batch (0: no batch open).
-    private var batchSize = 0
-
-    public func commit() throws(StateError) {
-        guard batchSize > 0 else { return }
-        batchSize = 0
-        do {
-            try database.execute("COMMIT")
-        } catch {
-            if database.inTransaction { try? database.execute("ROLLBACK") }
-            throw error
-        }
+    public func commit() throws(StateError) -> [String: StateError] {
+        cached = nil
+        return try writer.commit()
     }
 
     public func record(all updates: [FeedUpdate]) throws(StateError) {
-        try commit()
+        try writer.flush()
         guard !updates.isEmpty else { return }
         try database.transaction { () throws(StateError) in
-            for update in updates { try apply(update) }
+            for update in updates { try database.apply(update) }
         }
     }
 
-    /// One outcome's statements; the caller holds the transaction.
-    private func apply(_ update: FeedUpdate) throws(StateError) {
-        let now = update.now.secondsSince1970
-        var feed: Int64 = 0
-        try database.prepare(
-            """
-            INSERT INTO feeds(url, first_seen, last_fetch, last_status, not_before, moved_to)
-            VALUES (?1, ?2, ?2, ?3, ?4, ?5)
-            ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
-                not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, moved_to)
-            RETURNING id
-            """
-        ).query([
-            .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
-            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
-        ]) { feed = $0.integer(0) ?? 0 }
-        switch update.outcome {
-        case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
-            try storeEntries(entries, prepared: prepared, feed: feed, url: update.url, now: now)
-            try database.prepare(
-                """
-                UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
-                    failing_since = NULL, last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
-                    metadata = ?, restamping = ? WHERE id = ?
-                """
-            ).run([
-                .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
-                .blob(FeedMetadataCodec.encode(metadata)), .integer(restamping ? 1 : 0), .integer(feed),
-            ])
-        case .notModified:
-            try database.prepare(
-                """
-                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL
-                WHERE id = ?
-                """
-            ).run([.integer(now), .integer(feed)])
-        case .skipped:
-            break
-        case .failed(let message, let gone):
-            try database.prepare(
-                """
-                UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
-                    gone = MAX(gone, ?), failing_since = COALESCE(failing_since, ?) WHERE id = ?
-                """
-            ).run([.text(message), .integer(gone ? 1 : 0), .integer(now), .integer(feed)])
-        }
-    }
-
-    /// Upserts the entries a feed lists now (`FeedEntries.upsert`), in the
-    /// stored forms prepared beside the parse (`PreparedEntries(entries)`,
-    /// never `.notKept`). A document that cannot be read is replaced: its
-    /// entries were lost already (reading them said so).
-    private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, url: String, now: Int64)
-        throws(StateError)
-    {
-        var document = (try? documentOf(url)) ?? FeedEntries()
-        cached = nil
-        document.upsert(entries, prepared: prepared, now: now)
-        try database.prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
-            .run([.integer(feed), .blob(document.document)])
-        cached = (url, document)
-    }
-
-    /// The last document read or written, by feed URL: a fetched feed's is
-    /// read for its sightings, then updated, then read for its unlisted entries.
+    /// The last document read, by feed URL: a fetched feed's is read for its
+    /// sightings, then for its unlisted entries. (The writer's update of it
+    /// leaves those as they were; `commit` forgets it.)
     private var cached: (url: String, document: FeedEntries)?
 
     /// A feed's document; an empty one when it has none.
     private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
         if let cached, cached.url == url { return cached.document }
-        var bytes: [UInt8]?
-        try database.prepare(
-            "SELECT document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)"
-        ).query([.text(url)]) { bytes = $0.blob(0) }
-        guard let bytes else { return FeedEntries() }
-        guard let document = FeedEntries(document: bytes) else {
-            throw StateError(path: database.path, message: "the stored entries of \(url) are damaged")
-        }
+        let document = try database.document(of: url)
         cached = (url, document)
         return document
     }
@@ -308,7 +214,7 @@ public final class SQLiteStateStore: StateStore {
 
     /// The entries follow: they name their feed by its number.
     public func rename(feed url: String, to newURL: String) throws(StateError) {
-        try commit()
+        try writer.flush()
         cached = nil
         try database.transaction { () throws(StateError) in
             try database.prepare("UPDATE feeds SET url = ?, moved_to = NULL WHERE url = ?")
@@ -321,7 +227,7 @@ public final class SQLiteStateStore: StateStore {
     }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        try commit()
+        try writer.flush()
         cached = nil
         var lastFull: Int64 = 0
         try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {

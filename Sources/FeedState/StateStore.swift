@@ -157,12 +157,16 @@ public protocol StateStore: AnyObject {
     /// One feed's record.
     func feed(_ url: String) throws(StateError) -> FeedRecord?
     /// Stores one feed's outcome (entries, validators, health) atomically:
-    /// all of it or none of it, now or at the next `commit` (a store may
-    /// gather outcomes in one transaction; every call that follows sees them).
+    /// all of it or none of it, now or by the next `commit` (a store may
+    /// store outcomes on a thread of its own and gather them in one
+    /// transaction). What the store gives back of that feed (`sightings`,
+    /// `entries` apart from the ones it lists, `summary`, `feed`) is only
+    /// sure to include it after `commit`.
     func record(_ update: FeedUpdate) throws(StateError)
     /// Makes every outcome recorded so far durable. `record(all:)`, `prune`
-    /// and `rename` commit first.
-    func commit() throws(StateError)
+    /// and `rename` do so first.
+    /// - Returns: the feeds whose outcome could not be stored, with why.
+    func commit() throws(StateError) -> [String: StateError]
     /// Stores several outcomes in one transaction (for the many small ones,
     /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
     func record(all updates: [FeedUpdate]) throws(StateError)
@@ -193,6 +197,6 @@ extension StateStore {
     /// A store whose entries are always readable.
     public func takeUnreadableCount(of url: String) -> Int { 0 }
 
-    /// A store that stores each outcome as it is recorded.
-    public func commit() throws(StateError) {}
+    /// A store that stores each outcome as it is recorded (and throws there).
+    public func commit() throws(StateError) -> [String: StateError] { [:] }
 }

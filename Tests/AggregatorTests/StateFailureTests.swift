@@ -98,6 +98,39 @@ import TimelineMerge
         #expect(report.entriesKept == kept, "\(report.notices)")
     }
 
+    /// The SQLite store stores outcomes on its writer's thread: one the
+    /// writer cannot store is undone alone (the other feeds of its batch
+    /// stay), reported on its feed at the end of the run, and its fresh
+    /// entries still reach the timeline.
+    @Test func anOutcomeTheWriterCannotStoreIsReportedAndUndoneAlone() async throws {
+        let w = try StateTests.Workspace("writer-failure")
+        let store = try SQLiteStateStore(path: w.state)
+        let (good, refused) = (server.url("/feed/sf1"), server.url("/feed/sf2"))
+        do {
+            let database = try SQLiteDatabase(path: w.state)
+            try database.execute(
+                """
+                CREATE TRIGGER refuse BEFORE INSERT ON feed_entries
+                WHEN NEW.feed = (SELECT id FROM feeds WHERE url = '\(refused)')
+                BEGIN SELECT RAISE(ABORT, 'refused by a test trigger'); END
+                """)
+        }
+        var list = SubscriptionList()
+        list.subscriptions = [Subscription(url: good), Subscription(url: refused)]
+        let result = await Aggregator.run(
+            list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600)),
+            state: StateOptions(store: store))
+        let reports = result.reports
+        #expect(reports.count == 2 && reports.allSatisfy { $0.status == .ok })
+        #expect(!reports[0].stateFailed, "\(reports[0].notices)")
+        #expect(reports[1].stateFailed && reports[1].notices.contains { $0.contains("refused by a test trigger") })
+        #expect(reports[1].entriesKept > 0, "its fresh entries are in the timeline")
+        #expect(try store.feed(good)?.lastSuccess != nil)
+        #expect(try !store.sightings(of: good).isEmpty)
+        #expect(try store.feed(refused) == nil, "nothing of the refused outcome is stored")
+        #expect(try store.sightings(of: refused).isEmpty)
+    }
+
     /// The command line: one stored entry that cannot be read costs that
     /// entry, not the feed's others; the run says so (even with `-q`) and
     /// exits 74 with the outputs written.

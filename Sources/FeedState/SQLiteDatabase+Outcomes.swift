@@ -1,0 +1,80 @@
+import FeedModel
+
+/// What storing one feed's outcome does to a state file, on whichever
+/// connection stores it: the writer's (`StateWriter`) for a fetched feed,
+/// the store's own for the run's not-modified feeds, stored together at its end.
+extension SQLiteDatabase {
+    /// One outcome's statements; the caller holds the transaction.
+    func apply(_ update: FeedUpdate) throws(StateError) {
+        let now = update.now.secondsSince1970
+        var feed: Int64 = 0
+        try prepare(
+            """
+            INSERT INTO feeds(url, first_seen, last_fetch, last_status, not_before, moved_to)
+            VALUES (?1, ?2, ?2, ?3, ?4, ?5)
+            ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
+                not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, moved_to)
+            RETURNING id
+            """
+        ).query([
+            .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
+            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
+        ]) { feed = $0.integer(0) ?? 0 }
+        switch update.outcome {
+        case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
+            try storeEntries(entries, prepared: prepared, feed: feed, url: update.url, now: now)
+            try prepare(
+                """
+                UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
+                    failing_since = NULL, last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
+                    metadata = ?, restamping = ? WHERE id = ?
+                """
+            ).run([
+                .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
+                .blob(FeedMetadataCodec.encode(metadata)), .integer(restamping ? 1 : 0), .integer(feed),
+            ])
+        case .notModified:
+            try prepare(
+                """
+                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL
+                WHERE id = ?
+                """
+            ).run([.integer(now), .integer(feed)])
+        case .skipped:
+            break
+        case .failed(let message, let gone):
+            try prepare(
+                """
+                UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
+                    gone = MAX(gone, ?), failing_since = COALESCE(failing_since, ?) WHERE id = ?
+                """
+            ).run([.text(message), .integer(gone ? 1 : 0), .integer(now), .integer(feed)])
+        }
+    }
+
+    /// Upserts the entries a feed lists now (`FeedEntries.upsert`), in the
+    /// stored forms prepared beside the parse (`PreparedEntries(entries)`,
+    /// never `.notKept`). A document that cannot be read is replaced: its
+    /// entries were lost already (reading them said so).
+    private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, url: String, now: Int64)
+        throws(StateError)
+    {
+        var document = (try? self.document(of: url)) ?? FeedEntries()
+        document.upsert(entries, prepared: prepared, now: now)
+        try prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
+            .run([.integer(feed), .blob(document.document)])
+    }
+
+    /// A feed's document; an empty one when it has none.
+    func document(of url: String) throws(StateError) -> FeedEntries {
+        var bytes: [UInt8]?
+        try prepare(
+            "SELECT document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)"
+        ).query([.text(url)]) { bytes = $0.blob(0) }
+        guard let bytes else { return FeedEntries() }
+        guard let document = FeedEntries(document: bytes) else {
+            throw StateError(path: path, message: "the stored entries of \(url) are damaged")
+        }
+        return document
+    }
+}
