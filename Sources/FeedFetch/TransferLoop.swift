@@ -5,15 +5,10 @@ internal import CCurl
 /// `run(engine:)` makes it on that thread and never hands it out, so none of
 /// it needs a lock, and the compiler knows: nothing here is `Sendable`.
 final class TransferLoop {
-    private struct Waiting {
-        let submission: TransferEngine.Submission
-        let host: String
-    }
-
     private let engine: TransferEngine
     private let configuration: FetchConfiguration
     private let multi: CurlMulti
-    private var waiting: [Waiting] = []
+    private var waiting = WaitingTransfers<TransferEngine.Submission>()
     private var active: [UInt64: Transfer] = [:]
     private var perHost: [String: Int] = [:]
     /// Cancellations for transfers not seen yet (a task cancelled before its submission arrived).
@@ -49,7 +44,7 @@ final class TransferLoop {
         while true {
             let batch = engine.takeBatch()
             for submission in batch.arrivals {
-                waiting.append(Waiting(submission: submission, host: TransferEngine.host(of: submission.request.url)))
+                waiting.append(submission, host: TransferEngine.host(of: submission.request.url))
             }
             if let reason = batch.stopReason { return reason }
             pendingCancellations.formUnion(batch.cancellations)
@@ -72,8 +67,7 @@ final class TransferLoop {
     /// removes the running ones from the multi handle, and marks the engine
     /// stopped; submissions that came in meanwhile are resumed too.
     private func stop(_ reason: TransferEngine.StopReason) {
-        for entry in waiting { finish(entry.submission, .failure(reason.error(for: entry.submission.request.url))) }
-        waiting.removeAll()
+        for submission in waiting.removeAll() { finish(submission, .failure(reason.error(for: submission.request.url))) }
         for transfer in active.values {
             var failure = reason.error(for: transfer.request.url)
             do {
@@ -94,30 +88,23 @@ final class TransferLoop {
     /// per-host limits allow; a transfer whose host is full waits without
     /// holding up the ones behind it.
     private func startWaitingTransfers() {
-        guard !waiting.isEmpty, active.count < configuration.maximumConcurrentTransfers else { return }
-        var skipped: [Waiting] = []
-        var next = 0
-        while next < waiting.count, active.count < configuration.maximumConcurrentTransfers {
-            let entry = waiting[next]
-            next += 1
-            if perHost[entry.host, default: 0] >= configuration.maximumTransfersPerHost {
-                skipped.append(entry)
-                continue
-            }
-            start(entry)
+        while active.count < configuration.maximumConcurrentTransfers,
+            let (submission, host) = waiting.popFirst(where: {
+                perHost[$0, default: 0] < configuration.maximumTransfersPerHost
+            })
+        {
+            start(submission, host: host)
         }
-        // Put the skipped ones back at the front, keeping their order.
-        waiting.replaceSubrange(0..<next, with: skipped)
     }
 
     /// A transfer libcurl will not set up finishes at once with the call that failed.
-    private func start(_ entry: Waiting) {
+    private func start(_ submission: TransferEngine.Submission, host: String) {
         let transfer: Transfer
         do {
-            transfer = try Transfer(entry.submission, host: entry.host, configuration: configuration)
+            transfer = try Transfer(submission, host: host, configuration: configuration)
             try multi.add(transfer.easy)
         } catch {
-            finish(entry.submission, .failure(FetchError(error, url: entry.submission.request.url, stage: .request)))
+            finish(submission, .failure(FetchError(error, url: submission.request.url, stage: .request)))
             return
         }
         perHost[transfer.host, default: 0] += 1
@@ -147,9 +134,8 @@ final class TransferLoop {
             finish(transfer, .failure(cancelledError(transfer.request.url)))
             return true
         }
-        if let index = waiting.firstIndex(where: { $0.submission.id == id }) {
-            let entry = waiting.remove(at: index)
-            finish(entry.submission, .failure(cancelledError(entry.submission.request.url)))
+        if let submission = waiting.remove(where: { $0.id == id }) {
+            finish(submission, .failure(cancelledError(submission.request.url)))
             return true
         }
         return false
@@ -159,6 +145,7 @@ final class TransferLoop {
         active[transfer.id] = nil
         perHost[transfer.host, default: 1] -= 1
         if perHost[transfer.host] == 0 { perHost[transfer.host] = nil }
+        waiting.hostHasRoom(transfer.host)
     }
 
     private func finish(_ transfer: Transfer, _ result: Result<FetchResponse, FetchError>) {
