@@ -1,0 +1,86 @@
+import FeedModel
+import Foundation
+import Testing
+
+@testable import FeedState
+
+/// Review of issue 13 (state schema 4, `StateWriter`): defects found, each a test.
+@Suite struct ReviewStateTests {
+    static func folder(_ name: String) throws -> String {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-review-\(name)-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.appendingPathComponent("state.sqlite").path
+    }
+
+    static func fetched(_ url: String, ids: [String], now: Int64) -> FeedUpdate {
+        let entries = ids.map { id -> Entry in
+            var entry = Entry()
+            entry.id = id
+            entry.title = Text("title \(id)")
+            return entry
+        }
+        return FeedUpdate(
+            url: url,
+            outcome: .fetched(
+                entries: entries, prepared: PreparedEntries(entries), etag: "\"e\"", lastModified: nil,
+                metadata: FeedMetadata(), restamping: false),
+            status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: now))
+    }
+
+    /// An error that ends the writer's whole transaction (SQLite rolls it
+    /// back by itself on some errors: disk full, I/O, here a trigger's
+    /// `RAISE(ROLLBACK)`) also undoes the batch's earlier outcomes; those
+    /// must be reported too, not lost in silence.
+    @Test func anErrorThatEndsTheBatchReportsEveryOutcomeItUndid() throws {
+        let path = try Self.folder("rollback")
+        let store = try SQLiteStateStore(path: path)
+        let (good, refused) = ("http://good.example/feed", "http://refused.example/feed")
+        do {
+            let database = try SQLiteDatabase(path: path)
+            try database.execute(
+                """
+                CREATE TRIGGER refuse BEFORE INSERT ON feed_entries
+                WHEN NEW.feed = (SELECT id FROM feeds WHERE url = '\(refused)')
+                BEGIN SELECT RAISE(ROLLBACK, 'refused by a test trigger'); END
+                """)
+        }
+        try store.record(Self.fetched(good, ids: ["a", "b"], now: 100))
+        try store.record(Self.fetched(refused, ids: ["c"], now: 100))
+        let failures = try store.commit()
+        #expect(failures[refused] != nil)
+        let stored = try store.feed(good) != nil
+        #expect(stored || failures[good] != nil, "the good feed's outcome was lost and not reported: \(failures)")
+    }
+
+    /// The command line, a local feed (fetched whole every run): a feed
+    /// whose stored document is damaged is said so once, and its next
+    /// fetch replaces the document (`storeEntries` means to: "a document
+    /// that cannot be read is replaced"). It was never stored again: the
+    /// sightings failed first and the run skipped recording the fetch, so
+    /// every later run failed the same way (exit 74) for good.
+    @Test func aDamagedDocumentIsReplacedByTheNextFetch() throws {
+        let w = try StateTests.Workspace("review-damaged-document")
+        let feed = w.path("feed.rss")
+        let items = (1...3).map { "<item><guid>urn:r:\($0)</guid><title>Item \($0)</title></item>" }.joined()
+        try Data("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>R</title>\(items)</channel></rss>".utf8)
+            .write(to: URL(fileURLWithPath: feed))
+        func run(_ now: String) throws -> CommandRun {
+            try CommandRun.feedmerge([feed, "-o", w.path("out.json"), "--now", now, "--state", w.state, "-q"])
+        }
+        let first = try run("2024-02-01T00:00:00Z")
+        #expect(first.status == 0, "\(first.standardError)")
+        do {
+            let database = try SQLiteDatabase(path: w.state)
+            try database.execute("UPDATE feed_entries SET document = X'FF00'")
+        }
+        let second = try run("2024-02-02T00:00:00Z")
+        #expect(second.status == 74 && second.standardError.contains("damaged"), "\(second.standardError)")
+        let third = try run("2024-02-03T00:00:00Z")
+        #expect(third.status == 0, "the damaged document was never replaced: \(third.standardError)")
+        let database = try SQLiteDatabase(path: w.state)
+        var document: [UInt8] = []
+        try database.prepare("SELECT document FROM feed_entries").query { document = $0.blob(0) }
+        #expect(FeedEntries(document: document)?.rows.count == 3)
+    }
+}
