@@ -56,6 +56,12 @@ extension Aggregator {
                     "its entries' history cannot be read; they are merged as without a state",
                     { () throws(StateError) in try store.sightings(of: url) })
             else {
+                // Recorded all the same: a damaged document is replaced by this listing (else
+                // every later run fails the same way); a store that cannot be read refuses it.
+                let restamping = before?.restamping ?? false
+                if let update = Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping) {
+                    _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
+                }
                 return nil
             }
             restamping =

@@ -59,7 +59,7 @@ extension SQLiteDatabase {
     private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, url: String, now: Int64)
         throws(StateError)
     {
-        var document = (try? self.document(of: url)) ?? FeedEntries()
+        var document = try storedDocument(of: url) ?? FeedEntries()
         document.upsert(entries, prepared: prepared, now: now)
         try prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
             .run([.integer(feed), .blob(document.document)])
@@ -67,14 +67,20 @@ extension SQLiteDatabase {
 
     /// A feed's document; an empty one when it has none.
     func document(of url: String) throws(StateError) -> FeedEntries {
+        guard let document = try storedDocument(of: url) else {
+            throw StateError(path: path, message: "the stored entries of \(url) are damaged")
+        }
+        return document
+    }
+
+    /// A feed's document (an empty one when it has none); nil when it is damaged.
+    /// Throws only when the database cannot be read: then nothing may replace the document.
+    private func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
         var bytes: [UInt8]?
         try prepare(
             "SELECT document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)"
         ).query([.text(url)]) { bytes = $0.blob(0) }
         guard let bytes else { return FeedEntries() }
-        guard let document = FeedEntries(document: bytes) else {
-            throw StateError(path: path, message: "the stored entries of \(url) are damaged")
-        }
-        return document
+        return FeedEntries(document: bytes)
     }
 }

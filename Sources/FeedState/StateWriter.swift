@@ -11,7 +11,7 @@ import FeedModel
 /// its own transaction, at a fraction of the cost; an outcome that fails is
 /// undone alone and kept for `commit` to report.
 ///
-/// `@unchecked Sendable`: `database`, `batchSize` and `failures` are used on
+/// `@unchecked Sendable`: `database`, `batch` and `failures` are used on
 /// `queue` only; `submit`, `flush` and `commit` are called from one task.
 final class StateWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "feedmerge.state-writer")
@@ -19,8 +19,10 @@ final class StateWriter: @unchecked Sendable {
     /// beyond that (a writer that falls behind must not hold every feed's entries).
     private let room = DispatchSemaphore(value: StateWriter.depth)
     private let database: SQLiteDatabase
-    /// Outcomes in the open batch (0: no batch open).
-    private var batchSize = 0
+    /// The feeds whose outcomes are in the open batch (empty: no batch open):
+    /// an error that ends the whole transaction undoes them all, and each is reported.
+    private var batch: [String] = []
+    private var batchSize: Int { batch.count }
     /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
     private var failures: [String: StateError] = [:]
 
@@ -55,43 +57,51 @@ final class StateWriter: @unchecked Sendable {
 
     /// `flush`, then the outcomes that could not be stored since the last
     /// `commit`, by feed URL.
+    /// A batch that cannot be committed is reported on each of its feeds.
     func commit() throws(StateError) -> [String: StateError] {
-        try queue.sync {
-            Result(catching: { () throws(StateError) -> [String: StateError] in
-                try commitBatch()
-                defer { failures = [:] }
-                return failures
-            })
-        }.get()
+        queue.sync {
+            _ = Result(catching: { () throws(StateError) in try commitBatch() })  // its feeds are in `failures`
+            defer { failures = [:] }
+            return failures
+        }
     }
 
     private func store(_ update: FeedUpdate) throws(StateError) {
-        if batchSize == 0 { try database.execute("BEGIN IMMEDIATE") }
-        batchSize += 1
-        try database.execute("SAVEPOINT outcome")
+        if batch.isEmpty { try database.execute("BEGIN IMMEDIATE") }
+        batch.append(update.url)
         do {
+            try database.execute("SAVEPOINT outcome")
             try database.apply(update)
+            try database.execute("RELEASE outcome")
         } catch {
-            if database.inTransaction {  // some errors end the whole transaction (and the batch)
+            if database.inTransaction {  // undone alone
+                batch.removeLast()
                 try? database.execute("ROLLBACK TO outcome")
                 try? database.execute("RELEASE outcome")
-            } else {
-                batchSize = 0
+            } else {  // some errors end the whole transaction: the batch's other outcomes are undone too
+                batch.removeLast()
+                undone(by: error)
             }
             throw error
         }
-        try database.execute("RELEASE outcome")
         if batchSize >= Self.batchLimit { try commitBatch() }
     }
 
     private func commitBatch() throws(StateError) {
         guard batchSize > 0 else { return }
-        batchSize = 0
         do {
             try database.execute("COMMIT")
+            batch = []
         } catch {
             if database.inTransaction { try? database.execute("ROLLBACK") }
+            undone(by: error)
             throw error
         }
+    }
+
+    /// The open batch is gone: each of its feeds is reported.
+    private func undone(by error: StateError) {
+        for url in batch where failures[url] == nil { failures[url] = error }
+        batch = []
     }
 }
