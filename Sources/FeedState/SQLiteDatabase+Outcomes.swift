@@ -67,15 +67,17 @@ extension SQLiteDatabase {
 
     /// A feed's document; an empty one when it has none.
     func document(of url: String) throws(StateError) -> FeedEntries {
-        guard let document = try storedDocument(of: url) else {
-            throw StateError(path: path, message: "the stored entries of \(url) are damaged")
-        }
+        guard let document = try storedDocument(of: url) else { throw damagedDocument(of: url) }
         return document
+    }
+
+    func damagedDocument(of url: String) -> StateError {
+        StateError(path: path, message: "the stored entries of \(url) are damaged")
     }
 
     /// A feed's document (an empty one when it has none); nil when it is damaged.
     /// Throws only when the database cannot be read: then nothing may replace the document.
-    private func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
+    func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
         var bytes: [UInt8]?
         try prepare(
             "SELECT document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)"

@@ -168,13 +168,24 @@ public final class SQLiteStateStore: StateStore {
         return try writer.commit()
     }
 
+    /// Also drops the validators of the feeds whose document was found
+    /// damaged and is still: the next run fetches them whole (not a 304,
+    /// which would serve the damaged document for good), and stores a new one.
     public func record(all updates: [FeedUpdate]) throws(StateError) {
         try writer.flush()
-        guard !updates.isEmpty else { return }
+        guard !updates.isEmpty || !damaged.isEmpty else { return }
         try database.transaction { () throws(StateError) in
             for update in updates { try database.apply(update) }
+            for url in damaged where try database.storedDocument(of: url) == nil {
+                try database.prepare("UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = ?")
+                    .run([.text(url)])
+            }
         }
+        damaged = []
     }
+
+    /// Feeds whose document was found damaged in this run.
+    private var damaged: Set<String> = []
 
     /// The last document read, by feed URL: a fetched feed's is read for its
     /// sightings, then for its unlisted entries. (The writer's update of it
@@ -184,7 +195,10 @@ public final class SQLiteStateStore: StateStore {
     /// A feed's document; an empty one when it has none.
     private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
         if let cached, cached.url == url { return cached.document }
-        let document = try database.document(of: url)
+        guard let document = try database.storedDocument(of: url) else {
+            damaged.insert(url)
+            throw database.damagedDocument(of: url)
+        }
         cached = (url, document)
         return document
     }

@@ -7,7 +7,8 @@ import Testing
 /// Review of issue 13 (state schema 4, `StateWriter`): defects found, each a test.
 @Suite struct ReviewStateTests {
     static func folder(_ name: String) throws -> String {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-review-\(name)-\(getpid())")
+        let folder = FileManager.default.temporaryDirectory
+            .appendingPathComponent("feedmerge-review-\(name)-\(getpid())")
         try? FileManager.default.removeItem(at: folder)
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder.appendingPathComponent("state.sqlite").path
@@ -82,5 +83,39 @@ import Testing
         var document: [UInt8] = []
         try database.prepare("SELECT document FROM feed_entries").query { document = $0.blob(0) }
         #expect(FeedEntries(document: document)?.rows.count == 3)
+    }
+
+    /// The command line, a feed answering 304: every entry comes from its
+    /// document, so a damaged document costs the whole feed, and nothing
+    /// replaces it while the server keeps answering 304 (the validators
+    /// stay). The run says so every time, exit 74, for good. (With one row
+    /// per entry a damaged row cost that entry only.) A damaged document
+    /// should drop the feed's validators, as damaged metadata does
+    /// (`SQLiteStateStore.feedRecord`), so that the next run fetches it whole.
+    @Test func aDamagedDocumentOfANotModifiedFeedIsFetchedWholeNextTime() throws {
+        let server = PlanetServer.state
+        let w = try StateTests.Workspace("review-damaged-304")
+        let arguments = [
+            server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
+            "-q",
+        ]
+        let first = try CommandRun.feedmerge(arguments)
+        #expect(first.status == 0, "\(first.standardError)")
+        do {
+            let database = try SQLiteDatabase(path: w.state)
+            try database.execute("UPDATE feed_entries SET document = X'FF00'")
+        }
+        let second = try CommandRun.feedmerge(arguments)  // a 304
+        #expect(second.status == 74 && second.standardError.contains("damaged"), "\(second.standardError)")
+        func items() throws -> Int? {
+            let data = try Data(contentsOf: URL(fileURLWithPath: w.path("out.json")))
+            let object = try JSONSerialization.jsonObject(with: data)
+            return ((object as? [String: Any])?["items"] as? [Any])?.count
+        }
+        let third = try CommandRun.feedmerge(arguments)  // fetched whole: its entries again, the document replaced
+        #expect(try items() == 4, "still served from the damaged document: \(third.standardError)")
+        let fourth = try CommandRun.feedmerge(arguments)
+        let count = try items()
+        #expect(fourth.status == 0 && count == 4, "\(fourth.standardError)")
     }
 }
