@@ -82,7 +82,8 @@ public final class SQLiteStateStore: StateStore {
         writer = try StateWriter(path: path)
     }
 
-    /// The open batch is kept: each outcome in it is whole.
+    /// The open batch is kept: each outcome in it is whole. (What could not be
+    /// stored has no run left to be reported to: the next run fetches those feeds whole.)
     deinit { _ = try? writer.commit() }
 
     /// Brings the file to the newest schema, one version per transaction.
