@@ -79,17 +79,24 @@ public enum LinkNormalizer {
             text = text[range.upperBound...]
         }
         let slash = text.firstIndex(of: "/") ?? text.endIndex
-        var host = text[..<slash].lowercased()
-        var path = String(text[slash...])
-        if (scheme == "http" && host.hasSuffix(":80")) || (scheme == "https" && host.hasSuffix(":443")) {
-            host = String(host[..<host.lastIndex(of: ":")!])
+        var host = text[..<slash].lowercased().trimmingWhitespace
+        // Either default port, for either scheme: http and https are folded into one (below),
+        // so `https://a:80` is written `http://a:80`, whose port is the default. (A loop: a
+        // broken host such as `a:443:80` must come out as it would the second time.)
+        while (scheme == "http" || scheme == "https") && (host.hasSuffix(":80") || host.hasSuffix(":443")) {
+            host = host[..<host.lastIndex(of: ":")!].trimmingWhitespace
         }
-        while path.hasSuffix("/") { path.removeLast() }
-        let kept = query?.split(separator: "&").filter { !$0.lowercased().hasPrefix("utm_") && !$0.isEmpty } ?? []
+        // Trailing slashes go, and whitespace a removed part (an empty query or fragment, a
+        // slash) left at the end, so that normalizing a normalized link changes nothing.
+        var base = host + text[slash...]
+        while let last = base.last, last == "/" || last.isWhitespace { base.removeLast() }
+        let kept =
+            query?.split(separator: "&").map(\.trimmingWhitespace)
+            .filter { !$0.lowercased().hasPrefix("utm_") && !$0.isEmpty } ?? []
         let rest = kept.isEmpty ? "" : "?" + kept.joined(separator: "&")
         // http and https name the same entry.
         let canonicalScheme = scheme == "https" ? "http" : scheme
-        return canonicalScheme + "://" + host + path + rest + fragment
+        return canonicalScheme + "://" + base + rest + fragment
     }
 }
 
