@@ -1,5 +1,13 @@
 // swift-tools-version:6.0
+import Foundation
 import PackageDescription
+
+/// `FEEDMERGE_SYSTEM_MALLOC=1 swift build|test --sanitize=thread|address`: the executables
+/// without jemalloc, whose allocations would otherwise meet the sanitizer's `free` (the test
+/// bundle links the executable target). No effect on a normal build.
+let systemMalloc = ProcessInfo.processInfo.environment["FEEDMERGE_SYSTEM_MALLOC"] != nil
+let allocator: [Target.Dependency] = systemMalloc ? [] : ["CJemalloc"]
+let allocatorSettings: [SwiftSetting] = systemMalloc ? [.define("FEEDMERGE_SYSTEM_MALLOC")] : []
 
 let package = Package(
     name: "feedmerge",
@@ -81,16 +89,16 @@ let package = Package(
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
                 "HTMLSanitizer", "PlanetPage", "Subscriptions", "TextOutput", "TimelineMerge",
             ]),
-        .executableTarget(name: "feedmerge", dependencies: ["CJemalloc", "Commands"]),
+        .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
             name: "pipeline-bench",
             dependencies: [
-                "Aggregator", "CJemalloc", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "Subscriptions",
-                "TextOutput", "TimelineMerge",
-            ],
-            path: "Benchmarks/PipelineBench"),
+                "Aggregator", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "Subscriptions", "TextOutput",
+                "TimelineMerge",
+            ] + allocator,
+            path: "Benchmarks/PipelineBench", swiftSettings: allocatorSettings),
         // Starts the tests' Python servers on loopback; used by test targets only.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
         .testTarget(

@@ -1,5 +1,7 @@
 import Aggregator
+#if !FEEDMERGE_SYSTEM_MALLOC
 import CJemalloc  // the same allocator as the feedmerge executable
+#endif
 import FeedEmit
 import FeedFetch
 import FeedModel

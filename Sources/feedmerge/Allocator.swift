@@ -1,4 +1,6 @@
+#if !FEEDMERGE_SYSTEM_MALLOC
 import CJemalloc
+#endif
 
 /// The merge run allocates and frees millions of small blocks from several
 /// threads at once (libxml2's trees, the model's strings); jemalloc, linked
@@ -7,9 +9,13 @@ import CJemalloc
 enum Allocator {
     /// "jemalloc 5.3.0-…", as `--version` prints it.
     static var version: String {
+        #if FEEDMERGE_SYSTEM_MALLOC
+        return "the system allocator (built with FEEDMERGE_SYSTEM_MALLOC, for the sanitizers)"
+        #else
         var text: UnsafePointer<CChar>? = nil
         var size = MemoryLayout<UnsafePointer<CChar>?>.size
         guard mallctl("version", &text, &size, nil, 0) == 0, let text else { return "jemalloc (version unknown)" }
         return "jemalloc " + String(cString: text)
+        #endif
     }
 }
