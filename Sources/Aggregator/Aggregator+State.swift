@@ -30,6 +30,10 @@ extension Aggregator {
                 return nil
             }
         }
+        func record(_ update: FeedUpdate?) {
+            guard let update else { return }
+            _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
+        }
         func readable(_ entries: [StoredEntry]) -> [StoredEntry] {
             let unreadable = store.takeUnreadableCount(of: url)
             if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
@@ -43,32 +47,25 @@ extension Aggregator {
             let entries = fetched.feed.entries
             metadata = fetched.feed.metadata
             guard store.keepsEntries else {
-                if let update = outcome.update(url: url, now: now) {
-                    _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
-                }
+                record(outcome.update(url: url, now: now))
                 return nil
             }
             if fetched.prepared == nil { fetched.prepared = PreparedEntries(entries) }
             let keys = fetched.prepared!.keys
-            let before = attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) }) ?? nil
-            guard
-                let sightings = attempt(
-                    "its entries' history cannot be read; they are merged as without a state",
-                    { () throws(StateError) in try store.sightings(of: url) })
-            else {
-                // Recorded all the same: a damaged document is replaced by this listing (else
-                // every later run fails the same way); a store that cannot be read refuses it.
-                let restamping = before?.restamping ?? false
-                if let update = Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping) {
-                    _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
-                }
-                return nil
-            }
+            // The record the run began with (read again only when there was none).
+            let before =
+                plan.record ?? attempt("its record cannot be read", { () throws(StateError) in try store.feed(url) })
+                ?? nil
+            let sightings = attempt(
+                "its entries' history cannot be read; they are merged as without a state",
+                { () throws(StateError) in try store.sightings(of: url) })
             restamping =
-                (before?.restamping ?? false) || dating.isRestamping(entries, keys: keys, sightings: sightings)
-            if let update = Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping) {
-                _ = attempt("its fetch cannot be recorded", { () throws(StateError) in try store.record(update) })
-            }
+                (before?.restamping ?? false)
+                || sightings.map { dating.isRestamping(entries, keys: keys, sightings: $0) } ?? false
+            // Recorded even when its history cannot be read: a damaged document is replaced by
+            // this listing (else every later run fails the same way).
+            record(Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping))
+            guard let sightings else { return nil }
             // The entries stored before this fetch are those sighted: none unlisted (a feed's
             // first fetch, or the same entries again), nothing to read back.
             let listedKeys = Set(keys)

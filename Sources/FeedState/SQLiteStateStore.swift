@@ -1,15 +1,14 @@
 import FeedModel
 import Foundation
 
-/// The state in one SQLite file: WAL journal, a busy timeout, one writer
-/// (the lock), versioned schema migrations.
+/// The state in one SQLite file: WAL journal, a busy timeout, one run at a
+/// time (the lock), versioned schema migrations. Reads go through this
+/// store's connection; outcomes are stored by `StateWriter` on its own.
 public final class SQLiteStateStore: StateStore {
     private let database: SQLiteDatabase
 
     /// Schema versions, applied in order; `PRAGMA user_version` says how far a file got.
-    /// Small columns come before the entry blob: SQLite reads a row's
-    /// columns in order, so a query that filters on dates never touches
-    /// the blob's overflow pages.
+    /// (Schemas 1-3 stay as they were written: a file of any of them is brought up from there.)
     static let migrations: [String] = [
         """
         CREATE TABLE feeds(
