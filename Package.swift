@@ -5,7 +5,10 @@ import PackageDescription
 /// `FEEDMERGE_SYSTEM_MALLOC=1 swift build|test --sanitize=thread|address`: the executables
 /// without jemalloc, whose allocations would otherwise meet the sanitizer's `free` (the test
 /// bundle links the executable target). No effect on a normal build.
-let systemMalloc = ProcessInfo.processInfo.environment["FEEDMERGE_SYSTEM_MALLOC"] != nil
+/// `FEEDMERGE_FUZZ=1`: the libFuzzer targets in `Fuzz/` exist (built by `scripts/fuzz`); they
+/// imply the system allocator. No effect on a normal build.
+let fuzzing = ProcessInfo.processInfo.environment["FEEDMERGE_FUZZ"] != nil
+let systemMalloc = fuzzing || ProcessInfo.processInfo.environment["FEEDMERGE_SYSTEM_MALLOC"] != nil
 let allocator: [Target.Dependency] = systemMalloc ? [] : ["CJemalloc"]
 let allocatorSettings: [SwiftSetting] = systemMalloc ? [.define("FEEDMERGE_SYSTEM_MALLOC")] : []
 
@@ -130,6 +133,26 @@ let package = Package(
             dependencies: ["FeedEmit", "FeedParse", "FeedModel"],
             exclude: ["Fixtures"]
         ),
-        .testTarget(name: "HTMLSanitizerTests", dependencies: ["CGumbo", "HTMLSanitizer"]),
+        // Re-parses sanitized HTML with gumbo as a browser would: the oracle of the sanitizer's
+        // tests and its fuzz target.
+        .target(name: "HTMLOracle", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Tests/HTMLOracle"),
+        .testTarget(name: "HTMLSanitizerTests", dependencies: ["CGumbo", "HTMLOracle", "HTMLSanitizer"]),
     ]
 )
+
+// One libFuzzer target per boundary where untrusted bytes come in (`scripts/fuzz`): an executable
+// whose one file defines `LLVMFuzzerTestOneInput`, checking properties, not only "no crash".
+if fuzzing {
+    let fuzzTargets: [(name: String, folder: String, dependencies: [Target.Dependency])] = [
+        ("fuzz-parse", "Parse", ["FeedEmit", "FeedModel", "FeedParse", "TextOutput", "TimelineMerge"]),
+        ("fuzz-dates", "Dates", ["FeedModel", "FeedParse"]),
+        ("fuzz-opml", "OPML", ["Subscriptions"]),
+        ("fuzz-state", "State", ["Basics", "FeedModel", "FeedParse", "FeedState"]),
+        ("fuzz-links", "Links", ["FeedParse", "HTMLSanitizer"]),
+        ("fuzz-sanitize", "Sanitize", ["HTMLOracle", "HTMLSanitizer"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(
+            .executableTarget(name: target.name, dependencies: target.dependencies, path: "Fuzz/\(target.folder)"))
+    }
+}

@@ -81,6 +81,10 @@ enum Truncation {
             for record in group.inner {
                 xmlUnlinkNode(record)
                 xmlAddNextSibling(cursor, record)
+                // Its namespaces may be declared on the record it leaves, which may then be dropped
+                // (`dropUnfinishedRecord`) and freed with them: declared again on the record where
+                // no ancestor declares them (the fuzzer's `<feed><entry xmlns="1"><item`).
+                xmlReconciliateNs(record.pointee.doc, record)
                 cursor = record
                 moved += 1
             }

@@ -77,7 +77,9 @@ public struct URLReference: Equatable {
     public static func resolve(_ reference: String, against base: String?) -> String {
         let trimmed = reference.trimmingWhitespace
         guard let base, !hasScheme(trimmed) else { return trimmed }
-        let b = URLReference(Substring(base))
+        // Trimmed as the reference is: the base's white space would end the result, and the
+        // result resolved again would then differ (the fuzzer's find).
+        let b = URLReference(Substring(base.trimmingWhitespace))
         guard b.scheme != nil, !b.isOpaque else { return trimmed }
         let r = URLReference(Substring(trimmed))
         var t = URLReference(Substring(""))
@@ -101,7 +103,9 @@ public struct URLReference: Equatable {
         }
         t.scheme = b.scheme
         t.fragment = r.fragment
-        return t.text
+        // The base's path may end in white space its fragment followed ("/b #x" gives "/b "): trimmed
+        // as an absolute reference is, so resolving the result again changes nothing.
+        return t.text.trimmingWhitespace
     }
 
     private static func merge(base: URLReference, path: Substring) -> String {

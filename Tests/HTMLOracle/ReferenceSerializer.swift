@@ -1,12 +1,12 @@
 /// The WHATWG HTML fragment serialization of a re-parsed tree, written
 /// independently of the sanitizer's serializer: the oracle for "the output is
 /// exactly what a browser's reading of it serializes to".
-enum ReferenceSerializer {
+public enum ReferenceSerializer {
     static let void: Set<String> = [
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
     ]
 
-    static func serialize(_ children: [ParsedOutput.Child], parent: String = "div") -> String {
+    public static func serialize(_ children: [ParsedOutput.Child], parent: String = "div") -> String {
         var out = ""
         for (index, child) in children.enumerated() {
             switch child {

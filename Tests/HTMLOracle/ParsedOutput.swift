@@ -1,27 +1,27 @@
-import CGumbo
+public import CGumbo
 import Glibc
 import HTMLSanitizer
 
 /// Re-parses sanitized output with gumbo (the same fragment context as the
 /// sanitizer) and checks it the way a browser would see it: what elements,
 /// attributes and URLs it holds, and a canonical dump of the tree.
-struct ParsedOutput {
-    struct Node {
-        var name: String
-        var namespace: GumboNamespaceEnum
-        var attributes: [(name: String, value: String, namespace: GumboAttributeNamespaceEnum)]
-        var children: [Child]
+public struct ParsedOutput {
+    public struct Node {
+        public var name: String
+        public var namespace: GumboNamespaceEnum
+        public var attributes: [(name: String, value: String, namespace: GumboAttributeNamespaceEnum)]
+        public var children: [Child]
     }
 
-    enum Child {
+    public enum Child {
         case element(Node)
         case text(String)
         case other(String)
     }
 
-    var root: Node
+    public var root: Node
 
-    init(parsing html: String) {
+    public init(parsing html: String) {
         var options = kGumboDefaultOptions
         options.fragment_context = GUMBO_TAG_DIV
         options.fragment_namespace = GUMBO_NAMESPACE_HTML
@@ -64,7 +64,7 @@ struct ParsedOutput {
     }
 
     /// A canonical dump: one line per node, indented, attributes sorted.
-    var dump: String {
+    public var dump: String {
         var lines: [String] = []
         func visit(_ node: Node, _ depth: Int) {
             let pad = String(repeating: " ", count: depth)
@@ -83,7 +83,7 @@ struct ParsedOutput {
     }
 
     /// Every problem a browser-side reader of the output would care about.
-    var violations: [String] {
+    public var violations: [String] {
         var found: [String] = []
         var stack = root.children
         while let child = stack.popLast() {

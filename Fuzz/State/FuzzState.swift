@@ -1,0 +1,102 @@
+import Basics
+@testable import FeedState
+import FeedModel
+import FeedParse
+import Foundation
+
+/// The state's codecs: the bytes a damaged or hostile state file may hold,
+/// and the entries a hostile feed may give the store. The first byte picks
+/// the boundary; the rest is its input.
+/// - 0, a feed document: every entry parsed from it survives being stored
+///   (`EntryCompression`: codec, LZ4, checksum) and read back, equal; its
+///   feed's document (`FeedEntries`) and metadata (`FeedMetadataCodec`) too.
+/// - 1, an entry's plain encoding: what decodes encodes and decodes again to
+///   the same entry, and reads the same behind a valid compressed header.
+/// - 2, a stored entry or a feed's document as found in the file: read
+///   without trapping; a document that reads, written back, reads back the
+///   same, and every operation a run does on it (listing, summary, upsert,
+///   prune) holds.
+/// - 3, stored feed metadata: what decodes round-trips.
+///
+/// With `FEEDMERGE_FUZZ_EMIT=DIR`, each feed of case 0 also writes what it
+/// stored as inputs of cases 1-3 into DIR: `scripts/fuzz` makes the seeds of
+/// the stored forms this way, from the feed seeds.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    guard size > 0 else { return 0 }
+    let rest = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))
+    switch data[0] % 4 {
+    case 0: storedFeed(rest)
+    case 1: plainEntry(rest)
+    case 2: storedBytes(rest)
+    default: metadata(rest)
+    }
+    return 0
+}
+
+private func storedFeed(_ bytes: [UInt8]) {
+    guard let feed = try? FeedParser.parse(bytes, options: .init(url: "http://fuzz.test/feed")) else { return }
+    let prepared = PreparedEntries(feed.entries)
+    var document = FeedEntries()
+    document.upsert(feed.entries, prepared: prepared, now: 1_700_000_000)
+    guard let read = FeedEntries(document: document.document) else { fatalError("a written document does not read") }
+    var unreadable = 0
+    let back = read.entries(notOlderThan: nil, except: [], unreadable: &unreadable)
+    guard unreadable == 0 else { fatalError("\(unreadable) stored entries do not read back") }
+    let listed = Set(prepared.keys).count
+    guard back.count == listed else { fatalError("\(listed) keys stored, \(back.count) read back") }
+    for (entry, stored) in zip(feed.entries, prepared.stored) where EntryCompression.entry(stored[...]) != entry {
+        fatalError("an entry stored and read back differs: \(entry)")
+    }
+    if FeedMetadataCodec.decode(FeedMetadataCodec.encode(feed.metadata)) != feed.metadata {
+        fatalError("feed metadata stored and read back differs: \(feed.metadata)")
+    }
+    if let folder = ProcessInfo.processInfo.environment["FEEDMERGE_FUZZ_EMIT"] {
+        var seeds = [[2] + document.document, [3] + FeedMetadataCodec.encode(feed.metadata)]
+        seeds += feed.entries.prefix(4).map { [1] + EntryCodec.encode($0) }
+        seeds += prepared.stored.prefix(4).map { [2] + $0 }
+        for seed in seeds {
+            var hash = FNV1a()
+            hash.add(seed)
+            let name = String(hash.value, radix: 16)
+            guard FileManager.default.createFile(atPath: "\(folder)/\(name)", contents: Data(seed)) else {
+                fatalError("cannot write a seed into \(folder)")
+            }
+        }
+    }
+}
+
+private func plainEntry(_ bytes: [UInt8]) {
+    guard let entry = EntryCodec.decode(bytes) else { return }
+    let encoded = EntryCodec.encode(entry)
+    guard EntryCodec.decode(encoded) == entry else { fatalError("decode(encode(e)) != e for \(entry)") }
+    if let packed = EntryCompression.compress(bytes), EntryCompression.entry(packed[...]) != entry {
+        fatalError("the compressed form of a decodable entry reads differently")
+    }
+}
+
+private func storedBytes(_ bytes: [UInt8]) {
+    _ = EntryCompression.entry(bytes[...])
+    guard var document = FeedEntries(document: bytes) else { return }
+    // Written back, a document is canonical (shortest varints, valid UTF-8): from then on it is a fixpoint.
+    let written = document.document
+    guard let again = FeedEntries(document: written), again.document == written else {
+        fatalError("a document that reads, written back, does not read back the same")
+    }
+    var unreadable = 0
+    let listed = document.entries(notOlderThan: nil, except: [], unreadable: &unreadable)
+    guard listed.count + unreadable == document.rows.count || Set(document.rows.map(\.key)).count < document.rows.count
+    else { fatalError("\(document.rows.count) rows, \(listed.count) listed, \(unreadable) unreadable") }
+    _ = document.summary
+    let entries = listed.prefix(3).map(\.entry)
+    document.upsert(entries, prepared: PreparedEntries(entries), now: 1_800_000_000)
+    _ = document.prune(cutoff: 1_750_000_000, keepPerFeed: 2)
+    guard FeedEntries(document: document.document) != nil else { fatalError("an updated document does not read") }
+}
+
+private func metadata(_ bytes: [UInt8]) {
+    guard let metadata = FeedMetadataCodec.decode(bytes) else { return }
+    guard FeedMetadataCodec.decode(FeedMetadataCodec.encode(metadata)) == metadata else {
+        fatalError("decode(encode(m)) != m for \(metadata)")
+    }
+}
