@@ -22,7 +22,7 @@ public func fuzzLinks(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
             fatalError("normalize not idempotent: \(link.debugDescription) → \(normalized.debugDescription) → \(twice.debugDescription)")
         }
         if let page = HTMLSanitizer.webLink(link) {
-            let scheme = page.prefix { $0 != ":" }.lowercased()
+            let scheme = String(String.UnicodeScalarView(page.unicodeScalars.prefix { $0 != ":" })).lowercased()
             guard ["http", "https", "mailto"].contains(scheme) else { fatalError("page link \(page) from \(link.debugDescription)") }
             guard HTMLSanitizer.webLink(page) == page else { fatalError("page link \(page.debugDescription) changes again") }
         }

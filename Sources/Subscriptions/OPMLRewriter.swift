@@ -33,6 +33,11 @@ public enum OPMLRewriter {
                 continue
             }
             let rewritten = rewrite(bytes, moves: pairs)
+            // An outline the scanner did not find as the reader read it (a value in an encoding the
+            // rewriter cannot decode) is said, never skipped in silence: the fuzzer's find.
+            for (url, target) in pairs.sorted(by: { $0.key < $1.key }) where !rewritten.applied.contains(url) {
+                result.failures.append("\(file): the outline of \(url) (moved to \(target)) was not found to rewrite")
+            }
             guard rewritten.count > 0 else { continue }
             do {
                 try AtomicFile.write(bytes: rewritten.bytes, to: file)
@@ -49,19 +54,20 @@ public enum OPMLRewriter {
     /// key of `moves` set to that key's value: written in the file's
     /// encoding (a character it cannot hold as a character reference) and
     /// escaped as an attribute value.
-    static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int) {
+    /// - Returns: the bytes, how many values were replaced, and the keys of `moves` that were.
+    static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>) {
         switch OPMLEncoding(of: bytes) {
         case .utf8:
             let result = rewrite(
                 bytes, moves: moves, decode: { String(decoding: $0, as: UTF8.self) },
                 encode: { Array(String($0).utf8) })
-            return (result.units, result.count)
+            return (result.units, result.count, result.applied)
         case .singleByte(let encoding, let limit):
             let result = rewrite(
                 bytes, moves: moves,
                 decode: { String(bytes: $0, encoding: encoding) ?? String(decoding: $0, as: Unicode.ASCII.self) },
                 encode: { $0.value < limit ? [UInt8($0.value)] : nil })
-            return (result.units, result.count)
+            return (result.units, result.count, result.applied)
         case .utf16(let bigEndian):
             var units: [UInt16] = []
             units.reserveCapacity(bytes.count / 2)
@@ -79,7 +85,7 @@ public enum OPMLRewriter {
                 out += bigEndian ? [high, low] : [low, high]
             }
             if bytes.count % 2 == 1 { out.append(bytes[bytes.count - 1]) }
-            return (out, result.count)
+            return (out, result.count, result.applied)
         }
     }
 
@@ -89,12 +95,15 @@ public enum OPMLRewriter {
     ///   - encode: one character as units, nil when the encoding cannot hold it.
     private static func rewrite<Unit: FixedWidthInteger & UnsignedInteger>(
         _ units: [Unit], moves: [String: String], decode: ([Unit]) -> String, encode: (Unicode.Scalar) -> [Unit]?
-    ) -> (units: [Unit], count: Int) {
+    ) -> (units: [Unit], count: Int, applied: Set<String>) {
         var out: [Unit] = []
         var copied = 0
         var count = 0
+        var applied: Set<String> = []
         for value in OPMLMarkupScanner(units).xmlURLValues() {
-            guard let target = moves[normalized(decode(Array(units[value])))] else { continue }
+            let url = normalized(decode(Array(units[value])))
+            guard let target = moves[url] else { continue }
+            applied.insert(url)
             if out.isEmpty { out.reserveCapacity(units.count + 64) }
             out += units[copied..<value.lowerBound]
             for scalar in escaped(target).unicodeScalars {
@@ -103,9 +112,9 @@ public enum OPMLRewriter {
             copied = value.upperBound
             count += 1
         }
-        guard count > 0 else { return (units, 0) }
+        guard count > 0 else { return (units, 0, []) }
         out += units[copied...]
-        return (out, count)
+        return (out, count, applied)
     }
 
     /// An attribute value as an XML parser reports it (white space

@@ -106,4 +106,26 @@ import Testing
         let expected = Self.latin1(document.before + "http://example.org/new?caf\u{E9}=1" + document.after)
         #expect(try [UInt8](Data(contentsOf: file)) == expected)
     }
+
+    /// fuzz-opml's find: in an encoding the rewriter cannot decode (libxml2 reads it through
+    /// iconv), a URL with a non-ASCII character was not found to rewrite, and nothing said so.
+    /// Now the move that could not be made is a failure of `--update-opml`; the others are made.
+    @Test func aMoveTheRewriterCannotFindIsReported() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-opml-9796-\(getpid()).opml")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let text = #"<?xml version="1.0" encoding="ISO-8859-15"?><opml version="2.0"><body>"#
+            + #"<outline text="a" xmlUrl="http://caf\#u{E9}.example/feed"/>"#
+            + #"<outline text="b" xmlUrl="http://plain.example/feed"/></body></opml>"#
+        try Data(Self.latin1(text)).write(to: file)
+        var list = SubscriptionList()
+        try OPMLReader.read(Self.latin1(text), source: file.path, into: &list, localFile: file.path)
+        #expect(list.subscriptions.map(\.url) == ["http://caf\u{E9}.example/feed", "http://plain.example/feed"])
+        let result = OPMLRewriter.apply(
+            list.subscriptions.map { ($0, $0.url.replacingOccurrences(of: ".example/", with: ".example/new/")) })
+        #expect(result.updated == [file.path: 1])
+        #expect(result.failures.count == 1)
+        #expect(result.failures.first?.contains("http://caf\u{E9}.example/feed") == true)
+        let again = try [UInt8](Data(contentsOf: file))
+        #expect(String(decoding: again, as: Unicode.ASCII.self).contains("http://plain.example/new/feed"))
+    }
 }

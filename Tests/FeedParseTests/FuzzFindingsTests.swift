@@ -38,4 +38,21 @@ import Testing
         #expect(resolved == expected)
         #expect(URLReference.resolve(resolved, against: base) == resolved)
     }
+
+    /// fuzz-links: a combining mark after a delimiter makes one Character of
+    /// the two, so Character search missed the `://` the normalizer had
+    /// written before a host that began with a mark, and wrote another each
+    /// time. The delimiters are found among scalars now.
+    @Test(arguments: [
+        "\u{06DA}hthtt#p://f#eed\u{0E}examd.example/blog/", "http://a.example/?\u{301}utm_source=x",
+        "http://a.example/p#\u{301}frag", "\u{301}://a.example/", "http:/\u{301}/a.example/",
+    ])
+    func normalizingTwiceIsNormalizingOnceWithCombiningMarks(_ link: String) {
+        let once = LinkNormalizer.normalize(link)
+        #expect(LinkNormalizer.normalize(once) == once, "\(link.debugDescription) → \(once.debugDescription)")
+    }
+
+    @Test func aSchemelessLinkStartingWithAMarkGetsOneSeparator() {
+        #expect(LinkNormalizer.normalize("\u{06DA}x#y").unicodeScalars.filter { $0 == ":" }.count == 1)
+    }
 }

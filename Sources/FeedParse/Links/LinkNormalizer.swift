@@ -60,26 +60,29 @@ public enum LinkNormalizer {
     }
 
     private static func normalizeFully(_ link: String) -> String {
+        // The delimiters are found among Unicode scalars, not Characters: a combining mark after
+        // `#`, `?`, `/` or `://` makes one Character of the two, which Character search does not
+        // see, so that "://" + a host beginning with a mark was not found again (the fuzzer's find).
         var text = Substring(link.trimmingWhitespace)
         var fragment = ""
-        if let hash = text.firstIndex(of: "#") {
-            let rest = text[text.index(after: hash)...].trimmingWhitespace
+        if let hash = text.unicodeScalars.firstIndex(of: "#") {
+            let rest = Substring(text.unicodeScalars[text.unicodeScalars.index(after: hash)...]).trimmingWhitespace
             if !rest.isEmpty { fragment = "#" + rest }
             // Trimmed again, so that normalizing a normalized link changes nothing.
-            text = Substring(text[..<hash].trimmingWhitespace)
+            text = Substring(Substring(text.unicodeScalars[..<hash]).trimmingWhitespace)
         }
         var query: Substring? = nil
-        if let mark = text.firstIndex(of: "?") {
-            query = text[text.index(after: mark)...]
-            text = text[..<mark]
+        if let mark = text.unicodeScalars.firstIndex(of: "?") {
+            query = Substring(text.unicodeScalars[text.unicodeScalars.index(after: mark)...])
+            text = Substring(text.unicodeScalars[..<mark])
         }
         var scheme = ""
-        if let range = text.firstRange(of: "://") {
-            scheme = text[..<range.lowerBound].lowercased()
-            text = text[range.upperBound...]
+        if let range = schemeSeparator(in: text.unicodeScalars) {
+            scheme = Substring(text.unicodeScalars[..<range.lowerBound]).lowercased()
+            text = Substring(text.unicodeScalars[range.upperBound...])
         }
-        let slash = text.firstIndex(of: "/") ?? text.endIndex
-        var host = text[..<slash].lowercased().trimmingWhitespace
+        let slash = text.unicodeScalars.firstIndex(of: "/") ?? text.endIndex
+        var host = Substring(text.unicodeScalars[..<slash]).lowercased().trimmingWhitespace
         // Either default port, for either scheme: http and https are folded into one (below),
         // so `https://a:80` is written `http://a:80`, whose port is the default. (A loop: a
         // broken host such as `a:443:80` must come out as it would the second time.)
@@ -88,7 +91,7 @@ public enum LinkNormalizer {
         }
         // Trailing slashes go, and whitespace a removed part (an empty query or fragment, a
         // slash) left at the end, so that normalizing a normalized link changes nothing.
-        var base = host + text[slash...]
+        var base = host + Substring(text.unicodeScalars[slash...])
         while let last = base.last, last == "/" || last.isWhitespace { base.removeLast() }
         let kept =
             query?.split(separator: "&").map(\.trimmingWhitespace)
@@ -97,6 +100,21 @@ public enum LinkNormalizer {
         // http and https name the same entry.
         let canonicalScheme = scheme == "https" ? "http" : scheme
         return canonicalScheme + "://" + base + rest + fragment
+    }
+
+    /// The first `://`, as scalars.
+    private static func schemeSeparator(in scalars: Substring.UnicodeScalarView) -> Range<String.Index>? {
+        var index = scalars.startIndex
+        while let colon = scalars[index...].firstIndex(of: ":") {
+            let first = scalars.index(after: colon)
+            guard first < scalars.endIndex else { return nil }
+            let second = scalars.index(after: first)
+            if scalars[first] == "/", second < scalars.endIndex, scalars[second] == "/" {
+                return colon..<scalars.index(after: second)
+            }
+            index = first
+        }
+        return nil
     }
 }
 
