@@ -4,8 +4,9 @@
     import Musl
 #endif
 
-/// A value only reached while holding a `pthread_mutex_t`: the project's one
-/// lock type, used wherever state is shared between threads.
+/// A value only reached while holding a `pthread_mutex_t`: the lock the project
+/// uses for Swift state shared between threads (PlanetPage's `NSLock`, held
+/// around libxslt's process-wide error handler, is a pthread mutex too).
 ///
 /// Why not `Synchronization.Mutex`: on Linux its contended path (`_lockSlow`,
 /// `_unlockSlow`: `FUTEX_LOCK_PI` / `FUTEX_UNLOCK_PI`, where the kernel hands
