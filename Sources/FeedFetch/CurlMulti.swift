@@ -85,8 +85,8 @@ extension CurlMulti: Sendable {}
 ///
 /// `@unchecked Sendable` is safe because of how `TransferEngine` holds it:
 /// - `wake()` makes only that thread-safe call;
-/// - a waker is stored only inside the engine's `Mutex` (its lifecycle
-///   state), and `wake()` is called only while holding that mutex;
+/// - a waker is stored only in the engine's lock-guarded state (its lifecycle),
+///   and `wake()` is called only while holding that mutex;
 /// - the engine thread publishes the waker after `curl_multi_init`, and
 ///   replaces the state with `.stopped` (dropping the waker) under the same
 ///   mutex before it releases its `CurlMulti`, whose `deinit` calls

@@ -1,13 +1,14 @@
+import Basics
 internal import CCurl
 import Foundation
-import Synchronization
 
 /// One curl multi handle driven by one thread this engine owns. No
 /// cooperative-pool thread ever blocks in libcurl: callers hand requests in
 /// through `submit`, and a finished transfer resumes its caller's continuation.
 ///
 /// Ownership: what callers and the thread share (the incoming queue,
-/// cancellations, counts and the lifecycle) is in one `Mutex`; what only the
+/// cancellations, counts and the lifecycle) is in one `Locked` (Basics:
+/// a pthread mutex, which ThreadSanitizer understands); what only the
 /// thread touches (the multi handle, the easy handles, the waiting list,
 /// per-host counts) lives in a `TransferLoop` the thread makes and never
 /// hands out. That is why the engine is `Sendable` without `@unchecked`.
@@ -89,7 +90,7 @@ final class TransferEngine: Sendable {
     }
 
     let configuration: FetchConfiguration
-    private let shared = Mutex(Shared())
+    private let shared = Locked(Shared())
 
     init(configuration: FetchConfiguration) {
         self.configuration = configuration

@@ -1,5 +1,5 @@
+import Basics
 import Foundation
-import Synchronization
 import Testing
 
 @testable import FeedFetch
@@ -183,7 +183,7 @@ func pause(milliseconds: Int) async {
 
 /// A continuation resumed by whichever comes first.
 final class ContinuationSlot<T: Sendable>: Sendable {
-    private let continuation = Mutex<CheckedContinuation<T, Never>?>(nil)
+    private let continuation = Locked<CheckedContinuation<T, Never>?>(nil)
 
     func set(_ value: CheckedContinuation<T, Never>) { continuation.withLock { $0 = value } }
 

@@ -1,5 +1,5 @@
 import Aggregator
-import Synchronization
+import Basics
 
 /// `[done/total] failures` on one terminal line, when stderr is a terminal.
 final class Progress: Sendable {
@@ -9,7 +9,7 @@ final class Progress: Sendable {
     }
 
     let enabled: Bool
-    private let counts = Mutex(Counts())
+    private let counts = Locked(Counts())
 
     init(enabled: Bool) { self.enabled = enabled }
 
