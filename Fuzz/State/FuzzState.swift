@@ -35,7 +35,12 @@ public func fuzzState(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
 }
 
 private func storedFeed(_ bytes: [UInt8]) {
-    guard let feed = try? FeedParser.parse(bytes, options: .init(url: "http://fuzz.test/feed")) else { return }
+    let feed: ParsedFeed
+    do {
+        feed = try FeedParser.parse(bytes, options: .init(url: "http://fuzz.test/feed"))
+    } catch {
+        return  // not a feed: nothing to store (the parse target covers refusals)
+    }
     let prepared = PreparedEntries(feed.entries)
     var document = FeedEntries()
     document.upsert(feed.entries, prepared: prepared, now: 1_700_000_000)
