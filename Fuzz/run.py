@@ -50,16 +50,22 @@ def main():
     environment.setdefault("ASAN_OPTIONS", "detect_leaks=1:allocator_may_return_null=1:handle_abort=1")
     started = time.monotonic()
     first = last = None
+    # Coverage over time, for runs of minutes: the first stats line past each mark.
+    marks = [m for m in (60, 300, 600, 1200, 1800, 3600) if m < args.seconds]
+    timeline = []
     with open(args.log, "w") as log:
         process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=environment)
         for raw in process.stdout:
             line = raw.decode("utf-8", "replace")
             log.write(line)
+            log.flush()
             match = STATS.search(line)
             if match and ("INITED" in line or first is None and args.jobs > 1 and ": cov:" in line):
                 first = match
             if match:
                 last = match
+                if marks and time.monotonic() - started >= marks[0]:
+                    timeline.append(f"{marks.pop(0) // 60} min cov {match.group(2)} ft {match.group(3)}")
         status = process.wait()
     elapsed = time.monotonic() - started
     found = sorted(set(os.listdir(args.findings)) - before)
@@ -77,6 +83,8 @@ def main():
         f"findings: {len(found)}" + (f" ({', '.join(found)})" if found else "")
         + f"; log {args.log}"
     )
+    if timeline:
+        print(f"{name}: coverage over time: " + ", ".join(timeline))
     if found or (status != 0 and not found):
         if status != 0 and not found:
             print(f"{name}: libFuzzer exited {status} without a finding file; see {args.log}")
