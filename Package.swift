@@ -135,7 +135,7 @@ let package = Package(
         ),
         // Re-parses sanitized HTML with gumbo as a browser would: the oracle of the sanitizer's
         // tests and its fuzz target.
-        .target(name: "HTMLOracle", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Tests/HTMLOracle"),
+        .target(name: "HTMLOracle", dependencies: ["Basics", "CGumbo", "HTMLSanitizer"], path: "Tests/HTMLOracle"),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["CGumbo", "HTMLOracle", "HTMLSanitizer"]),
     ]
 )

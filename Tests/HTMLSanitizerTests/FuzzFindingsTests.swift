@@ -18,4 +18,15 @@ import Testing
     @Test func textAroundAControlCharacterIsKept() {
         #expect(HTMLSanitizer.sanitize("a&#1;b") == "ab")
     }
+
+    /// fuzz-sanitize, a finding of the oracle: it took `-moz-binding` anywhere in a style for
+    /// the property, so `color: #000-moz-binding000` (an invalid colour a browser ignores, which
+    /// binds nothing) failed. The oracle now looks for those three names as properties; as
+    /// properties they are still caught.
+    @Test func aBindingNameInsideAValueIsNotABinding() {
+        #expect(SanitizerProperties.problems(#"<div style="color: #000-moz-binding000">x</div>"#) == [])
+        for declaration in ["-moz-binding: x", "color: red; behavior: x", " position :absolute"] {
+            #expect(!ParsedOutput(parsing: "<div style=\"\(declaration)\">x</div>").violations.isEmpty, "\(declaration)")
+        }
+    }
 }
