@@ -5,9 +5,9 @@
 /// `"`, U+00A0, `<` and `>` (the last two as the current HTML standard does,
 /// so a value never looks like markup to anything downstream); void elements
 /// have no end tag. XHTML: the same escapes except that U+00A0 stays a
-/// character and void elements are self-closed (`<br/>`). In both, characters
-/// XML 1.0 does not allow (C0 controls but tab and LF, U+FFFE, U+FFFF) are
-/// dropped.
+/// character and void elements are self-closed (`<br/>`). In both, the
+/// characters XML 1.0 does not allow or gumbo would read back as another
+/// (C0 controls but tab and LF, DEL, C1 controls, noncharacters) are dropped.
 struct MarkupWriter {
     enum Syntax { case html, xhtml }
 
@@ -64,15 +64,15 @@ struct MarkupWriter {
         escape(value, inAttribute: false)
     }
 
-    /// Copies runs of ordinary bytes, escaping the rest.
+    /// Copies runs of ordinary bytes, escaping the rest and dropping the
+    /// characters gumbo would not read back as themselves (`unreadable`).
     private mutating func escape(_ value: UnsafeBufferPointer<UInt8>, inAttribute: Bool) {
-        let special = syntax == .html ? Self.htmlSpecial : Self.xmlSpecial
         var runStart = 0
         var index = 0
         let count = value.count
         while index < count {
             let byte = value[index]
-            guard special[Int(byte)] else {
+            guard Self.special[Int(byte)] else {
                 index += 1
                 continue
             }
@@ -84,28 +84,38 @@ struct MarkupWriter {
             case UInt8(ascii: ">"): bytes.append(contentsOf: Self.gt)
             case UInt8(ascii: "\""):
                 if inAttribute { bytes.append(contentsOf: Self.quot) } else { bytes.append(byte) }
-            case 0xC2:
-                // U+00A0 is C2 A0 (HTML only); any other C2 sequence is copied.
-                if index + 1 < count, value[index + 1] == 0xA0 {
-                    bytes.append(contentsOf: Self.nbsp)
-                    consumed = 2
-                } else {
-                    bytes.append(byte)
-                }
-            case 0xEF:
-                // U+FFFE and U+FFFF (EF BF BE/BF) are not XML characters.
-                if index + 2 < count, value[index + 1] == 0xBF, value[index + 2] >= 0xBE {
-                    consumed = 3
+            case 0xC2 where index + 1 < count && value[index + 1] == 0xA0 && syntax == .html:
+                bytes.append(contentsOf: Self.nbsp)  // U+00A0, HTML only
+                consumed = 2
+            case 0xC2, 0xEF, 0xF0...0xF4:
+                // A sequence of a C1 control or a noncharacter is dropped; any other is copied.
+                let width = byte == 0xC2 ? 2 : byte == 0xEF ? 3 : 4
+                if index + width <= count, Self.unreadable(UnsafeBufferPointer(rebasing: value[index..<index + width])) {
+                    consumed = width
                 } else {
                     bytes.append(byte)
                 }
             default:
-                break  // a C0 control XML does not allow: dropped
+                break  // a C0 control (but tab and LF) or DEL: dropped
             }
             index += consumed
             runStart = index
         }
         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: value[runStart..<count]))
+    }
+
+    /// Whether a UTF-8 sequence is a C1 control (U+0080-U+009F) or a
+    /// noncharacter (U+FDD0-U+FDEF, U+nFFFE, U+nFFFF): gumbo reads such a
+    /// character back as U+FFFD (as it does C0 controls and DEL), so an
+    /// output holding one would not be a fixpoint (the fuzzer found `&#1;`,
+    /// then a DEL in a base URL); XML does not allow U+FFFE/U+FFFF either.
+    private static func unreadable(_ sequence: UnsafeBufferPointer<UInt8>) -> Bool {
+        var scalar = UInt32(sequence[0]) & (sequence.count == 2 ? 0x1F : sequence.count == 3 ? 0x0F : 0x07)
+        for byte in sequence.dropFirst() {
+            guard byte & 0xC0 == 0x80 else { return false }
+            scalar = scalar << 6 | UInt32(byte & 0x3F)
+        }
+        return (0x80...0x9F).contains(scalar) || (0xFDD0...0xFDEF).contains(scalar) || scalar & 0xFFFE == 0xFFFE
     }
 
     private static let amp = Array("&amp;".utf8)
@@ -116,17 +126,12 @@ struct MarkupWriter {
 
     private static let markup: [UInt8] = Array("&<>\"".utf8)
 
-    /// The C0 controls (but tab and LF) and U+FFFE/U+FFFF go in both
-    /// syntaxes: XML does not allow them, and in HTML gumbo reads a raw one
-    /// back as another character (U+FFFD; CR as LF), so an output holding one
-    /// (from `&#1;`, the fuzzer's find) would not be a fixpoint.
-    private static func mayBeDropped(_ byte: Int) -> Bool { byte < 0x20 && byte != 0x09 && byte != 0x0A || byte == 0xEF }
-
-    private static let htmlSpecial: [Bool] = (0..<256).map { (byte: Int) -> Bool in
-        markup.contains(UInt8(byte)) || byte == 0xC2 || mayBeDropped(byte)
-    }
-
-    private static let xmlSpecial: [Bool] = (0..<256).map { (byte: Int) -> Bool in
-        markup.contains(UInt8(byte)) || mayBeDropped(byte)
+    /// The bytes that start something to escape or drop, in both syntaxes:
+    /// markup; C0 controls but tab and LF, and DEL, which XML does not allow
+    /// or gumbo reads back as another character (U+FFFD; CR as LF); and the
+    /// lead bytes of the sequences `unreadable` looks at (and U+00A0).
+    private static let special: [Bool] = (0..<256).map { (byte: Int) -> Bool in
+        let control = byte < 0x20 && byte != 0x09 && byte != 0x0A || byte == 0x7F
+        return markup.contains(UInt8(byte)) || control || byte == 0xC2 || byte == 0xEF || (0xF0...0xF4).contains(byte)
     }
 }
