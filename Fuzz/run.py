@@ -44,7 +44,9 @@ def main():
         "-print_final_stats=1",
     ]
     if args.jobs > 1:
-        command.append(f"-fork={args.jobs}")
+        # Fork mode goes on past a finding (each written to the findings folder), so a long run
+        # reports all it found in its time, not only the first.
+        command += [f"-fork={args.jobs}", "-ignore_crashes=1", "-ignore_timeouts=1", "-ignore_ooms=1"]
     environment = dict(os.environ)
     environment["SWIFT_BACKTRACE"] = "enable=no"  # libFuzzer's own handler writes the crashing input
     environment.setdefault("ASAN_OPTIONS", "detect_leaks=1:allocator_may_return_null=1:handle_abort=1")

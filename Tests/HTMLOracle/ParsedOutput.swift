@@ -127,9 +127,7 @@ public struct ParsedOutput {
         }
         if urlAttributes.contains(name) { return checkURL(attribute.value, image: element == "img" || element == "source", name) }
         if name == "srcset" {
-            return attribute.value.split(separator: ",").flatMap { candidate in
-                checkURL(String(candidate.split(separator: " ").first ?? ""), image: true, name)
-            }
+            return sourceSetURLs(attribute.value).flatMap { checkURL($0, image: true, name) }
         }
         if name == "style" {
             let lower = attribute.value.lowercased()
@@ -145,6 +143,37 @@ public struct ParsedOutput {
             }
         }
         return []
+    }
+
+    /// The URLs a browser reads from a `srcset` (HTML's "parse a srcset attribute"): a URL is a
+    /// run of non-space characters, commas inside it included (trailing ones end the candidate);
+    /// its descriptors run to the next comma outside parentheses. (Splitting at every comma
+    /// read `w,s:` as two URLs, one with the scheme `s`: the fuzzer's find, in this oracle.)
+    static func sourceSetURLs(_ value: String) -> [String] {
+        let scalars = Array(value.unicodeScalars)
+        func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" }
+        var urls: [String] = []
+        var index = 0
+        while index < scalars.count {
+            while index < scalars.count, isSpace(scalars[index]) || scalars[index] == "," { index += 1 }
+            guard index < scalars.count else { break }
+            let start = index
+            while index < scalars.count, !isSpace(scalars[index]) { index += 1 }
+            var url = scalars[start..<index]
+            if url.last == "," {
+                while url.last == "," { url = url.dropLast() }
+                urls.append(String(String.UnicodeScalarView(url)))
+                continue
+            }
+            urls.append(String(String.UnicodeScalarView(url)))
+            var inParentheses = false
+            while index < scalars.count {
+                let c = scalars[index]
+                index += 1
+                if c == "(" { inParentheses = true } else if c == ")" { inParentheses = false } else if c == ",", !inParentheses { break }
+            }
+        }
+        return urls
     }
 
     /// The browser's reading of a URL: C0 and spaces trimmed, tab/CR/LF removed, scheme lowercased.

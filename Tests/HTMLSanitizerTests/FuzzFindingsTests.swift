@@ -43,4 +43,12 @@ import Testing
             #expect(!ParsedOutput(parsing: "<div style=\"\(declaration)\">x</div>").violations.isEmpty, "\(declaration)")
         }
     }
+
+    /// fuzz-sanitize, a finding of the oracle: it split `srcset` at every comma, so `w,s:` (one
+    /// relative URL to a browser) looked like a URL with the scheme `s`.
+    @Test func aSourceSetIsReadAsABrowserReadsIt() {
+        #expect(SanitizerProperties.problems("<img srcset=w,s:>") == [])
+        #expect(ParsedOutput.sourceSetURLs("a.png 1x, b,c.png 2x,, d.png (x, y) 3x, e.png,") == ["a.png", "b,c.png", "d.png", "e.png"])
+        #expect(!ParsedOutput(parsing: #"<img srcset="a.png 1x, javascript:alert(1) 2x">"#).violations.isEmpty)
+    }
 }
