@@ -149,7 +149,7 @@ public struct ParsedOutput {
     /// run of non-space characters, commas inside it included (trailing ones end the candidate);
     /// its descriptors run to the next comma outside parentheses. (Splitting at every comma
     /// read `w,s:` as two URLs, one with the scheme `s`: the fuzzer's find, in this oracle.)
-    static func sourceSetURLs(_ value: String) -> [String] {
+    public static func sourceSetURLs(_ value: String) -> [String] {
         let scalars = Array(value.unicodeScalars)
         func isSpace(_ c: Unicode.Scalar) -> Bool { c == " " || c == "\t" || c == "\n" || c == "\r" || c == "\u{0C}" }
         var urls: [String] = []
