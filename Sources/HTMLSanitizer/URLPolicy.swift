@@ -18,7 +18,9 @@ enum URLPolicy {
         guard let colon = schemeEnd(bytes) else {
             guard let base, !bytes.isEmpty else { return bytes }
             let resolved = URLReference.resolve(String(decoding: bytes, as: UTF8.self), against: base)
-            bytes = Array(resolved.utf8)
+            // Normalized again: the base's own tab or newline (`http:/\t/`) would otherwise reach
+            // the output, which a browser, and the sanitizer's next pass, read without it (fuzzer).
+            bytes = Array(resolved.utf8).withUnsafeBufferPointer(normalized)
             guard let colon = schemeEnd(bytes) else { return bytes }
             return allowed(&bytes, colon: colon, image: image) ? bytes : nil
         }

@@ -51,4 +51,11 @@ import Testing
         #expect(ParsedOutput.sourceSetURLs("a.png 1x, b,c.png 2x,, d.png (x, y) 3x, e.png,") == ["a.png", "b,c.png", "d.png", "e.png"])
         #expect(!ParsedOutput(parsing: #"<img srcset="a.png 1x, javascript:alert(1) 2x">"#).violations.isEmpty)
     }
+
+    /// fuzz-sanitize, 30-minute run: a tab inside the entry's base (`http:/\t/`) reached a
+    /// resolved `src`, which a browser (and the next pass) reads without it.
+    @Test func aResolvedURLIsNormalizedAsABrowserReadsIt() {
+        #expect(SanitizerProperties.problems("<img src=a>", base: "http:/\t/") == [])
+        #expect(SanitizerProperties.problems("<a href=x>y</a>", base: "http://a.example/\nb/") == [])
+    }
 }
