@@ -89,7 +89,7 @@ struct MarkupWriter {
                 consumed = 2
             case 0xC2, 0xEF, 0xF0...0xF4:
                 // A sequence of a C1 control or a noncharacter is dropped; any other is copied.
-                let width = byte == 0xC2 ? 2 : byte == 0xEF ? 3 : 4
+                let width = Self.sequenceWidth(lead: byte)
                 if index + width <= count, Self.unreadable(UnsafeBufferPointer(rebasing: value[index..<index + width])) {
                     consumed = width
                 } else {
@@ -109,7 +109,7 @@ struct MarkupWriter {
     /// character back as U+FFFD (as it does C0 controls and DEL), so an
     /// output holding one would not be a fixpoint (the fuzzer found `&#1;`,
     /// then a DEL in a base URL); XML does not allow U+FFFE/U+FFFF either.
-    private static func unreadable(_ sequence: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func unreadable(_ sequence: UnsafeBufferPointer<UInt8>) -> Bool {
         var scalar = UInt32(sequence[0]) & (sequence.count == 2 ? 0x1F : sequence.count == 3 ? 0x0F : 0x07)
         for byte in sequence.dropFirst() {
             guard byte & 0xC0 == 0x80 else { return false }
@@ -117,6 +117,9 @@ struct MarkupWriter {
         }
         return (0x80...0x9F).contains(scalar) || (0xFDD0...0xFDEF).contains(scalar) || scalar & 0xFFFE == 0xFFFE
     }
+
+    /// The length of the UTF-8 sequence a lead byte among those `unreadable` looks at (C2, EF, F0-F4) starts.
+    static func sequenceWidth(lead byte: UInt8) -> Int { byte == 0xC2 ? 2 : byte == 0xEF ? 3 : 4 }
 
     private static let amp = Array("&amp;".utf8)
     private static let lt = Array("&lt;".utf8)

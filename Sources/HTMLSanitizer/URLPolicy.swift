@@ -8,7 +8,8 @@ enum URLPolicy {
     /// Steps, as the URL Standard's parser and the HTML attribute reader
     /// apply them (gumbo has already decoded character references):
     /// leading and trailing C0 controls and spaces stripped, every tab, CR and
-    /// LF removed, the scheme (if the value starts with one) lowercased. A
+    /// LF removed, other controls and noncharacters percent-encoded, the
+    /// scheme (if the value starts with one) lowercased. A
     /// value without a scheme is relative: resolved against `base` when there
     /// is one, else kept relative (it can only point into the page's own
     /// scheme). Allowed: `http`, `https`, `mailto`; for images also
@@ -27,7 +28,12 @@ enum URLPolicy {
         return allowed(&bytes, colon: colon, image: image) ? bytes : nil
     }
 
-    /// Strips C0 controls and spaces at both ends and removes tab, LF, CR.
+    /// Strips C0 controls and spaces at both ends, removes tab, LF and CR,
+    /// and percent-encodes the characters `MarkupWriter` would otherwise drop
+    /// (C0 controls, DEL, C1 controls, noncharacters), as the URL parser
+    /// encodes them. So the scheme is judged on what is written: dropped
+    /// later, the backspace in `java&#x08;script:` (a relative URL here) made
+    /// `javascript:` in the output (fuzz-sanitize).
     static func normalized(_ value: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var start = 0
         var end = value.count
@@ -35,8 +41,41 @@ enum URLPolicy {
         while end > start, value[end - 1] <= 0x20 { end -= 1 }
         var out: [UInt8] = []
         out.reserveCapacity(end - start)
-        for byte in value[start..<end] where byte != 0x09 && byte != 0x0A && byte != 0x0D { out.append(byte) }
+        var index = start
+        while index < end {
+            let byte = value[index]
+            var width = 1
+            switch byte {
+            case 0x09, 0x0A, 0x0D:
+                index += 1
+                continue
+            case 0x00..<0x20, 0x7F:
+                percentEncode(UnsafeBufferPointer(rebasing: value[index..<index + 1]), into: &out)
+            case 0xC2, 0xEF, 0xF0...0xF4:
+                width = MarkupWriter.sequenceWidth(lead: byte)
+                guard index + width <= end,
+                    MarkupWriter.unreadable(UnsafeBufferPointer(rebasing: value[index..<index + width]))
+                else {
+                    width = 1
+                    out.append(byte)
+                    break
+                }
+                percentEncode(UnsafeBufferPointer(rebasing: value[index..<index + width]), into: &out)
+            default:
+                out.append(byte)
+            }
+            index += width
+        }
         return out
+    }
+
+    private static func percentEncode(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
+        let hex = Array("0123456789ABCDEF".utf8)
+        for byte in bytes {
+            out.append(UInt8(ascii: "%"))
+            out.append(hex[Int(byte >> 4)])
+            out.append(hex[Int(byte & 0x0F)])
+        }
     }
 
     /// The index of the colon ending a scheme (`[A-Za-z][A-Za-z0-9+.-]*:`), or nil.
