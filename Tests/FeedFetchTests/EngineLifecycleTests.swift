@@ -9,6 +9,14 @@ import Testing
 @Suite struct EngineLifecycleTests {
     let server = TestServer.shared
 
+    /// The default configuration, its transfer timeout scaled with `finished`'s wait under a
+    /// sanitizer, so a fetch of `/hang` that merely timed out still ends after the wait.
+    static var configuration: FetchConfiguration {
+        var configuration = FetchConfiguration()
+        configuration.totalTimeoutSeconds = Int(Double(configuration.totalTimeoutSeconds) * SanitizerRuntime.timeScale)
+        return configuration
+    }
+
     /// Whatever the fetch gave: its error, nil for a response.
     static func failure(of client: HTTPClient, _ url: String) async -> FetchError? {
         do {
@@ -34,7 +42,7 @@ import Testing
     /// Running and waiting transfers all end as `cancelled`, and so does
     /// every fetch that comes after.
     @Test func shutDownWithTransfersInFlightResumesEveryCaller() async throws {
-        var configuration = FetchConfiguration()
+        var configuration = Self.configuration
         configuration.maximumConcurrentTransfers = 3  // some run, some wait
         let client = HTTPClient(configuration: configuration)
         let url = server.url("/hang")
@@ -62,7 +70,7 @@ import Testing
     @Test func shutDownRacingSubmitAndCancel() async throws {
         let url = server.url("/hang")
         for round in 0..<20 {
-            let client = HTTPClient()
+            let client = HTTPClient(configuration: Self.configuration)
             let outcome = await finished(within: 45) { () -> Int in
                 await withTaskGroup(of: FetchError.Code?.self) { group in
                     for _ in 0..<4 { group.addTask { await Self.failure(of: client, url)?.code } }
@@ -163,12 +171,14 @@ import Testing
 /// a transfer that merely timed out is not taken for a resumed one): the
 /// bug they catch is a caller never resumed, and on a loaded 2-core machine
 /// with other suites running, a few seconds can pass before a task starts.
+/// Under a sanitizer the wait is `SanitizerRuntime.timeScale` times longer
+/// (and so is the transfer timeout of the tests that fetch `/hang`).
 func finished<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
     let slot = ContinuationSlot<T?>()
     return await withCheckedContinuation { continuation in
         slot.set(continuation)
         Task { slot.resume(returning: await body()) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds) { slot.resume(returning: nil) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds * SanitizerRuntime.timeScale) { slot.resume(returning: nil) }
     }
 }
 

@@ -13,24 +13,11 @@ import Testing
 /// an ASan program that keeps 200 MB and then frees 300 MB, the live heap reads 200 MB after both,
 /// the resident size 225 MB and then 507 MB.
 func memoryInUseMegabytes() throws -> Int {
-    if let liveHeapBytes = SanitizerAllocator.liveHeapBytes {
+    if let liveHeapBytes = SanitizerRuntime.liveHeapBytes {
         return liveHeapBytes() / (1024 * 1024)
     }
     let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
     let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }, "no VmRSS line")
     let kilobytes = try #require(line.split(separator: " ").dropFirst().first.flatMap { Int($0) }, "\(line)")
     return kilobytes / 1024
-}
-
-enum SanitizerAllocator {
-    typealias Counter = @convention(c) () -> Int
-
-    /// The sanitizer runtime's live-heap counter when one is linked into this process, found by
-    /// name in the process's own symbols (the runtimes export it); nil in a normal build.
-    static var liveHeapBytes: Counter? {
-        guard let process = dlopen(nil, RTLD_NOW),
-            let symbol = dlsym(process, "__sanitizer_get_current_allocated_bytes")
-        else { return nil }
-        return unsafeBitCast(symbol, to: Counter.self)
-    }
 }
