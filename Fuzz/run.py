@@ -9,9 +9,13 @@ the seeds are read, never written. Prints one line: executions, exec/s, the
 coverage (libFuzzer's `cov`, edges reached, and `ft`, features) when the
 seeds were loaded and at the end, the corpus then and now, and the findings
 (crashes, timeouts, out-of-memory, leaks) written into the findings folder.
+Each new finding is also printed whole (base64, up to 64 KB) with the
+log's first error line, so a CI log alone is enough to reproduce it:
+`base64 -d > FILE`, then `.build/fuzz/debug/fuzz-TARGET FILE`.
 Exits 1 when there is a finding.
 """
 import argparse
+import base64
 import os
 import re
 import subprocess
@@ -87,10 +91,29 @@ def main():
     )
     if timeline:
         print(f"{name}: coverage over time: " + ", ".join(timeline))
+    for finding in found:
+        describe(os.path.join(args.findings, finding), args.log)
     if found or (status != 0 and not found):
         if status != 0 and not found:
             print(f"{name}: libFuzzer exited {status} without a finding file; see {args.log}")
         sys.exit(1)
+
+
+ERROR = re.compile(r"Fatal error: .*|ERROR: (?:AddressSanitizer|LeakSanitizer|libFuzzer): .*|==\d+== ERROR: .*")
+
+
+def describe(path, log_path, limit=65536):
+    """Prints a finding's input (base64) and the first error line of the log."""
+    with open(path, "rb") as finding:
+        data = finding.read()
+    with open(log_path, encoding="utf-8", errors="replace") as log:
+        error = next((match.group(0) for match in map(ERROR.search, log) if match), "(no error line in the log)")
+    print(f"finding {os.path.basename(path)}: {len(data)} bytes; {error[:300]}")
+    shown = data[:limit]
+    print(f"finding {os.path.basename(path)} in base64" + (f" (first {limit} bytes)" if len(data) > limit else "") + ":")
+    encoded = base64.b64encode(shown).decode("ascii")
+    for start in range(0, len(encoded), 76):
+        print(encoded[start:start + 76])
 
 
 if __name__ == "__main__":
