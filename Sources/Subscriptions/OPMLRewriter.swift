@@ -1,4 +1,5 @@
 import FeedFetch
+import FeedParse
 import Foundation
 import XMLTree
 import TextOutput
@@ -33,10 +34,12 @@ public enum OPMLRewriter {
                 continue
             }
             let rewritten = rewrite(bytes, moves: pairs)
-            // An outline the scanner did not find as the reader read it (a value in an encoding the
-            // rewriter cannot decode) is said, never skipped in silence: the fuzzer's find.
+            // A move not made (a value in an encoding the rewriter cannot decode, or a rewrite the
+            // reader would read otherwise) is said, never skipped in silence: the fuzzer's finds.
             for (url, target) in pairs.sorted(by: { $0.key < $1.key }) where !rewritten.applied.contains(url) {
-                result.failures.append("\(file): the outline of \(url) (moved to \(target)) was not found to rewrite")
+                result.failures.append(
+                    "\(file): the outline of \(url) (moved to \(target)) was not rewritten: not found as the"
+                        + " reader reads the list, or the list would not read back with only the moves made")
             }
             guard rewritten.count > 0 else { continue }
             do {
@@ -49,13 +52,53 @@ public enum OPMLRewriter {
         return result
     }
 
-    /// `bytes` with each `xmlUrl` attribute whose value, read as
+    /// `bytes` with each outline's `xmlUrl` whose value, read as
     /// `OPMLReader` reads it (references decoded, white space trimmed), is a
-    /// key of `moves` set to that key's value: written in the file's
-    /// encoding (a character it cannot hold as a character reference) and
-    /// escaped as an attribute value.
+    /// key of `moves`, or the same feed spelled otherwise (`LinkNormalizer`),
+    /// set to that key's value: written in the file's encoding (a character
+    /// it cannot hold as a character reference) and escaped as an attribute
+    /// value.
+    ///
+    /// The result is then read as the merge reads the list, and kept only
+    /// when it lists the same feeds in the same order with the same titles,
+    /// each moved one at its new URL: the scanner finds values in the bytes
+    /// without parsing, and the fuzzer found well-formed lists it reads
+    /// otherwise than libxml2 (an `xmlUrl` the reader never sees rewritten,
+    /// the outline it reads left alone). Then nothing is rewritten, and
+    /// `apply` reports every move of the file.
     /// - Returns: the bytes, how many values were replaced, and the keys of `moves` that were.
     static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>) {
+        let result = replaced(bytes, moves: moves)
+        guard result.count > 0 else { return result }
+        guard readsAsMoved(original: bytes, rewritten: result.bytes, moves: moves, applied: result.applied) else {
+            return (bytes, 0, [])
+        }
+        return result
+    }
+
+    /// Whether the rewritten list reads as the original with the `applied` moves made: the same
+    /// feeds in the same order, titles and home pages, each moved one at its new URL (a feed moved
+    /// to one the list already has is then listed once, as the reader keeps the first).
+    static func readsAsMoved(original: [UInt8], rewritten: [UInt8], moves: [String: String], applied: Set<String>) -> Bool {
+        var before = SubscriptionList()
+        var after = SubscriptionList()
+        do {
+            try OPMLReader.read(original, source: "the list", into: &before, localFile: nil)
+            try OPMLReader.read(rewritten, source: "the list rewritten", into: &after, localFile: nil)
+        } catch {
+            return false
+        }
+        var expected = SubscriptionList()
+        for var subscription in before.subscriptions {
+            if applied.contains(subscription.url), let target = moves[subscription.url] { subscription.url = target }
+            expected.add(subscription)
+        }
+        return expected.subscriptions.elementsEqual(after.subscriptions) {
+            $0.url == $1.url && $0.title == $1.title && $0.htmlURL == $1.htmlURL
+        }
+    }
+
+    private static func replaced(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>) {
         switch OPMLEncoding(of: bytes) {
         case .utf8:
             let result = rewrite(
@@ -100,10 +143,14 @@ public enum OPMLRewriter {
         var copied = 0
         var count = 0
         var applied: Set<String> = []
+        // The same feed spelled otherwise is the same subscription to the reader (listed once).
+        var keys: [String: String] = [:]
+        for key in moves.keys { keys[LinkNormalizer.normalize(key)] = key }
         for value in OPMLMarkupScanner(units).xmlURLValues() {
             let url = normalized(decode(Array(units[value])))
-            guard let target = moves[url] else { continue }
-            applied.insert(url)
+            guard let key = moves[url] != nil ? url : keys[LinkNormalizer.normalize(url)], let target = moves[key]
+            else { continue }
+            applied.insert(key)
             if out.isEmpty { out.reserveCapacity(units.count + 64) }
             out += units[copied..<value.lowerBound]
             for scalar in escaped(target).unicodeScalars {
@@ -194,13 +241,15 @@ enum OPMLEncoding: Equatable {
     }
 }
 
-/// Finds the values of `xmlUrl` attributes in start tags, skipping
+/// Finds the values of `xmlUrl` attributes in `outline` start tags, skipping
 /// comments, processing instructions, CDATA sections and declarations.
 /// Works on any code units whose ASCII characters are themselves.
 struct OPMLMarkupScanner<Unit: FixedWidthInteger & UnsignedInteger> {
     private let units: [Unit]
     private var i = 0
     private var inTag = false
+    /// The tag is an `outline` start tag: the only element whose `xmlUrl` the reader reads.
+    private var inOutline = false
 
     init(_ units: [Unit]) { self.units = units }
 
@@ -232,8 +281,10 @@ struct OPMLMarkupScanner<Unit: FixedWidthInteger & UnsignedInteger> {
                 skip(past: ">")
             } else {
                 i += 1
-                while i < units.count, !isSpace(units[i]), units[i] != ascii(">") { i += 1 }
+                let nameStart = i
+                while i < units.count, !isSpace(units[i]), units[i] != ascii(">"), units[i] != ascii("/") { i += 1 }
                 inTag = true
+                inOutline = matches(nameStart..<i, "outline")
             }
         }
         return nil
@@ -263,7 +314,7 @@ struct OPMLMarkupScanner<Unit: FixedWidthInteger & UnsignedInteger> {
             while i < units.count, units[i] != quote { i += 1 }
             guard i < units.count else { return nil }  // unterminated: leave it alone
             i += 1
-            if isXMLURL { return valueStart..<i - 1 }
+            if isXMLURL, inOutline { return valueStart..<i - 1 }
         }
         return nil
     }

@@ -128,4 +128,70 @@ import Testing
         let again = try [UInt8](Data(contentsOf: file))
         #expect(String(decoding: again, as: Unicode.ASCII.self).contains("http://plain.example/new/feed"))
     }
+    static func read(_ bytes: [UInt8]) throws -> [String] {
+        var list = SubscriptionList()
+        try OPMLReader.read(bytes, source: "list.opml", into: &list, localFile: nil)
+        return list.subscriptions.map(\.url)
+    }
+
+    static func list(_ outlines: String) -> [UInt8] {
+        Array(#"<?xml version="1.0"?><opml version="2.0"><body>\#(outlines)</body></opml>"#.utf8)
+    }
+
+    /// fuzz-opml's property on its four findings (30-minute run): every feed's URL rewritten, the
+    /// list reads back with each feed `rewrite` says it moved at its new URL, in order. The scanner
+    /// had rewritten an `xmlUrl` on an element the reader does not read (`<outhine>`) and a feed's
+    /// other spelling the reader had dropped as listed twice, while claiming the feed's own outline.
+    @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: Self.findings.path).sorted())
+    func everyFeedItSaysItMovedReadsBackMoved(_ name: String) throws {
+        let bytes = try [UInt8](Data(contentsOf: Self.findings.appendingPathComponent(name)))
+        let urls = try Self.read(bytes)
+        var moves: [String: String] = [:]
+        for (index, url) in urls.enumerated() { moves[url] = "http://moved.invalid/\(index)" }
+        let result = OPMLRewriter.rewrite(bytes, moves: moves)
+        let moved = try Self.read(result.bytes).filter { $0.hasPrefix("http://moved.invalid/") }
+        #expect(moved == urls.indices.filter { result.applied.contains(urls[$0]) }.map { "http://moved.invalid/\($0)" })
+    }
+
+    static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz-opml")
+
+    @Test func anXMLURLOutsideAnOutlineIsLeftAlone() throws {
+        let bytes = Self.list(#"<outhine xmlUrl="http://a.example/f"/><outline text="a" xmlUrl="http://a.example/f"/>"#)
+        let result = OPMLRewriter.rewrite(bytes, moves: ["http://a.example/f": "http://b.example/f"])
+        #expect(result.count == 1)
+        #expect(result.bytes == Self.list(#"<outhine xmlUrl="http://a.example/f"/><outline text="a" xmlUrl="http://b.example/f"/>"#))
+    }
+
+    /// The reader lists a feed spelled twice once; both spellings move, or the other would come back.
+    @Test func aFeedListedInTwoSpellingsMovesInBoth() throws {
+        let bytes = Self.list(#"<outline xmlUrl="http://a.example/f"/><outline xmlUrl="HTTP://A.example:80/f"/>"#)
+        #expect(try Self.read(bytes) == ["http://a.example/f"])
+        let result = OPMLRewriter.rewrite(bytes, moves: ["http://a.example/f": "http://b.example/f"])
+        #expect(result.count == 2 && result.applied == ["http://a.example/f"])
+        #expect(try Self.read(result.bytes) == ["http://b.example/f"])
+    }
+
+    /// Moved to a feed the list already has: rewritten, and then listed once.
+    @Test func aFeedMovedToOneAlreadyListedIsRewritten() throws {
+        let bytes = Self.list(#"<outline xmlUrl="http://a.example/f"/><outline xmlUrl="http://b.example/f"/>"#)
+        let result = OPMLRewriter.rewrite(bytes, moves: ["http://a.example/f": "http://b.example/f"])
+        #expect(result.applied == ["http://a.example/f"])
+        #expect(try Self.read(result.bytes) == ["http://b.example/f"])
+    }
+
+    /// A rewrite the reader would not read as the moves made is not written: here the scanner finds
+    /// the value, but the moved list no longer reads (the check `rewrite` makes on every result).
+    @Test func aRewriteThatDoesNotReadBackIsNotMade() {
+        let bytes = Self.list(#"<outline text="a" xmlUrl="http://a.example/f"/>"#)
+        #expect(OPMLRewriter.readsAsMoved(
+            original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://c.example/f"/>"#),
+            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
+        #expect(OPMLRewriter.readsAsMoved(
+            original: bytes, rewritten: Array("<opml><body><outline".utf8),
+            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
+        #expect(OPMLRewriter.readsAsMoved(
+            original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://b.example/f"/>"#),
+            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]))
+    }
 }
