@@ -99,8 +99,8 @@ def html_values(paths, limit):
     for path in paths:
         try:
             tree = ElementTree.parse(path)
-        except (ElementTree.ParseError, ValueError):
-            continue
+        except (ElementTree.ParseError, ValueError, LookupError):
+            continue  # not XML to Python, or an encoding it does not know (fuzz findings kept as fixtures)
         for element in tree.iter():
             if element.text and "<" in element.text and len(element.text) < 20000:
                 found.append(element.text)
