@@ -143,6 +143,8 @@ def main():
         add("parse", data)
         if len(data) <= 64 * 1024:
             add("state", b"\x00" + data)
+        if b"<opml" in data[:4096].lower():
+            add("opml", data)  # the subscription lists among the documents (and the OPML findings kept as tests)
 
     dates = list(DATES)
     if shared and os.path.exists(os.path.join(shared, "dates.json")):
