@@ -31,6 +31,9 @@ public func fuzzOPML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let found = again.map { Facts(url: $0.url, title: $0.title ?? $0.url, htmlURL: $0.htmlURL, folder: $0.folder) }
     guard found == expected else { fatalError("written and read back differently:\n\(expected)\n\(found)") }
 
+    // The moved URLs must be told from the list's own: a list that already has one (the fuzzer
+    // learns the prefix from the comparisons) says nothing about the rewrite.
+    guard !subscriptions.contains(where: { $0.url.lowercased().contains("moved.invalid") }) else { return 0 }
     var moves: [String: String] = [:]
     for (index, subscription) in subscriptions.enumerated() { moves[subscription.url] = movedURL(index) }
     let rewritten = OPMLRewriter.rewrite(bytes, moves: moves)

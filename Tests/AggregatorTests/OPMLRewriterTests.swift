@@ -138,19 +138,22 @@ import Testing
         Array(#"<?xml version="1.0"?><opml version="2.0"><body>\#(outlines)</body></opml>"#.utf8)
     }
 
-    /// fuzz-opml's property on its four findings (30-minute run): every feed's URL rewritten, the
+    /// fuzz-opml's property on its findings (30-minute runs): every feed's URL rewritten, the
     /// list reads back with each feed `rewrite` says it moved at its new URL, in order. The scanner
     /// had rewritten an `xmlUrl` on an element the reader does not read (`<outhine>`) and a feed's
     /// other spelling the reader had dropped as listed twice, while claiming the feed's own outline.
+    /// The fifth has an `xmlUrl` the scanner cannot see (NULs in the name, which the reader drops).
     @Test(arguments: try FileManager.default.contentsOfDirectory(atPath: Self.findings.path).sorted())
     func everyFeedItSaysItMovedReadsBackMoved(_ name: String) throws {
         let bytes = try [UInt8](Data(contentsOf: Self.findings.appendingPathComponent(name)))
         let urls = try Self.read(bytes)
+        // The target's prefix is in one of them (the fuzzer learned it): this one is not.
+        try #require(!urls.contains { $0.lowercased().contains("rewritten.test") }, "the moved URLs must be told from the list's own")
         var moves: [String: String] = [:]
-        for (index, url) in urls.enumerated() { moves[url] = "http://moved.invalid/\(index)" }
+        for (index, url) in urls.enumerated() { moves[url] = "http://rewritten.test/\(index)" }
         let result = OPMLRewriter.rewrite(bytes, moves: moves)
-        let moved = try Self.read(result.bytes).filter { $0.hasPrefix("http://moved.invalid/") }
-        #expect(moved == urls.indices.filter { result.applied.contains(urls[$0]) }.map { "http://moved.invalid/\($0)" })
+        let moved = try Self.read(result.bytes).filter { $0.hasPrefix("http://rewritten.test/") }
+        #expect(moved == urls.indices.filter { result.applied.contains(urls[$0]) }.map { "http://rewritten.test/\($0)" })
     }
 
     static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
