@@ -69,8 +69,9 @@ enum URLPolicy {
         return out
     }
 
+    private static let hex = Array("0123456789ABCDEF".utf8)
+
     private static func percentEncode(_ bytes: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        let hex = Array("0123456789ABCDEF".utf8)
         for byte in bytes {
             out.append(UInt8(ascii: "%"))
             out.append(hex[Int(byte >> 4)])
