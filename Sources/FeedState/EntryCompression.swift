@@ -1,43 +1,39 @@
 internal import CLZ4
 import FeedModel
 
-/// An entry as the SQLite store keeps it: `EntryCodec`'s bytes compressed
-/// as one LZ4 block, behind the marker byte `compressed`, the plain length
-/// and a checksum of the plain bytes. Each entry is compressed alone, so
-/// that any entry is read alone and a damaged one costs that entry. An entry
-/// too small to gain is kept as the codec's bytes, which begin with the
-/// codec's version byte, never the marker.
+/// The compressed form the SQLite store keeps: the marker byte
+/// `compressed`, the plain length, a checksum of the plain bytes, and the
+/// plain bytes as one LZ4 block. A feed's document is compressed whole
+/// (`FeedEntries`, version 2); schema 4 compressed each entry alone, and
+/// an entry's stored form in such a document is either this form or, too
+/// small to gain, the codec's bytes, which begin with the codec's version
+/// byte, never the marker.
 ///
 /// LZ4 rather than zstd: on the benchmark corpus's 59,681 entries (50.3 MB,
 /// about 840 bytes each) LZ4 stores 61% of the bytes in 0.11-0.14 s, zstd's
 /// fastest levels 56% (-1) in 0.34-0.42 s and 61% (-3) in 0.27-0.35 s, and
-/// zstd level 1 49% in 0.64 s. Compressing is most of what storing costs, on
-/// the cores that parse; the 5% of bytes zstd saves are not worth 3x the time.
+/// zstd level 1 49% in 0.64 s (each entry compressed alone, schema 4).
+/// Compressed a feed at a time, LZ4 keeps about a third of the bytes.
 enum EntryCompression {
     static let compressed: UInt8 = 0xF1
-    /// Smaller encodings are stored as they are.
-    static let smallest = 96
-    /// A stored form that says it holds more than this is damaged (no entry
+    /// A stored entry that says it holds more than this is damaged (no entry
     /// is that large: feed bodies stop at the fetch cap).
     static let largest = 256 << 20
 
-    /// The stored form of one entry.
-    static func stored(_ entry: Entry) -> [UInt8] {
-        let plain = EntryCodec.encode(entry)
-        guard plain.count >= smallest, let packed = compress(plain) else { return plain }
-        return packed
-    }
-
+    /// An entry's stored form in a version 1 document, or its codec bytes.
     /// - Returns: nil when the bytes are not a stored entry (damaged).
     static func entry(_ stored: ArraySlice<UInt8>) -> Entry? {
         guard stored.first == compressed else { return EntryCodec.decode(Array(stored)) }
         return decompress(stored).flatMap(EntryCodec.decode)
     }
 
-    /// The marker, the plain length (varint), the checksum (4 bytes), the
-    /// LZ4 block; nil when it would not be smaller.
-    static func compress(_ plain: [UInt8]) -> [UInt8]? {
+    /// `prefix` (if any), the marker, the plain length (varint), the
+    /// checksum (4 bytes), the LZ4 block; nil when it would not be smaller
+    /// than the plain bytes, or they are more than LZ4 takes.
+    static func compress(_ plain: [UInt8], prefix: UInt8? = nil) -> [UInt8]? {
+        guard plain.count <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         var header = EntryCodec.Writer()
+        if let prefix { header.byte(prefix) }
         header.byte(compressed)
         header.count(plain.count)
         let sum = plain.withUnsafeBytes(checksum)
@@ -49,7 +45,7 @@ enum EntryCompression {
         let written = out.withUnsafeMutableBytes { target in
             plain.withUnsafeBytes { source in
                 LZ4_compress_default(
-                    source.baseAddress!.assumingMemoryBound(to: CChar.self),
+                    source.baseAddress.map { $0.assumingMemoryBound(to: CChar.self) },
                     (target.baseAddress! + start).assumingMemoryBound(to: CChar.self), Int32(plain.count),
                     Int32(bound))
             }
@@ -59,15 +55,16 @@ enum EntryCompression {
         return out
     }
 
-    /// The plain bytes of a compressed stored form; nil when damaged (a
-    /// wrong length, a block LZ4 refuses, or a checksum that does not match).
-    static func decompress(_ stored: ArraySlice<UInt8>) -> [UInt8]? {
+    /// The plain bytes of a compressed form; nil when damaged (a wrong
+    /// length, one over `largest`, a block LZ4 refuses, or a checksum that
+    /// does not match).
+    static func decompress(_ stored: ArraySlice<UInt8>, largest: Int = EntryCompression.largest) -> [UInt8]? {
         var r = EntryCodec.Reader(bytes: Array(stored.prefix(16)))
         guard r.byte() == compressed else { return nil }
         let length = Int(r.varint())
         var sum: UInt32 = 0
         for shift in stride(from: 0, to: 32, by: 8) { sum |= UInt32(r.byte()) << UInt32(shift) }
-        guard !r.failed, length <= largest else { return nil }
+        guard !r.failed, length <= largest, length <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         let start = stored.startIndex + r.index
         var out = [UInt8](repeating: 0, count: length)
         let written = out.withUnsafeMutableBytes { target in
@@ -102,17 +99,17 @@ enum EntryCompression {
 }
 
 /// A fetched feed's entries made ready for a store that keeps entries:
-/// their keys (`EntryKey`) and their stored forms. Made where the feed was
+/// their keys (`EntryKey`) and their codec bytes. Made where the feed was
 /// parsed (a task-group child, beside the other feeds' parsing), so that
-/// the store's one writer only writes.
+/// the store's one writer only merges, compresses and writes.
 public struct PreparedEntries: Sendable {
     public let keys: [String]
-    /// One stored form per entry, in feed order (`EntryCompression`).
+    /// Each entry's codec bytes (`EntryCodec`), in feed order.
     let stored: [[UInt8]]
 
     public init(_ entries: [Entry]) {
         keys = EntryKey.keys(of: entries)
-        stored = entries.map(EntryCompression.stored)
+        stored = entries.map(EntryCodec.encode)
     }
 
     private init(keys: [String], stored: [[UInt8]]) {

@@ -63,6 +63,11 @@ public final class SQLiteStateStore: StateStore {
             feed INTEGER PRIMARY KEY REFERENCES feeds_v4(id) ON DELETE CASCADE,
             document BLOB NOT NULL);
         """,
+        // 5: each document compressed whole (`FeedEntries` version 2), not
+        // each entry in it alone: half the bytes, and one compression per
+        // feed. `recompressDocuments` rewrites every document; a file that
+        // had documents is then vacuumed once.
+        "-- the documents are rewritten by recompressDocuments",
     ]
 
     static let schema4Cleanup = """
@@ -100,13 +105,14 @@ public final class SQLiteStateStore: StateStore {
                     try migrateEntriesToDocuments(database)
                     try database.execute(schema4Cleanup)
                 }
+                if index + 1 == 5 { try recompressDocuments(database) }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }
         try database.execute("PRAGMA foreign_keys=ON")
-        // A file upgraded to 4 has its old pages free: give them back once, on 8 KB pages
+        // A file upgraded to 4 or 5 has its old pages free: give them back once, on 8 KB pages
         // (`SQLiteDatabase`), which a file can take only outside WAL mode.
-        if version > 0 && version < 4 && target >= 4 {
+        if version > 0 && version < 5 && target >= 5 {
             try database.execute("PRAGMA journal_mode=DELETE")
             try database.execute("PRAGMA page_size=8192")
             try database.execute("VACUUM")
@@ -114,9 +120,9 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 
-    /// Schema 4's middle: each feed's entry rows become its document, each
-    /// entry compressed, one feed at a time (memory stays that of one feed).
-    /// An entry that cannot be decoded is kept as it was: reading it reports it.
+    /// Schema 4's middle: each feed's entry rows become its document, one
+    /// feed at a time (memory stays that of one feed). An entry that cannot
+    /// be decoded is kept as it was: reading it reports it.
     private static func migrateEntriesToDocuments(_ database: SQLiteDatabase) throws(StateError) {
         var feeds: [(id: Int64, url: String)] = []
         try database.prepare("SELECT id, url FROM feeds_v4").query { feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? "")) }
@@ -135,10 +141,25 @@ public final class SQLiteStateStore: StateStore {
                         key: row.text(0) ?? "", firstSeen: row.integer(1) ?? 0, lastSeen: row.integer(2) ?? 0,
                         firstDate: row.integer(3), entryDate: row.integer(4), latestDate: row.integer(5) ?? 0,
                         position: Int(row.integer(6) ?? 0), firstPosition: Int(row.integer(7) ?? 0),
-                        stored: (EntryCodec.decode(plain).map(EntryCompression.stored) ?? plain)[...]))
+                        stored: plain[...]))
             }
             guard !rows.isEmpty else { continue }
             try insert.run([.integer(id), .blob(FeedEntries(rows: rows).document)])
+        }
+    }
+
+    /// Schema 5: every version 1 document written again as version 2, one
+    /// feed at a time. A damaged document is left as it is: reading it reports it.
+    private static func recompressDocuments(_ database: SQLiteDatabase) throws(StateError) {
+        var feeds: [Int64] = []
+        try database.prepare("SELECT feed FROM feed_entries").query { feeds.append($0.integer(0) ?? 0) }
+        let select = try database.prepare("SELECT document FROM feed_entries WHERE feed = ?")
+        let update = try database.prepare("UPDATE feed_entries SET document = ? WHERE feed = ?")
+        for feed in feeds {
+            var document: FeedEntries?
+            try select.query([.integer(feed)]) { document = FeedEntries(document: $0.blob(0)) }
+            guard let document else { continue }
+            try update.run([.blob(document.document), .integer(feed)])
         }
     }
 

@@ -94,9 +94,11 @@ import Testing
     }
 }
 
-/// Entries are stored compressed (schema 4), each alone; a damaged stored
-/// form is an unreadable entry, never a crash or a wrong entry (the
-/// checksum: a flipped byte in a literal would still decompress).
+/// A feed's entries are stored compressed, the document as one block
+/// (schema 5); a damaged block is a damaged document, a damaged entry in
+/// it (or a damaged stored form of schema 4) an unreadable entry, never a
+/// crash or a wrong entry (the checksum: a flipped byte in a literal would
+/// still decompress).
 @Suite struct EntryCompressionTests {
     static var longEntry: Entry {
         var entry = StateCodecTests.everyEntryField
@@ -104,48 +106,121 @@ import Testing
         return entry
     }
 
-    @Test func aLongEntryIsStoredCompressedAndComesBackWhole() throws {
-        let prepared = PreparedEntries([Self.longEntry])
-        let stored = try #require(prepared.stored.first)
-        #expect(stored.first == EntryCompression.compressed)
-        #expect(stored.count * 4 < EntryCodec.encode(Self.longEntry).count)
-        #expect(EntryCompression.entry(stored[...]) == Self.longEntry)
-        #expect(prepared.keys == EntryKey.keys(of: [Self.longEntry]))
+    static func entries(_ count: Int) -> [Entry] {
+        (0..<count).map { n in
+            var entry = longEntry
+            entry.id = "urn:\(n)"
+            entry.title = Text("Post \(n)")
+            entry.published = Timestamp(secondsSince1970: Int64(1000 + n))
+            return entry
+        }
     }
 
-    @Test func aSmallEntryIsStoredAsItsCodecBytes() throws {
+    static func document(of entries: [Entry]) -> FeedEntries {
+        var document = FeedEntries()
+        document.upsert(entries, prepared: PreparedEntries(entries), now: 5000)
+        return document
+    }
+
+    static func readAll(_ document: FeedEntries) -> [Entry] {
+        var unreadable = 0
+        return document.entries(notOlderThan: nil, except: [], unreadable: &unreadable).map(\.entry)
+    }
+
+    @Test func aFeedsDocumentIsStoredCompressedWholeAndComesBackWhole() throws {
+        let entries = Self.entries(20)
+        let bytes = Self.document(of: entries).document
+        #expect(bytes.first == FeedEntries.compressedVersion)
+        let plain = entries.reduce(0) { $0 + EntryCodec.encode($1).count }
+        #expect(bytes.count * 8 < plain, "\(bytes.count) bytes for \(plain) bytes of entries")
+        let read = try #require(FeedEntries(document: bytes))
+        #expect(Set(Self.readAll(read).map(\.id)) == Set(entries.map(\.id)))
+        #expect(Self.readAll(read).sorted { $0.id! < $1.id! } == entries.sorted { $0.id! < $1.id! })
+        #expect(read.document == bytes, "written again, the same bytes")
+    }
+
+    @Test func aDocumentTooSmallToGainIsStoredAsItIs() throws {
         var entry = Entry()
         entry.id = "urn:s"
-        let stored = try #require(PreparedEntries([entry]).stored.first)
-        #expect(stored == EntryCodec.encode(entry))
-        #expect(EntryCompression.entry(stored[...]) == entry)
+        #expect(PreparedEntries([entry]).stored.first == EntryCodec.encode(entry))
+        let bytes = Self.document(of: [entry]).document
+        #expect(bytes.first == FeedEntries.plainVersion)
+        #expect(Self.readAll(try #require(FeedEntries(document: bytes))) == [entry])
     }
 
-    @Test func damagedFramesAreUnreadableEntries() throws {
-        let stored = try #require(PreparedEntries([Self.longEntry]).stored.first)
-        var otherEntry = Self.longEntry
-        otherEntry.title = Text("Other")
-        var flipped = stored
-        flipped[stored.count / 2] ^= 0xFF
+    @Test func damagedDocumentsAreDamagedAndDamagedEntriesUnreadable() throws {
+        let bytes = Self.document(of: Self.entries(5)).document
+        var flipped = bytes
+        flipped[bytes.count / 2] ^= 0xFF
         let damaged: [[UInt8]] = [
-            [EntryCompression.compressed],
-            Array(stored.prefix(stored.count / 2)),
-            flipped,
+            [], [FeedEntries.compressedVersion], [9] + bytes.dropFirst(),
+            Array(bytes.prefix(bytes.count / 2)), flipped,
             // A length of 4 GB.
-            [EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0x10],
-            // The right length and checksum before another entry's block.
-            Array(stored.prefix(7)) + Array(PreparedEntries([otherEntry]).stored[0].dropFirst(7)),
+            [FeedEntries.compressedVersion, EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0x10],
+            // The right length and checksum before another document's block.
+            Array(bytes.prefix(8)) + Self.document(of: Self.entries(6)).document.dropFirst(8),
         ]
         for bytes in damaged {
+            #expect(FeedEntries(document: bytes) == nil, "a damaged document was read")
+        }
+        // Schema 4's stored forms: each entry compressed alone.
+        let stored = try #require(EntryCompression.compress(EntryCodec.encode(Self.longEntry)))
+        var otherEntry = Self.longEntry
+        otherEntry.title = Text("Other")
+        var flippedEntry = stored
+        flippedEntry[stored.count / 2] ^= 0xFF
+        let damagedEntries: [[UInt8]] = [
+            [EntryCompression.compressed], Array(stored.prefix(stored.count / 2)), flippedEntry,
+            [EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0x10],
+            Array(stored.prefix(7)) + Array(try #require(EntryCompression.compress(EntryCodec.encode(otherEntry))).dropFirst(7)),
+            [0xFF],
+        ]
+        for bytes in damagedEntries {
             #expect(EntryCompression.entry(bytes[...]) == nil, "a damaged stored form gave an entry")
         }
         #expect(EntryCompression.entry(stored[...]) == Self.longEntry)
     }
+
+    /// A schema 4 document: the rows as they are, each entry compressed alone.
+    static func version1Document(_ entries: [Entry], damaging damagedIndex: Int? = nil) throws -> [UInt8] {
+        var out = EntryCodec.Writer()
+        out.byte(FeedEntries.plainVersion)
+        out.count(entries.count)
+        for (n, entry) in entries.enumerated() {
+            out.string("id:" + entry.id!)
+            out.integer(10)
+            out.integer(10)
+            out.integer(entry.published?.secondsSince1970)
+            out.integer(entry.published?.secondsSince1970)
+            out.integer(entry.published?.secondsSince1970 ?? 10)
+            out.integer(Int64(n))
+            out.integer(Int64(n))
+            let stored = try #require(EntryCompression.compress(EntryCodec.encode(entry)))
+            out.blob(n == damagedIndex ? [0xFF] : stored)
+        }
+        return out.bytes
+    }
+
+    @Test func aVersion1DocumentIsReadAndWrittenAsVersion2() throws {
+        let entries = Self.entries(8)
+        let old = try #require(FeedEntries(document: try Self.version1Document(entries, damaging: 3)))
+        var unreadable = 0
+        #expect(old.entries(notOlderThan: nil, except: [], unreadable: &unreadable).count == 7)
+        #expect(unreadable == 1)
+        let bytes = old.document
+        #expect(bytes.first == FeedEntries.compressedVersion)
+        let again = try #require(FeedEntries(document: bytes))
+        #expect(again.rows.allSatisfy { $0.stored.first != EntryCompression.compressed }, "no entry compressed twice")
+        unreadable = 0
+        let read = again.entries(notOlderThan: nil, except: [], unreadable: &unreadable).map(\.entry)
+        #expect(unreadable == 1, "the damaged entry stays damaged")
+        #expect(Set(read.map(\.id)) == Set(entries.map(\.id)).subtracting(["urn:3"]))
+    }
 }
 
 /// A schema 3 file (a row per entry, uncompressed, two indexes) is upgraded
-/// in place: one document per feed, entries compressed, the file vacuumed
-/// onto 8 KB pages; every entry and record reads back as before.
+/// in place: one document per feed, compressed, the file vacuumed onto
+/// 8 KB pages; every entry and record reads back as before.
 @Suite struct StateSchema4MigrationTests {
     @Test func schema3FilesAreCompactedInPlace() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-schema4-\(getpid())")
@@ -204,17 +279,64 @@ import Testing
             try database.prepare("PRAGMA page_size").query { checks.append("page \($0.integer(0) ?? 0)") }
             var compressed = 0
             try database.prepare("SELECT document FROM feed_entries").query { row in
-                compressed += FeedEntries(document: row.blob(0))?.rows.filter { $0.stored.first == EntryCompression.compressed }.count ?? -100
+                compressed += row.blob(0).first == FeedEntries.compressedVersion ? 1 : 0
             }
             checks.append("compressed \(compressed)")
             try database.prepare("SELECT COUNT(*) FROM sqlite_master WHERE name = 'entries'").query {
                 checks.append("entries table \($0.integer(0) ?? 0)")
             }
             try database.prepare("PRAGMA foreign_key_check").query { _ in checks.append("foreign key broken") }
-            #expect(checks == ["version 4", "page 8192", "compressed 59", "entries table 0"])
+            #expect(checks == ["version 5", "page 8192", "compressed 2", "entries table 0"])
         }
         // A renamed feed keeps its entries (they name it by number).
         try store.rename(feed: feeds[0], to: "http://a.example/moved")
         #expect(try store.entries(of: "http://a.example/moved", notOlderThan: nil, except: []).count == 30)
+    }
+}
+
+/// A schema 4 file (each entry compressed alone in its feed's document) is
+/// upgraded in place: each document compressed whole, the file vacuumed;
+/// every entry reads back as before, a damaged one stays unreadable.
+@Suite struct StateSchema5MigrationTests {
+    @Test func schema4DocumentsAreCompressedWhole() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-schema5-\(getpid())")
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("state.sqlite").path
+        let feeds = ["http://a.example/feed", "http://b.example/feed"]
+        let entries = EntryCompressionTests.entries(40)
+        do {
+            let old = try SQLiteDatabase(path: path)
+            for sql in SQLiteStateStore.migrations.prefix(3) { try old.execute(sql) }
+            try old.execute(SQLiteStateStore.migrations[3])
+            try old.execute(SQLiteStateStore.schema4Cleanup)
+            try old.execute("PRAGMA user_version = 4")
+            for (f, url) in feeds.enumerated() {
+                try old.prepare("INSERT INTO feeds(id, url, first_seen, etag) VALUES (?, ?, 10, '\"e\"')")
+                    .run([.integer(Int64(f + 1)), .text(url)])
+                let document = try EntryCompressionTests.version1Document(entries, damaging: f == 1 ? 7 : nil)
+                try old.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
+                    .run([.integer(Int64(f + 1)), .blob(document)])
+            }
+        }
+        let before = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        let store = try SQLiteStateStore(path: path)
+        let after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
+        #expect(after < before, "\(before) → \(after) bytes")
+        for (f, url) in feeds.enumerated() {
+            #expect(try store.feed(url)?.etag == "\"e\"")
+            let stored = try store.entries(of: url, notOlderThan: nil, except: [])
+            let expected = entries.filter { f == 0 || $0.id != "urn:7" }
+            #expect(stored.map(\.entry).sorted { $0.id! < $1.id! } == expected.sorted { $0.id! < $1.id! })
+            #expect(store.takeUnreadableCount(of: url) == (f == 1 ? 1 : 0))
+        }
+        let database = try SQLiteDatabase(path: path)
+        var checks: [String] = []
+        try database.prepare("PRAGMA user_version").query { checks.append("version \($0.integer(0) ?? 0)") }
+        try database.prepare("SELECT document FROM feed_entries").query { row in
+            checks.append(row.blob(0).first == FeedEntries.compressedVersion ? "whole" : "not whole")
+        }
+        #expect(checks == ["version 5", "whole", "whole"])
     }
 }
