@@ -1,3 +1,4 @@
+import FeedFetch
 import Foundation
 
 /// The version printed by `--version` and sent in the User-Agent.
@@ -24,6 +25,8 @@ public enum FeedmergeCommandLine {
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         allocator: String
     ) async -> Int32 {
+        // Idle connections kept for reuse are open files: make room for them (see `FetchConfiguration`).
+        OpenFileLimit.raise()
         switch arguments.first {
         case "parse":
             return run(try ParseCommand.parse(arguments.dropFirst()), help: ParseCommand.interface, ParseCommand()) {

@@ -12,13 +12,15 @@ final class CurlMulti {
     private var attached: [ObjectIdentifier: CurlEasy] = [:]
 
     /// The corresponding C function is `curl_multi_init`; sets HTTP/2
-    /// multiplexing and the per-host connection limit.
-    init(maximumConnectionsPerHost: Int) throws(CurlError) {
+    /// multiplexing, the per-host connection limit and the size of the
+    /// cache of idle connections.
+    init(maximumConnectionsPerHost: Int, idleConnections: Int) throws(CurlError) {
         guard let handle = curl_multi_init() else { throw .outOfMemory("curl_multi_init") }
         self.handle = handle
         // A throw from here on runs `deinit`, which frees the handle.
         try set(CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX), "CURLMOPT_PIPELINING")
         try set(CURLMOPT_MAX_HOST_CONNECTIONS, maximumConnectionsPerHost, "CURLMOPT_MAX_HOST_CONNECTIONS")
+        try set(CURLMOPT_MAXCONNECTS, idleConnections, "CURLMOPT_MAXCONNECTS")
     }
 
     deinit {

@@ -4,6 +4,12 @@ public struct FetchConfiguration: Sendable {
     public var maximumConcurrentTransfers = 32
     /// Transfers in flight at once to one host.
     public var maximumTransfersPerHost = 4
+    /// Connections kept open after their transfer, for the next one to the
+    /// same host (libcurl's connection cache). nil: as many as the open-file
+    /// limit allows, up to 1,024 (`OpenFileLimit.idleConnections`), so that
+    /// a list whose feeds share hosts connects to each host once, however
+    /// many hosts come between.
+    public var maximumIdleConnections: Int?
     /// A decoded body larger than this fails as `tooLarge` (checked as bytes
     /// arrive, so chunked bodies and decompression bombs stop at the cap).
     public var maximumBodyBytes = 16 << 20

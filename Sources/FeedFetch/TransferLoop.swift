@@ -26,7 +26,11 @@ final class TransferLoop {
     static func run(engine: TransferEngine) {
         let loop: TransferLoop
         do {
-            let multi = try CurlMulti(maximumConnectionsPerHost: engine.configuration.maximumTransfersPerHost)
+            let c = engine.configuration
+            let multi = try CurlMulti(
+                maximumConnectionsPerHost: c.maximumTransfersPerHost,
+                idleConnections: c.maximumIdleConnections
+                    ?? OpenFileLimit.idleConnections(transfersInFlight: c.maximumConcurrentTransfers))
             loop = TransferLoop(engine: engine, multi: multi)
         } catch {
             let reason = TransferEngine.StopReason.failed(error)

@@ -47,6 +47,7 @@ def bomb():
 HITS = {}
 HITS_LOCK = threading.Lock()
 ACTIVE = {"now": 0, "max": 0}
+CONNECTIONS = [0]  # connections accepted so far, on both addresses
 
 
 class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,6 +55,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *args):
         pass
+
+    def setup(self):
+        super().setup()
+        with HITS_LOCK:
+            CONNECTIONS[0] += 1
+            self.connection_number = CONNECTIONS[0]
 
     def send(self, status, body=b"", headers=(), content_type="application/rss+xml; charset=utf-8"):
         self.send_response(status)
@@ -181,6 +188,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with HITS_LOCK:
                 ACTIVE["now"] -= 1
             self.send(200, FEED)
+        elif path == "/connection":  # which connection the request came on
+            self.send(200, str(self.connection_number).encode(), [], "text/plain")
         elif path == "/max-concurrency":
             with HITS_LOCK:
                 body = str(ACTIVE["max"]).encode()
