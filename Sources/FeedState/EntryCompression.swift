@@ -70,13 +70,16 @@ enum EntryCompression {
         for shift in stride(from: 0, to: 32, by: 8) { sum |= UInt32(r.byte()) << UInt32(shift) }
         guard !r.failed, length <= largest, length <= Int(LZ4_MAX_INPUT_SIZE) else { return nil }
         let start = stored.startIndex + r.index
-        var out = [UInt8](repeating: 0, count: length)
-        let written = out.withUnsafeMutableBytes { target in
-            stored[start...].withUnsafeBytes { source in
+        // Written by LZ4 straight into the result, which is never filled with zeros first.
+        var written: Int32 = 0
+        let out = [UInt8](unsafeUninitializedCapacity: length) { buffer, count in
+            written = stored[start...].withUnsafeBytes { source in
                 LZ4_decompress_safe(
                     source.baseAddress?.assumingMemoryBound(to: CChar.self),
-                    target.baseAddress?.assumingMemoryBound(to: CChar.self), Int32(source.count), Int32(length))
+                    UnsafeMutableRawPointer(buffer.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                    Int32(source.count), Int32(length))
             }
+            count = written == length ? length : 0
         }
         guard written == length, out.withUnsafeBytes(checksum) == sum else { return nil }
         return out

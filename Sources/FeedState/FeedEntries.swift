@@ -41,6 +41,8 @@ struct FeedEntries {
     }
 
     private(set) var rows: [Row] = []
+    /// Each key's row, for `upsert`; made there when first needed (a document
+    /// read to serve its entries never needs it).
     private var slots: [String: Int] = [:]
 
     /// The rows as they are (schema 4's documents; a document too small to gain from compression).
@@ -89,7 +91,6 @@ struct FeedEntries {
                 firstDate: r.integer(), entryDate: r.integer(), latestDate: r.integer() ?? 0,
                 position: Int(r.integer() ?? 0), firstPosition: Int(r.integer() ?? 0), stored: r.blobSlice())
             if r.failed { return nil }
-            slots[row.key] = rows.count
             rows.append(row)
         }
         guard !r.failed, r.index == bytes.count else { return nil }
@@ -130,6 +131,7 @@ struct FeedEntries {
     /// first-seen facts and takes the new content, place and date (a key
     /// listed twice keeps its last); a new key is first seen now.
     mutating func upsert(_ entries: [Entry], prepared: PreparedEntries, now: Int64) {
+        if slots.isEmpty { for (index, row) in rows.enumerated() { slots[row.key] = index } }
         for (position, entry) in entries.enumerated() {
             let key = prepared.keys[position]
             let date = entry.ownDate?.secondsSince1970
