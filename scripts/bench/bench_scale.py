@@ -13,9 +13,11 @@ every loopback address; the URLs are on 127.0.0.1 ... 127.0.0.250). Rows:
 
 Every row is the median of RUNS, the tools interleaved within each round.
 The 1,000-feed row uses the first 1,000 feeds of the 10,000-feed corpus,
-which are the 1,000-feed benchmark corpus.
+which are the 1,000-feed benchmark corpus. --baseline OLD_BINARY runs every
+feedmerge row with that build too, interleaved with BINARY in each round,
+and prints both (before and after a change, on the same machine state).
 
-    bench_scale.py CORPUS_DIR BINARY [--runs N] [--sizes 1000,10000] [--no-peer]
+    bench_scale.py CORPUS_DIR BINARY [--runs N] [--sizes 1000,10000] [--no-peer] [--baseline OLD_BINARY]
 """
 import argparse
 import glob
@@ -41,7 +43,9 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--no-peer", action="store_true")
+    ap.add_argument("--baseline", help="an older build, measured interleaved with BINARY")
     args = ap.parse_args()
+    builds = [("", args.binary)] + ([("baseline ", args.baseline)] if args.baseline else [])
     folder = os.path.abspath(os.path.join(args.corpus, "feeds"))
     names = sorted(os.path.basename(f) for f in glob.glob(folder + "/*.xml"))
     sizes = [int(s) for s in args.sizes.split(",")]
@@ -68,8 +72,8 @@ def main():
     def record(row, n, value):
         results.setdefault((row, n), []).append(value)
 
-    def feedmerge(n, *flags, state=None):
-        cmd = [args.binary, opml_files[n], "-o", outputs[0], "-o", outputs[1], "-o", outputs[2], "-q",
+    def feedmerge(n, *flags, state=None, binary=args.binary):
+        cmd = [binary, opml_files[n], "-o", outputs[0], "-o", outputs[1], "-o", outputs[2], "-q",
                "--link", "http://bench.example/"] + list(flags)
         return cmd + (["--state", state] if state else ["--no-state"])
 
@@ -83,19 +87,21 @@ def main():
     try:
         for round_ in range(args.runs):
             for n in sizes:
-                state = fresh_state(n)
-                w, c, m = timed(feedmerge(n, state=state), outputs)
-                record("first", n, (w, c, m, os.path.getsize(state) / 1e6))
-                w, c, m = timed(feedmerge(n, state=state), outputs)
-                record("second", n, (w, c, m, os.path.getsize(state) / 1e6))
-                w, c, m = timed(feedmerge(n), outputs)
-                record("nostate", n, (w, c, m, 0))
+                for tag, binary in builds:
+                    state = fresh_state(n)
+                    w, c, m = timed(feedmerge(n, state=state, binary=binary), outputs)
+                    record(tag + "first", n, (w, c, m, os.path.getsize(state) / 1e6))
+                    w, c, m = timed(feedmerge(n, state=state, binary=binary), outputs)
+                    record(tag + "second", n, (w, c, m, os.path.getsize(state) / 1e6))
+                    w, c, m = timed(feedmerge(n, binary=binary), outputs)
+                    record(tag + "nostate", n, (w, c, m, 0))
             n = sizes[0]
-            state = fresh_state(n)
-            w, c, m = timed(feedmerge(n, "--limit", "1000000", state=state), outputs)
-            record("all", n, (w, c, m, os.path.getsize(state) / 1e6))
-            w, c, m = timed(feedmerge(n, "--limit", "1000000"), outputs)
-            record("all-nostate", n, (w, c, m, 0))
+            for tag, binary in builds:
+                state = fresh_state(n)
+                w, c, m = timed(feedmerge(n, "--limit", "1000000", state=state, binary=binary), outputs)
+                record(tag + "all", n, (w, c, m, os.path.getsize(state) / 1e6))
+                w, c, m = timed(feedmerge(n, "--limit", "1000000", binary=binary), outputs)
+                record(tag + "all-nostate", n, (w, c, m, 0))
             if not args.no_peer:
                 peer = [sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_files[n],
                         out + ".py.atom", "--jobs", "16", "--parser", "feedparser_rs"]
@@ -109,23 +115,36 @@ def main():
     def median(row, n, field):
         return statistics.median(v[field] for v in results[(row, n)])
 
-    print("feedmerge at default settings, feeds on %d loopback hosts via nginx, three outputs, "
-          "median of %d, interleaved" % (HOSTS, args.runs))
+    def report(tag, binary):
+        report_rows(args, sizes, results, median, tag, binary)
+
+    for tag, binary in builds:
+        report(tag, binary)
+    if not args.no_peer:
+        peer = median("peer", sizes[0], 0)
+        print("python: urllib + feedparser-rs (16 threads), every entry, %d feeds: %.2f s, %.0f MB" % (
+            sizes[0], peer, median("peer", sizes[0], 2)))
+
+
+def report_rows(args, sizes, results, median, tag, binary):
+    print("%sfeedmerge (%s) at default settings, feeds on %d loopback hosts via nginx, three outputs, "
+          "median of %d, interleaved" % (tag, binary, HOSTS, args.runs))
     print("%-58s" % "run" + "".join("%30s" % ("%d feeds" % n) for n in sizes))
     for row, label in (("first", "first run, default settings (state on, --limit 1000)"),
                        ("nostate", "the same with --no-state"),
                        ("second", "unchanged second run (all 304)")):
         cells = []
         for n in sizes:
-            cells.append("%.2f s, %.2f CPU, %.0f MB" % (median(row, n, 0), median(row, n, 1), median(row, n, 2)))
+            cells.append("%.2f s, %.2f CPU, %.0f MB" % (
+                median(tag + row, n, 0), median(tag + row, n, 1), median(tag + row, n, 2)))
         print("%-58s" % label + "".join("%30s" % c for c in cells))
     print("%-58s" % "state file after the first run"
-          + "".join("%30s" % ("%.1f MB" % median("first", n, 3)) for n in sizes))
-    first = {n: median("first", n, 0) for n in sizes}
-    nostate = {n: median("nostate", n, 0) for n in sizes}
+          + "".join("%30s" % ("%.1f MB" % median(tag + "first", n, 3)) for n in sizes))
+    first = {n: median(tag + "first", n, 0) for n in sizes}
+    nostate = {n: median(tag + "nostate", n, 0) for n in sizes}
     print("%-58s" % "first run / --no-state" + "".join("%30s" % ("%.2fx" % (first[n] / nostate[n])) for n in sizes))
     print("%-58s" % "unchanged second run / first run"
-          + "".join("%30s" % ("%.1f%%" % (100 * median("second", n, 0) / first[n])) for n in sizes))
+          + "".join("%30s" % ("%.1f%%" % (100 * median(tag + "second", n, 0) / first[n])) for n in sizes))
     if len(sizes) > 1:
         big, small = sizes[-1], sizes[0]
         print("%d feeds / %d feeds: first run %.2fx, --no-state %.2fx" % (
@@ -133,14 +152,14 @@ def main():
     n = sizes[0]
     print("every entry kept (--limit 1000000), %d feeds:" % n)
     print("    feedmerge, state on:   %.2f s, %.0f MB, state %.1f MB" % (
-        median("all", n, 0), median("all", n, 2), median("all", n, 3)))
-    print("    feedmerge, --no-state: %.2f s, %.0f MB" % (median("all-nostate", n, 0), median("all-nostate", n, 2)))
+        median(tag + "all", n, 0), median(tag + "all", n, 2), median(tag + "all", n, 3)))
+    print("    feedmerge, --no-state: %.2f s, %.0f MB" % (median(tag + "all-nostate", n, 0),
+                                                         median(tag + "all-nostate", n, 2)))
     if not args.no_peer:
         peer = median("peer", n, 0)
-        print("    python: urllib + feedparser-rs (16 threads): %.2f s, %.0f MB" % (peer, median("peer", n, 2)))
-        print("    feedmerge is %.1fx faster with state, %.1fx with --no-state" % (
-            peer / median("all", n, 0), peer / median("all-nostate", n, 0)))
-
+        print("    feedmerge is %.1fx faster than the Python peer with state, %.1fx with --no-state" % (
+            peer / median(tag + "all", n, 0), peer / median(tag + "all-nostate", n, 0)))
+    print()
 
 if __name__ == "__main__":
     main()
