@@ -113,7 +113,11 @@ struct FeedEntries {
             out.integer(row.latestDate)
             out.integer(Int64(row.position))
             out.integer(Int64(row.firstPosition))
-            if row.stored.first == EntryCompression.compressed, let plain = EntryCompression.decompress(row.stored) {
+            // (Codec bytes never begin with the marker; bytes that would are kept as they were,
+            // so that a document written back reads back the same.)
+            if row.stored.first == EntryCompression.compressed, let plain = EntryCompression.decompress(row.stored),
+                plain.first != EntryCompression.compressed
+            {
                 out.blob(plain)
             } else {
                 out.blob(row.stored)

@@ -181,8 +181,25 @@ import Testing
         #expect(EntryCompression.entry(stored[...]) == Self.longEntry)
     }
 
+    /// A stored form compressed twice (no store writes one, a damaged file
+    /// can hold one) is kept as it is: written back, the document reads
+    /// back the same, and the entry stays unreadable.
+    @Test func aStoredFormCompressedTwiceIsKeptAsItIs() throws {
+        let once = try #require(EntryCompression.compress(EntryCodec.encode(Self.longEntry)))
+        let twice = try #require(EntryCompression.compress(once + once))
+        let bytes = try Self.version1Document([Self.longEntry], replacing: twice)
+        let written = try #require(FeedEntries(document: bytes)).document
+        let again = try #require(FeedEntries(document: written))
+        #expect(again.document == written)
+        #expect(again.rows.first?.stored == twice[...])
+        var unreadable = 0
+        #expect(again.entries(notOlderThan: nil, except: [], unreadable: &unreadable).isEmpty && unreadable == 1)
+    }
+
     /// A schema 4 document: the rows as they are, each entry compressed alone.
-    static func version1Document(_ entries: [Entry], damaging damagedIndex: Int? = nil) throws -> [UInt8] {
+    static func version1Document(
+        _ entries: [Entry], damaging damagedIndex: Int? = nil, replacing replacement: [UInt8]? = nil
+    ) throws -> [UInt8] {
         var out = EntryCodec.Writer()
         out.byte(FeedEntries.plainVersion)
         out.count(entries.count)
@@ -196,7 +213,7 @@ import Testing
             out.integer(Int64(n))
             out.integer(Int64(n))
             let stored = try #require(EntryCompression.compress(EntryCodec.encode(entry)))
-            out.blob(n == damagedIndex ? [0xFF] : stored)
+            out.blob(n == damagedIndex ? [0xFF] : replacement ?? stored)
         }
         return out.bytes
     }

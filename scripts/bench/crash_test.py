@@ -50,9 +50,48 @@ def varint(data, i):
         shift += 7
 
 
+def lz4_block(src, length):
+    """An LZ4 block decompressed (the format's sequences: literals, then a
+    match copied from what was already written)."""
+    out, i = bytearray(), 0
+
+    def extended(n, i):
+        if n == 15:
+            while True:
+                b = src[i]
+                i += 1
+                n += b
+                if b != 255:
+                    break
+        return n, i
+
+    while i < len(src):
+        token = src[i]
+        i += 1
+        n, i = extended(token >> 4, i)
+        out += src[i:i + n]
+        i += n
+        if i >= len(src):
+            break
+        offset = src[i] | src[i + 1] << 8
+        i += 2
+        n, i = extended(token & 15, i)
+        for _ in range(n + 4):
+            out.append(out[-offset])
+    assert len(out) == length, "an LZ4 block of the wrong length"
+    return bytes(out)
+
+
 def document_keys(data):
-    """The entry keys of one feed's document (FeedEntries: a version byte, a
-    count, then per entry its key, seven optional integers and its stored form)."""
+    """The entry keys of one feed's document (FeedEntries: a version byte;
+    version 2 then the marker 0xF1, the plain length, a checksum and the rest
+    as one LZ4 block; then a count, and per entry its key, seven optional
+    integers and its stored form)."""
+    if data[0] == 2:
+        assert data[1] == 0xF1
+        length, i = varint(data, 2)
+        data = b"\x01" + lz4_block(data[i + 4:], length)
+    assert data[0] == 1, "a document of an unknown version"
     keys, (count, i) = [], varint(data, 1)
     for _ in range(count):
         assert data[i] == 1
