@@ -316,11 +316,9 @@ import Testing
 /// every entry reads back as before, a damaged one stays unreadable.
 @Suite struct StateSchema5MigrationTests {
     @Test func schema4DocumentsAreCompressedWhole() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-schema5-\(getpid())")
-        try? FileManager.default.removeItem(at: folder)
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("state.sqlite").path
+        let workspace = try StateTests.Workspace("schema5")
+        let path = workspace.state
+        defer { withExtendedLifetime(workspace) {} }  // its folder goes when it does
         let feeds = ["http://a.example/feed", "http://b.example/feed"]
         let entries = EntryCompressionTests.entries(40)
         do {
