@@ -39,7 +39,7 @@ extension Aggregator {
             if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
             return entries
         }
-        let remembered: [StoredEntry]
+        var remembered: [StoredEntry]
         let restamping: Bool
         let feedFirstSeen: Timestamp?
         var metadata = plan.record?.metadata ?? FeedMetadata()
@@ -103,9 +103,12 @@ extension Aggregator {
         var dates: [Timestamp?] = []
         entries.reserveCapacity(remembered.count)
         dates.reserveCapacity(remembered.count)
-        for stored in remembered {
-            let (entry, date) = dating.dated(stored, restamping: restamping, feedFirstSeen: feedFirstSeen)
-            entries.append(entry)
+        for index in remembered.indices {
+            var entry = Entry()
+            swap(&entry, &remembered[index].entry)  // moved, not copied: `remembered` is done with
+            let (dated, date) = dating.dated(
+                entry, of: remembered[index], restamping: restamping, feedFirstSeen: feedFirstSeen)
+            entries.append(dated)
             dates.append(date)
         }
         return (ParsedFeed(format: .rss20, metadata: metadata, entries: entries), dates)

@@ -66,7 +66,16 @@ public struct EntryDating: Sendable {
     /// first-seen time whatever `future` says (a state knows when the entry
     /// appeared); with `.clamp`, the entry's own dates are clamped too.
     public func dated(_ stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?) -> (Entry, Timestamp) {
-        var entry = stored.entry
+        dated(stored.entry, of: stored, restamping: restamping, feedFirstSeen: feedFirstSeen)
+    }
+
+    /// `dated(_:restamping:feedFirstSeen:)` for an entry moved out of its
+    /// stored form (`stored` gives the facts; its `entry` is not read), so
+    /// that a run's entries are dated without a copy of each.
+    public func dated(
+        _ entry: consuming Entry, of stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?
+    ) -> (Entry, Timestamp) {
+        var entry = entry
         if restamping {
             entry.published = stored.firstDate ?? stored.firstSeen
             entry.updated = nil

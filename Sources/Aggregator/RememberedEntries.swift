@@ -39,10 +39,12 @@ enum RememberedEntries {
     /// The listed entries that may still get into the timeline (`latestDate`
     /// on or after `cutoff`), with the stored ones the feed no longer lists,
     /// in the store's order (`StoredEntry.inStoreOrder`).
-    static func merged(listed: [StoredEntry], unlisted: [StoredEntry], cutoff: Timestamp?) -> [StoredEntry] {
-        let result = cutoff.map { cutoff in listed.filter { $0.latestDate >= cutoff } } ?? listed
+    static func merged(listed: consuming [StoredEntry], unlisted: [StoredEntry], cutoff: Timestamp?) -> [StoredEntry] {
+        let now = listed.first?.lastSeen
+        var result = consume listed  // moved: filtered in place, not copied
+        if let cutoff { result.removeAll { $0.latestDate < cutoff } }
         guard !unlisted.isEmpty else { return result }
-        guard let now = listed.first?.lastSeen, unlisted.contains(where: { $0.lastSeen >= now }) else {
+        guard let now, unlisted.contains(where: { $0.lastSeen >= now }) else {
             return result + unlisted  // the usual case: everything unlisted was last seen before this fetch
         }
         // The same run time again (`--now`): entries the feed dropped meet the listed ones.
