@@ -184,6 +184,11 @@ public final class SQLiteStateStore: StateStore {
         writer.submit(update)
     }
 
+    /// The journal's pages copied into the database on the writer's thread
+    /// (a passive checkpoint), where closing the last connection would
+    /// have copied them after the outputs were written.
+    public func finish() { writer.checkpoint() }
+
     public func commit() throws(StateError) -> [String: StateError] {
         cached = nil
         return try writer.commit()

@@ -191,6 +191,11 @@ public protocol StateStore: AnyObject {
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
     func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
+    /// The run is done with the store: it may tidy its file now (the SQLite
+    /// store copies its journal into the database), beside what the run
+    /// still does, such as writing its outputs. Releasing the store waits
+    /// for it.
+    func finish()
 }
 
 extension StateStore {
@@ -199,4 +204,7 @@ extension StateStore {
 
     /// A store that stores each outcome as it is recorded (and throws there).
     public func commit() throws(StateError) -> [String: StateError] { [:] }
+
+    /// A store with nothing to tidy.
+    public func finish() {}
 }

@@ -55,6 +55,13 @@ final class StateWriter: @unchecked Sendable {
         try queue.sync { Result(catching: { () throws(StateError) in try commitBatch() }) }.get()
     }
 
+    /// Copies the journal (WAL) into the database on the writer's thread, as
+    /// far as no reader holds it back: what closing would do, done early.
+    /// A checkpoint that fails leaves it to closing, as before.
+    func checkpoint() {
+        queue.async { _ = try? self.database.execute("PRAGMA wal_checkpoint(PASSIVE)") }
+    }
+
     /// `flush`, then the outcomes that could not be stored since the last
     /// `commit`, by feed URL.
     /// A batch that cannot be committed is reported on each of its feeds.

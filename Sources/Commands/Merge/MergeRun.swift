@@ -136,6 +136,8 @@ struct MergeRun {
             StandardOutput.error(message + "; nothing was written")
             return .usage
         }
+        // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
+        runState.store.finish()
         let reports = result.reports
         let duplicates = result.timeline.duplicates
         let entries = result.takeEntries()
