@@ -13,7 +13,8 @@ import FeedModel
 /// about 840 bytes each) LZ4 stores 61% of the bytes in 0.11-0.14 s, zstd's
 /// fastest levels 56% (-1) in 0.34-0.42 s and 61% (-3) in 0.27-0.35 s, and
 /// zstd level 1 49% in 0.64 s (each entry compressed alone, schema 4).
-/// Compressed a feed at a time, LZ4 keeps about a third of the bytes.
+/// A feed's whole document at a time, LZ4 keeps 37% of the bytes (20.1 of
+/// 54.0 MB on the same corpus).
 enum EntryCompression {
     static let compressed: UInt8 = 0xF1
     /// A stored entry that says it holds more than this is damaged (no entry

@@ -11,7 +11,7 @@ import FeedModel
 /// last seen, dates, places) and its codec bytes (`EntryCodec`), the whole
 /// compressed as one block (`EntryCompression`, version 2). One block per
 /// feed rather than one per entry: a feed's entries share their markup and
-/// words, so the block takes half the bytes the entries compressed one by
+/// words, so the block takes 60% of the bytes the entries compressed one by
 /// one took (the benchmark corpus: 36.4 MB of state became 22.0 MB), and one
 /// LZ4 call per feed costs less than sixty. The block's checksum makes a
 /// damaged document unreadable as a whole (the feed's validators are then

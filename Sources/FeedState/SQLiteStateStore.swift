@@ -64,7 +64,7 @@ public final class SQLiteStateStore: StateStore {
             document BLOB NOT NULL);
         """,
         // 5: each document compressed whole (`FeedEntries` version 2), not
-        // each entry in it alone: half the bytes, and one compression per
+        // each entry in it alone: 60% of the bytes, and one compression per
         // feed. `recompressDocuments` rewrites every document; a file that
         // had documents is then vacuumed once.
         "-- the documents are rewritten by recompressDocuments",
