@@ -154,10 +154,12 @@ public enum Aggregator {
         var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
         var records: [String: FeedRecord]
+        var recordsKnown = true
         do {
             records = try known ?? state.store.feeds()
         } catch {
             records = [:]
+            recordsKnown = false
             diagnostics.append(
                 "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
                     + "without its validators, Retry-After or cache lifetime")
@@ -202,8 +204,8 @@ public enum Aggregator {
                         continue
                     }
                     let report = settle(
-                        outcome, plan: plans[index], index: firstIndex + index, state: state, dating: dating,
-                        timeline: &timeline, pending: &pending)
+                        outcome, plan: plans[index], index: firstIndex + index, state: state,
+                        recordsKnown: recordsKnown, dating: dating, timeline: &timeline, pending: &pending)
                     reports[index] = report
                     progress(report, done, plans.count)
                 }
@@ -280,8 +282,8 @@ public enum Aggregator {
     /// and remembered) into the timeline. A state that fails for this feed
     /// leaves a notice; its fresh entries still go in (dated as without a state).
     private static func settle(
-        _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, dating: EntryDating,
-        timeline: inout Timeline, pending: inout [FeedUpdate]
+        _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, recordsKnown: Bool,
+        dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(subscription: subscription, status: .ok)
@@ -311,22 +313,27 @@ public enum Aggregator {
             break  // taken apart by `run`, never settled
         }
         report.source = source
-        var dated = remember(
-            outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff, pending: &pending,
-            report: &report)
-        // The outcome is consumed here: the entries then live in `dated` alone, and the
-        // timeline moves them out of the only copy of the array (not copying it first).
+        // The outcome is consumed here: a fetched feed's entries then live in it alone, are
+        // dated where they are, and the timeline moves them out of the only copy of the array.
+        let feed: ParsedFeed
+        let dates: [Timestamp?]
         switch consume outcome {
-        case .fetched(var fetched) where dated == nil:
-            let dates = dating.dates(ofFresh: &fetched.feed)
-            dated = (fetched.feed, dates)
-        default:
-            break
+        case .fetched(var fetched):
+            dates =
+                remember(
+                    &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
+                    cutoff: timeline.cutoff, report: &report)
+                ?? dating.dates(ofFresh: &fetched.feed)
+            feed = (consume fetched).feed
+        case .subscriptionList:
+            return report  // taken apart by `run`, never settled
+        case let other:
+            (feed, dates) = remember(
+                notFetched: other, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
+                pending: &pending, report: &report)
         }
-        if let (feed, dates) = consume dated {
-            report.entriesKept = timeline.insert(
-                feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
-        }
+        report.entriesKept = timeline.insert(
+            feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
         return report
     }
 

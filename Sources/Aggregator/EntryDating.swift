@@ -76,30 +76,62 @@ public struct EntryDating: Sendable {
         _ entry: consuming Entry, of stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?
     ) -> (Entry, Timestamp) {
         var entry = entry
+        let (date, own) = self.date(
+            published: entry.published, updated: entry.updated, sighted: stored.sighting, restamping: restamping,
+            feedFirstSeen: feedFirstSeen)
+        if let own {
+            entry.published = own.published
+            entry.updated = own.updated
+        }
+        return (entry, date)
+    }
+
+    /// The policy of `dated(_:restamping:feedFirstSeen:)` on an entry's own
+    /// dates (`published`, `updated`), without the entry: its date, and its
+    /// own dates as the policy leaves them (nil when they stay as they are).
+    /// A run dates the entries of a fetched feed where they are, and writes
+    /// to one only where a date changes.
+    /// - Parameter sighted: what the store knows of the entry (or, first
+    ///   seen now, what it will know).
+    public func date(
+        published entryPublished: Timestamp?, updated entryUpdated: Timestamp?, sighted: EntrySighting,
+        restamping: Bool, feedFirstSeen: Timestamp?
+    ) -> (date: Timestamp, ownDates: (published: Timestamp?, updated: Timestamp?)?) {
+        var published = entryPublished
+        var updated = entryUpdated
         if restamping {
-            entry.published = stored.firstDate ?? stored.firstSeen
-            entry.updated = nil
-        } else if entry.published == nil && entry.updated == nil {
-            if isBacklog(stored, feedFirstSeen: feedFirstSeen) {
-                let history = Int64(keepDays) * 86_400 + Int64(stored.firstPosition)
-                entry.published = Timestamp(secondsSince1970: stored.firstSeen.secondsSince1970 - history)
+            published = sighted.firstDate ?? sighted.firstSeen
+            updated = nil
+        } else if published == nil && updated == nil {
+            if isBacklog(sighted, feedFirstSeen: feedFirstSeen) {
+                let history = Int64(keepDays) * 86_400 + Int64(sighted.firstPosition)
+                published = Timestamp(secondsSince1970: sighted.firstSeen.secondsSince1970 - history)
             } else {
-                entry.published = stored.firstSeen
+                published = sighted.firstSeen
             }
         }
-        if let date = entry.ownDate, date > now {
-            entry.published = min(stored.firstSeen, now)
-            entry.updated = nil
+        if let date = published ?? updated, date > now {
+            published = min(sighted.firstSeen, now)
+            updated = nil
         }
-        if future == .clamp { clampOwnDates(&entry) }
+        if future == .clamp {
+            published = published.map { min($0, now) }
+            updated = updated.map { min($0, now) }
+        }
         // Set above whenever both were missing.
-        return (entry, entry.ownDate ?? stored.firstSeen)
+        let date = published ?? updated ?? sighted.firstSeen
+        let unchanged = published == entryPublished && updated == entryUpdated
+        return (date, unchanged ? nil : (published, updated))
     }
 
     /// An entry that came with its feed's first fetch, beyond its first
     /// `newFeedItems`: a new feed's history, not news.
     public func isBacklog(_ stored: StoredEntry, feedFirstSeen: Timestamp?) -> Bool {
-        stored.firstSeen == feedFirstSeen && stored.firstPosition >= newFeedItems
+        isBacklog(stored.sighting, feedFirstSeen: feedFirstSeen)
+    }
+
+    func isBacklog(_ sighted: EntrySighting, feedFirstSeen: Timestamp?) -> Bool {
+        sighted.firstSeen == feedFirstSeen && sighted.firstPosition >= newFeedItems
     }
 
     /// Whether a feed stamps its entries when it is fetched: the dates moved

@@ -143,8 +143,7 @@ enum Outcome: Sendable {
             return FeedUpdate(
                 url: url,
                 outcome: .fetched(
-                    entries: f.feed.entries, prepared: f.prepared ?? .notKept, etag: f.etag,
-                    lastModified: f.lastModified,
+                    entries: f.prepared ?? .notKept, etag: f.etag, lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore):

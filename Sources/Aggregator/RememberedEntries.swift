@@ -6,48 +6,109 @@ import FeedState
 /// rather than read back: so that a fresh run and a later run served from
 /// the state (304, failure, deferral) see the same entries in the same order.
 enum RememberedEntries {
-    /// The listed entries as stored: one per key (a key listed twice keeps
-    /// its last content and place, and its first-seen facts), in feed order.
-    /// - Parameter sightings: what the store knew before this fetch.
-    static func listed(
-        _ entries: [Entry], keys: [String], sightings: [String: EntrySighting], now: Timestamp
-    ) -> [StoredEntry] {
-        var result: [StoredEntry] = []
-        result.reserveCapacity(entries.count)
-        var slots: [String: Int] = [:]
-        var repeated = false
-        for (position, entry) in entries.enumerated() {
-            let key = keys[position]
-            if let slot = slots[key] {
-                result[slot].entry = entry
-                result[slot].position = position
-                repeated = true
-                continue
+    /// Dates a fetched feed's entries as the store will hold them, where
+    /// they are: one per key (a key listed twice keeps its last content and
+    /// place, and its first-seen facts), in feed order, those that may
+    /// still get into the timeline (`latestDate` on or after `cutoff`),
+    /// then the stored ones the feed no longer lists (`unlisted`), in the
+    /// store's order (`StoredEntry.inStoreOrder`).
+    ///
+    /// A listed entry is written to only where the dating policy changes
+    /// its dates, and the array is rebuilt (its entries moved, not copied)
+    /// only when an entry is left out or the unlisted ones join.
+    /// - Parameters:
+    ///   - entries: the feed's listed entries; on return, the remembered ones.
+    ///   - sightings: what the store knew before this fetch.
+    /// - Returns: each remembered entry's date.
+    static func date(
+        _ entries: inout [Entry], keys: [String], sightings: [String: EntrySighting], unlisted: consuming [StoredEntry],
+        cutoff: Timestamp?, dating: EntryDating, restamping: Bool, feedFirstSeen: Timestamp?
+    ) -> [Timestamp?] {
+        let now = dating.now
+        // Where each key is listed first and last, when some key is listed twice.
+        var firstPlace: [String: Int] = [:]
+        var lastPlace: [String: Int] = [:]
+        if Set(keys).count < keys.count {
+            for (position, key) in keys.enumerated() {
+                if firstPlace[key] == nil { firstPlace[key] = position }
+                lastPlace[key] = position
             }
-            slots[key] = result.count
-            let known = sightings[key]
-            result.append(
-                StoredEntry(
-                    key: key, entry: entry, firstSeen: known?.firstSeen ?? now, lastSeen: now,
-                    firstDate: known.map(\.firstDate) ?? entry.ownDate, position: position,
-                    firstPosition: known?.firstPosition ?? position))
         }
-        if repeated { result.sort { $0.position < $1.position } }
-        return result
+        var places: [Int] = []
+        var sighted: [EntrySighting] = []
+        places.reserveCapacity(entries.count)
+        sighted.reserveCapacity(entries.count)
+        for position in entries.indices {
+            let key = keys[position]
+            if !lastPlace.isEmpty, lastPlace[key] != position { continue }
+            let first = firstPlace[key] ?? position
+            let known = sightings[key]
+            let facts = EntrySighting(
+                firstSeen: known?.firstSeen ?? now, lastSeen: now,
+                firstDate: known.map(\.firstDate) ?? entries[first].ownDate,
+                firstPosition: known?.firstPosition ?? first)
+            if let cutoff, facts.latestDate(own: entries[position].ownDate) < cutoff { continue }
+            places.append(position)
+            sighted.append(facts)
+        }
+        var unlisted = unlisted
+        if unlisted.contains(where: { $0.lastSeen >= now }) {
+            // The same run time again (`--now`): entries the feed dropped meet the listed ones.
+            var all = unlisted
+            for (index, position) in places.enumerated() {
+                all.append(
+                    StoredEntry(
+                        key: keys[position], entry: take(&entries[position]), firstSeen: sighted[index].firstSeen,
+                        lastSeen: now, firstDate: sighted[index].firstDate, position: position,
+                        firstPosition: sighted[index].firstPosition))
+            }
+            all.sort(by: StoredEntry.inStoreOrder)
+            entries = []
+            return dateStored(&all, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen)
+        }
+        if places.count < entries.count {
+            var kept: [Entry] = []
+            kept.reserveCapacity(places.count + unlisted.count)
+            for position in places { kept.append(take(&entries[position])) }
+            entries = kept
+        }
+        var dates: [Timestamp?] = []
+        dates.reserveCapacity(entries.count + unlisted.count)
+        for index in entries.indices {
+            let (date, own) = dating.date(
+                published: entries[index].published, updated: entries[index].updated, sighted: sighted[index],
+                restamping: restamping, feedFirstSeen: feedFirstSeen)
+            if let own {
+                entries[index].published = own.published
+                entries[index].updated = own.updated
+            }
+            dates.append(date)
+        }
+        return dates + dateStored(&unlisted, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen)
     }
 
-    /// The listed entries that may still get into the timeline (`latestDate`
-    /// on or after `cutoff`), with the stored ones the feed no longer lists,
-    /// in the store's order (`StoredEntry.inStoreOrder`).
-    static func merged(listed: consuming [StoredEntry], unlisted: [StoredEntry], cutoff: Timestamp?) -> [StoredEntry] {
-        let now = listed.first?.lastSeen
-        var result = consume listed  // moved: filtered in place, not copied
-        if let cutoff { result.removeAll { $0.latestDate < cutoff } }
-        guard !unlisted.isEmpty else { return result }
-        guard let now, unlisted.contains(where: { $0.lastSeen >= now }) else {
-            return result + unlisted  // the usual case: everything unlisted was last seen before this fetch
+    /// Stored entries dated and moved, in their order, to the end of `entries`.
+    /// - Returns: their dates.
+    static func dateStored(
+        _ stored: inout [StoredEntry], into entries: inout [Entry], dating: EntryDating, restamping: Bool,
+        feedFirstSeen: Timestamp?
+    ) -> [Timestamp?] {
+        var dates: [Timestamp?] = []
+        dates.reserveCapacity(stored.count)
+        entries.reserveCapacity(entries.count + stored.count)
+        for index in stored.indices {
+            let (dated, date) = dating.dated(
+                take(&stored[index].entry), of: stored[index], restamping: restamping, feedFirstSeen: feedFirstSeen)
+            entries.append(dated)
+            dates.append(date)
         }
-        // The same run time again (`--now`): entries the feed dropped meet the listed ones.
-        return (result + unlisted).sorted(by: StoredEntry.inStoreOrder)
+        return dates
+    }
+
+    /// The entry moved out, an empty one left in its place.
+    private static func take(_ entry: inout Entry) -> Entry {
+        var taken = Entry()
+        swap(&taken, &entry)
+        return taken
     }
 }

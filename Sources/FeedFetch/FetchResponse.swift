@@ -38,17 +38,57 @@ public struct ResponseHeaders: Sendable, Hashable {
 
     public init() {}
 
-    /// Records one header line; names are case-insensitive.
+    /// Records one header field; names are case-insensitive (ASCII, as HTTP's are).
     mutating func record(name: String, value: String) {
-        switch name.lowercased() {
-        case "content-type": contentType = value
-        case "etag": etag = value
-        case "last-modified": lastModified = value
-        case "cache-control": cacheControl = cacheControl.map { "\($0), \(value)" } ?? value
-        case "expires": expires = value
-        case "date": date = value
-        case "retry-after": retryAfter = value
-        default: break
+        guard let field = Field(name: Array(name.utf8)[...]) else { return }
+        record(field, value: value)
+    }
+
+    mutating func record(_ field: Field, value: String) {
+        switch field {
+        case .contentType: contentType = value
+        case .etag: etag = value
+        case .lastModified: lastModified = value
+        case .cacheControl: cacheControl = cacheControl.map { "\($0), \(value)" } ?? value
+        case .expires: expires = value
+        case .date: date = value
+        case .retryAfter: retryAfter = value
+        }
+    }
+
+    /// The fields kept, told by their name's bytes before any string is made
+    /// (a response's other fields cost a comparison, not an allocation).
+    enum Field: CaseIterable {
+        case contentType, etag, lastModified, cacheControl, expires, date, retryAfter
+
+        var name: StaticString {
+            switch self {
+            case .contentType: "content-type"
+            case .etag: "etag"
+            case .lastModified: "last-modified"
+            case .cacheControl: "cache-control"
+            case .expires: "expires"
+            case .date: "date"
+            case .retryAfter: "retry-after"
+            }
+        }
+
+        /// - Parameter name: the field's name as it came, in any ASCII case.
+        init?<Name: Collection<UInt8>>(name: Name) {
+            for field in Self.allCases {
+                let known = field.name
+                guard known.utf8CodeUnitCount == name.count else { continue }
+                let matches = known.withUTF8Buffer { known in
+                    zip(known, name).allSatisfy { expected, byte in
+                        expected == (byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte)
+                    }
+                }
+                if matches {
+                    self = field
+                    return
+                }
+            }
+            return nil
         }
     }
 }

@@ -99,20 +99,29 @@ final class Transfer {
         let transfer = Unmanaged<Transfer>.fromOpaque(userdata!).takeUnretainedValue()
         let length = size * count
         guard let data else { return length }
-        let line = data.withMemoryRebound(to: UInt8.self, capacity: length) {
-            String(decoding: UnsafeBufferPointer(start: $0, count: length), as: UTF8.self)
-        }.trimmingWhitespace
-        if line.hasPrefix("HTTP/") {
-            let fields = line.split(separator: " ")
-            if fields.count >= 2, let status = Int(fields[1]) { transfer.statuses.append(status) }
-            transfer.headers = ResponseHeaders()
-            transfer.body.removeAll(keepingCapacity: true)
-        } else if let colon = line.firstIndex(of: ":") {
-            let name = String(line[..<colon])
-            let value = String(line[line.index(after: colon)...]).trimming(" \t")
-            transfer.headers.record(name: name, value: value)
+        data.withMemoryRebound(to: UInt8.self, capacity: length) {
+            transfer.receive(headerLine: UnsafeBufferPointer(start: $0, count: length))
         }
         return length
+    }
+
+    /// Read on its bytes: only a kept field's value becomes a string.
+    private func receive(headerLine bytes: UnsafeBufferPointer<UInt8>) {
+        let line = bytes[...].trimmed { $0 == 0x20 || ($0 >= 0x09 && $0 <= 0x0D) }
+        if line.starts(with: "HTTP/".utf8) {
+            // The status is the second space-separated field.
+            let fields = line.split(separator: 0x20, maxSplits: 2)
+            if fields.count >= 2, let status = Int(String(decoding: fields[1], as: UTF8.self)) {
+                statuses.append(status)
+            }
+            headers = ResponseHeaders()
+            body.removeAll(keepingCapacity: true)
+        } else if let colon = line.firstIndex(of: UInt8(ascii: ":")),
+            let field = ResponseHeaders.Field(name: line[..<colon])
+        {
+            let value = line[(colon + 1)...].trimmed { $0 == 0x20 || $0 == 0x09 }
+            headers.record(field, value: String(decoding: value, as: UTF8.self))
+        }
     }
 
     /// Refuses addresses the policy names before a socket exists.
@@ -176,3 +185,13 @@ final class Transfer {
 
 @available(*, unavailable)
 extension Transfer: Sendable {}
+
+extension BidirectionalCollection where SubSequence == Self {
+    /// Without the leading and trailing elements that match.
+    fileprivate func trimmed(where matches: (Element) -> Bool) -> Self {
+        var result = self
+        while let first = result.first, matches(first) { result.removeFirst() }
+        while let last = result.last, matches(last) { result.removeLast() }
+        return result
+    }
+}

@@ -107,24 +107,32 @@ enum EntryCompression {
 }
 
 /// A fetched feed's entries made ready for a store that keeps entries:
-/// their keys (`EntryKey`) and their codec bytes. Made where the feed was
-/// parsed (a task-group child, beside the other feeds' parsing), so that
-/// the store's one writer only merges, compresses and writes.
+/// their keys (`EntryKey`), their codec bytes and their own dates. Made
+/// where the feed was parsed (a task-group child, beside the other feeds'
+/// parsing), so that the store's one writer only merges, compresses and
+/// writes, and needs none of the entries themselves (the run keeps the
+/// only copy of those, and moves them into its timeline).
 public struct PreparedEntries: Sendable {
     public let keys: [String]
     /// Each entry's codec bytes (`EntryCodec`), in feed order.
     let stored: [[UInt8]]
+    /// Each entry's own date (`Entry.ownDate`), in feed order.
+    let dates: [Int64?]
 
     public init(_ entries: [Entry]) {
         keys = EntryKey.keys(of: entries)
         stored = entries.map(EntryCodec.encode)
+        dates = entries.map { $0.ownDate?.secondsSince1970 }
     }
 
-    private init(keys: [String], stored: [[UInt8]]) {
+    private init(keys: [String], stored: [[UInt8]], dates: [Int64?]) {
         self.keys = keys
         self.stored = stored
+        self.dates = dates
     }
 
+    public var count: Int { keys.count }
+
     /// For a store that keeps no entries (`--no-state`): nothing prepared.
-    public static let notKept = PreparedEntries(keys: [], stored: [])
+    public static let notKept = PreparedEntries(keys: [], stored: [], dates: [])
 }

@@ -134,11 +134,11 @@ struct FeedEntries {
     /// The entries a feed lists now, in feed order: a known key keeps its
     /// first-seen facts and takes the new content, place and date (a key
     /// listed twice keeps its last); a new key is first seen now.
-    mutating func upsert(_ entries: [Entry], prepared: PreparedEntries, now: Int64) {
+    mutating func upsert(_ prepared: PreparedEntries, now: Int64) {
         if slots.isEmpty { for (index, row) in rows.enumerated() { slots[row.key] = index } }
-        for (position, entry) in entries.enumerated() {
+        for position in 0..<prepared.count {
             let key = prepared.keys[position]
-            let date = entry.ownDate?.secondsSince1970
+            let date = prepared.dates[position]
             if let slot = slots[key] {
                 rows[slot].stored = prepared.stored[position][...]
                 rows[slot].position = position

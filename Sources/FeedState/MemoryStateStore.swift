@@ -29,8 +29,8 @@ public final class MemoryStateStore: StateStore {
         record.notBefore = update.notBefore
         record.movedTo = update.movedTo ?? record.movedTo
         switch update.outcome {
-        case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
-            if keepsEntries { store(entries, keys: prepared.keys, feed: update.url, now: now) }
+        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
+            if keepsEntries { store(entries, feed: update.url, now: now) }
             record.etag = etag
             record.lastModified = lastModified
             record.lastSuccess = now
@@ -66,11 +66,14 @@ public final class MemoryStateStore: StateStore {
         stored[newURL] = stored.removeValue(forKey: url)
     }
 
-    /// Upserts as the SQLite store does: a known key keeps its first-seen facts.
-    private func store(_ entries: [Entry], keys: [String], feed: String, now: Timestamp) {
+    /// Upserts as the SQLite store does: a known key keeps its first-seen
+    /// facts; each entry is what its codec bytes give back, as the SQLite
+    /// store's would be.
+    private func store(_ prepared: PreparedEntries, feed: String, now: Timestamp) {
         var byKey = stored[feed] ?? [:]
-        for (position, entry) in entries.enumerated() {
-            let key = keys[position]
+        for position in 0..<prepared.count {
+            let key = prepared.keys[position]
+            guard let entry = EntryCodec.decode(prepared.stored[position]) else { continue }
             if var known = byKey[key] {
                 known.entry = entry
                 known.position = position

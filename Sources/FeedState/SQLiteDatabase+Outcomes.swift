@@ -21,8 +21,8 @@ extension SQLiteDatabase {
             .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
         ]) { feed = $0.integer(0) ?? 0 }
         switch update.outcome {
-        case .fetched(let entries, let prepared, let etag, let lastModified, let metadata, let restamping):
-            try storeEntries(entries, prepared: prepared, feed: feed, url: update.url, now: now)
+        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
+            try storeEntries(entries, feed: feed, url: update.url, now: now)
             try prepare(
                 """
                 UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
@@ -52,15 +52,12 @@ extension SQLiteDatabase {
         }
     }
 
-    /// Upserts the entries a feed lists now (`FeedEntries.upsert`), in the
-    /// stored forms prepared beside the parse (`PreparedEntries(entries)`,
-    /// never `.notKept`). A document that cannot be read is replaced: its
+    /// Upserts the entries a feed lists now (`FeedEntries.upsert`), as
+    /// prepared beside the parse (`PreparedEntries(entries)`, never `.notKept`). A document that cannot be read is replaced: its
     /// entries were lost already (reading them said so).
-    private func storeEntries(_ entries: [Entry], prepared: PreparedEntries, feed: Int64, url: String, now: Int64)
-        throws(StateError)
-    {
+    private func storeEntries(_ entries: PreparedEntries, feed: Int64, url: String, now: Int64) throws(StateError) {
         var document = try storedDocument(of: url) ?? FeedEntries()
-        document.upsert(entries, prepared: prepared, now: now)
+        document.upsert(entries, now: now)
         try prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
             .run([.integer(feed), .blob(document.document)])
     }

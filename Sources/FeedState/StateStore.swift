@@ -65,6 +65,11 @@ public struct EntrySighting: Sendable, Equatable {
         self.firstDate = firstDate
         self.firstPosition = firstPosition
     }
+
+    /// `StoredEntry.latestDate` of the entry whose own date is `own`.
+    public func latestDate(own: Timestamp?) -> Timestamp {
+        max(own ?? firstSeen, firstDate ?? firstSeen)
+    }
 }
 
 /// An entry as stored: the normalized entry and when it was seen.
@@ -100,26 +105,28 @@ public struct StoredEntry: Sendable {
         return a.position != b.position ? a.position < b.position : a.key < b.key
     }
 
+    /// What the store knows of the entry besides the entry itself.
+    public var sighting: EntrySighting {
+        EntrySighting(firstSeen: firstSeen, lastSeen: lastSeen, firstDate: firstDate, firstPosition: firstPosition)
+    }
+
     /// The latest date a timeline can give the entry (its own date, else
     /// first seen; or, restamped, the date first seen): what `notOlderThan`
     /// compares. The dating policy only ever lowers a date from there.
-    public var latestDate: Timestamp {
-        let own = entry.ownDate ?? firstSeen
-        return max(own, firstDate ?? firstSeen)
-    }
+    public var latestDate: Timestamp { sighting.latestDate(own: entry.ownDate) }
 }
 
 /// What one run learned about one feed, stored in one transaction: new
 /// entries and new validators together, never one without the other.
 public struct FeedUpdate: Sendable {
     public enum Outcome: Sendable {
-        /// 2xx: the entries the feed lists now (and their keys and stored forms), the
-        /// validators that came with them, and whether the dating policy found the feed restamping.
-        /// Out of line (`indirect`): a run keeps every not-modified feed's update until its end,
-        /// and the other cases are small.
+        /// 2xx: the entries the feed lists now, as their keys, stored forms and dates
+        /// (`PreparedEntries`), the validators that came with them, and whether the dating
+        /// policy found the feed restamping. Out of line (`indirect`): a run keeps every
+        /// not-modified feed's update until its end, and the other cases are small.
         indirect case fetched(
-            entries: [Entry], prepared: PreparedEntries, etag: String?, lastModified: String?,
-            metadata: FeedMetadata, restamping: Bool)
+            entries: PreparedEntries, etag: String?, lastModified: String?, metadata: FeedMetadata,
+            restamping: Bool)
         case notModified
         /// The feed was not fetched (a Retry-After or cache lifetime not over, or gone).
         case skipped

@@ -142,14 +142,41 @@ import TimelineMerge
 
     @Test func aKeyListedTwiceIsOneRememberedEntryAtItsLastPlace() {
         let entries = [Self.entry("a", published: 1), Self.entry("b", published: 2), Self.entry("a", published: 3)]
+        let keys = EntryKey.keys(of: entries)
         let known = [
             "id:a": EntrySighting(firstSeen: Self.at(7), lastSeen: Self.at(7), firstDate: nil, firstPosition: 4)
         ]
-        let listed = RememberedEntries.listed(
-            entries, keys: EntryKey.keys(of: entries), sightings: known, now: Self.now)
-        #expect(listed.map(\.key) == ["id:b", "id:a"])
-        #expect(listed[1].entry.published == Self.at(3) && listed[1].position == 2)
-        #expect(listed[1].firstSeen == Self.at(7) && listed[1].firstPosition == 4 && listed[1].firstDate == nil)
-        #expect(listed[0].firstSeen == Self.now && listed[0].firstDate == Self.at(2))
+        func remembered(restamping: Bool, cutoff: Int64? = nil, unlisted: [StoredEntry] = [])
+            -> (ids: [String?], dates: [Timestamp?], entries: [Entry])
+        {
+            var listed = entries
+            let dates = RememberedEntries.date(
+                &listed, keys: keys, sightings: known, unlisted: unlisted, cutoff: cutoff.map(Self.at),
+                dating: Self.dating(), restamping: restamping, feedFirstSeen: Self.at(7))
+            return (listed.map(\.id), dates, listed)
+        }
+        // One entry per key, at its last place, with its last content.
+        let plain = remembered(restamping: false)
+        #expect(plain.ids == ["b", "a"])
+        #expect(plain.dates == [Self.at(2), Self.at(3)])
+        // Restamped, each takes the date first seen: the known key its stored facts (first
+        // seen at 7, no first date), the new one its own date, first seen now.
+        let restamped = remembered(restamping: true)
+        #expect(restamped.dates == [Self.at(2), Self.at(7)])
+        #expect(restamped.entries[1].published == Self.at(7) && restamped.entries[1].updated == nil)
+        // Those that cannot get past the cutoff are left out (`latestDate`: b's is 2, a's 7).
+        let cut = remembered(restamping: false, cutoff: 5)
+        #expect(cut.ids == ["a"] && cut.dates == [Self.at(3)])
+        // The entries it no longer lists come after, in their order; met at the same run
+        // time (`--now`), they take their places among the listed ones.
+        func gone(_ id: String, lastSeen: Timestamp, position: Int) -> StoredEntry {
+            StoredEntry(
+                key: "id:" + id, entry: Self.entry(id, published: 4), firstSeen: Self.at(1), lastSeen: lastSeen,
+                firstDate: Self.at(4), position: position, firstPosition: position)
+        }
+        let before = gone("c", lastSeen: Self.at(6), position: 0)
+        #expect(remembered(restamping: false, unlisted: [before]).ids == ["b", "a", "c"])
+        let sameTime = gone("c", lastSeen: Self.now, position: 1)  // after b (key order), before a
+        #expect(remembered(restamping: false, unlisted: [sameTime]).ids == ["b", "c", "a"])
     }
 }

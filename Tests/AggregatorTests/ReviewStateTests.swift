@@ -24,8 +24,8 @@ import Testing
         return FeedUpdate(
             url: url,
             outcome: .fetched(
-                entries: entries, prepared: PreparedEntries(entries), etag: "\"e\"", lastModified: nil,
-                metadata: FeedMetadata(), restamping: false),
+                entries: PreparedEntries(entries), etag: "\"e\"", lastModified: nil, metadata: FeedMetadata(),
+                restamping: false),
             status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: now))
     }
 

@@ -118,7 +118,7 @@ import Testing
 
     static func document(of entries: [Entry]) -> FeedEntries {
         var document = FeedEntries()
-        document.upsert(entries, prepared: PreparedEntries(entries), now: 5000)
+        document.upsert(PreparedEntries(entries), now: 5000)
         return document
     }
 
