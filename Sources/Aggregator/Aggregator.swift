@@ -204,7 +204,7 @@ public enum Aggregator {
                         continue
                     }
                     let report = settle(
-                        outcome, plan: plans[index], index: firstIndex + index, state: state,
+                        consume outcome, plan: plans[index], index: firstIndex + index, state: state,
                         recordsKnown: recordsKnown, dating: dating, timeline: &timeline, pending: &pending)
                     reports[index] = report
                     progress(report, done, plans.count)
@@ -313,23 +313,23 @@ public enum Aggregator {
             break  // taken apart by `run`, never settled
         }
         report.source = source
-        // The outcome is consumed here: a fetched feed's entries then live in it alone, are
-        // dated where they are, and the timeline moves them out of the only copy of the array.
+        // The outcome is consumed here, and a fetched feed taken out of it before its entries
+        // are dated where they are (inside the `switch`, the outcome would still share them:
+        // writing one would copy them all); the timeline then moves them out of the only copy.
         let feed: ParsedFeed
         let dates: [Timestamp?]
-        switch consume outcome {
-        case .fetched(var fetched):
+        if var fetched = outcome.takeFetched() {
             dates =
                 remember(
                     &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
                     cutoff: timeline.cutoff, report: &report)
                 ?? dating.dates(ofFresh: &fetched.feed)
             feed = (consume fetched).feed
-        case .subscriptionList:
+        } else if case .subscriptionList = outcome {
             return report  // taken apart by `run`, never settled
-        case let other:
+        } else {
             (feed, dates) = remember(
-                notFetched: other, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
+                notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
                 pending: &pending, report: &report)
         }
         report.entriesKept = timeline.insert(

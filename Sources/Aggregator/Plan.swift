@@ -126,6 +126,15 @@ enum Outcome: Sendable {
     /// A SOURCE of the command line that is an OPML document, not a feed.
     case subscriptionList([UInt8])
 
+    /// The fetched feed moved out (the outcome is left `.skipped`); nil for
+    /// any other outcome, which is left as it was.
+    mutating func takeFetched() -> Fetched? {
+        guard case .fetched = self else { return nil }
+        guard case .fetched(let fetched) = consume self else { fatalError("checked above") }
+        self = .skipped(.ok)
+        return fetched
+    }
+
     /// A Retry-After at most a week away: a wrong or hostile header must not
     /// silence a feed for good (cache lifetimes stop at a day).
     static func capped(_ notBefore: Timestamp, now: Timestamp) -> Timestamp {
