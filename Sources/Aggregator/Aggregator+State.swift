@@ -1,5 +1,6 @@
 import FeedModel
 import FeedState
+import TimelineMerge
 
 extension Aggregator {
     /// Records a fetched feed's outcome in the store and dates its entries
@@ -65,12 +66,14 @@ extension Aggregator {
     }
 
     /// Records the outcome of a feed not fetched (304, failure, deferral) and
-    /// gives its stored entries with their dates. A 304's update, nothing
-    /// but timestamps, joins `pending`, stored with the others at the end.
+    /// gives its stored entries with their dates, each made (decoded, dated,
+    /// filed in the subscription's folder) only if the timeline keeps it. A
+    /// 304's update, nothing but timestamps, joins `pending`, stored with
+    /// the others at the end.
     static func remember(
         notFetched outcome: Outcome, plan: Plan, state: StateOptions, dating: EntryDating, cutoff: Timestamp?,
         pending: inout [FeedUpdate], report: inout FeedReport
-    ) -> (feed: ParsedFeed, dates: [Timestamp?]) {
+    ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
         let store = state.store
         let url = plan.subscription.url
         if let update = outcome.update(url: url, now: dating.now) {
@@ -82,9 +85,9 @@ extension Aggregator {
                 }
             }
         }
-        var stored =
+        let stored =
             attempt("its stored entries cannot be read and are left out", report: &report) {
-                () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: [])
+                () throws(StateError) in try store.lazyEntries(of: url, notOlderThan: cutoff)
             } ?? []
         noteUnreadable(of: url, in: store, report: &report)
         var record = plan.record
@@ -93,11 +96,33 @@ extension Aggregator {
                 try store.feed(url)
             } ?? nil
         }
-        var entries: [Entry] = []
-        let dates = RememberedEntries.dateStored(
-            &stored, into: &entries, dating: dating, restamping: record?.restamping ?? false,
-            feedFirstSeen: record?.firstSeen)
-        return (ParsedFeed(format: .rss20, metadata: plan.record?.metadata ?? FeedMetadata(), entries: entries), dates)
+        let restamping = record?.restamping ?? false
+        let feedFirstSeen = record?.firstSeen
+        let folder = folderCategory(of: plan.subscription)
+        var entries: [Timeline.Deferred] = []
+        var dates: [Timestamp?] = []
+        entries.reserveCapacity(stored.count)
+        dates.reserveCapacity(stored.count)
+        for lazy in stored {
+            let (date, _) = dating.date(
+                published: lazy.published, updated: lazy.updated, sighted: lazy.sighting, restamping: restamping,
+                feedFirstSeen: feedFirstSeen)
+            dates.append(date)
+            entries.append(
+                Timeline.Deferred(id: lazy.id, link: lazy.link) {
+                    var entry = lazy.entry
+                    let (_, own) = dating.date(
+                        published: entry.published, updated: entry.updated, sighted: lazy.sighting,
+                        restamping: restamping, feedFirstSeen: feedFirstSeen)
+                    if let own {
+                        entry.published = own.published
+                        entry.updated = own.updated
+                    }
+                    if let folder { file(&entry, in: folder) }
+                    return entry
+                })
+        }
+        return (entries, dates)
     }
 
     /// The step's value, or nil with a notice (shown with and without `--verbose`).

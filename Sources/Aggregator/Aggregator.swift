@@ -316,35 +316,41 @@ public enum Aggregator {
         // The outcome is consumed here, and a fetched feed taken out of it before its entries
         // are dated where they are (inside the `switch`, the outcome would still share them:
         // writing one would copy them all); the timeline then moves them out of the only copy.
-        let feed: ParsedFeed
-        let dates: [Timestamp?]
         if var fetched = outcome.takeFetched() {
-            dates =
+            let dates =
                 remember(
                     &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
                     cutoff: timeline.cutoff, report: &report)
                 ?? dating.dates(ofFresh: &fetched.feed)
-            feed = (consume fetched).feed
+            report.entriesKept = timeline.insert(
+                feed: withFolder((consume fetched).feed, subscription), dates: dates, source: source,
+                subscription: index)
         } else if case .subscriptionList = outcome {
             return report  // taken apart by `run`, never settled
         } else {
-            (feed, dates) = remember(
+            let (entries, dates) = remember(
                 notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
                 pending: &pending, report: &report)
+            report.entriesKept = timeline.insert(
+                deferred: entries, dates: dates, source: source, subscription: index)
         }
-        report.entriesKept = timeline.insert(
-            feed: withFolder(feed, subscription), dates: dates, source: source, subscription: index)
         return report
     }
 
     static func withFolder(_ feed: consuming ParsedFeed, _ subscription: Subscription) -> ParsedFeed {
-        guard !subscription.folder.isEmpty else { return feed }
+        guard let folder = folderCategory(of: subscription) else { return feed }
         var result = consume feed  // moved, so the categories are added without copying the entries
-        let folder = Category(term: subscription.folder.joined(separator: "/"))
-        for index in result.entries.indices where !result.entries[index].categories.contains(folder) {
-            result.entries[index].categories.append(folder)
-        }
+        for index in result.entries.indices { file(&result.entries[index], in: folder) }
         return result
+    }
+
+    /// The category an OPML folder gives its subscriptions' entries; nil outside any folder.
+    static func folderCategory(of subscription: Subscription) -> Category? {
+        subscription.folder.isEmpty ? nil : Category(term: subscription.folder.joined(separator: "/"))
+    }
+
+    static func file(_ entry: inout Entry, in folder: Category) {
+        if !entry.categories.contains(folder) { entry.categories.append(folder) }
     }
 
     /// A local path as a `file://` URL (outputs carry absolute URLs only).

@@ -70,6 +70,38 @@ enum EntryCodec {
         return r.failed ? nil : e
     }
 
+    /// What names an entry and dates it (its id, link and own dates), the
+    /// rest of its bytes walked as `decode` reads them but not decoded.
+    /// - Returns: nil exactly when `decode` would fail, so that an entry is
+    ///   known readable before it is decoded (if it ever is).
+    static func skim(_ bytes: [UInt8]) -> (id: String?, link: String?, published: Timestamp?, updated: Timestamp?)? {
+        var r = Reader(bytes: bytes)
+        let stored = r.byte()
+        guard stored >= 1, stored <= version else { return nil }
+        let id = r.string()
+        r.skipText()  // title
+        let link = r.string()
+        r.skipText()  // summary
+        for _ in 0..<r.count() { r.skipText() }
+        let published = r.timestamp()
+        let updated = r.timestamp()
+        for _ in 0..<2 { for _ in 0..<r.count() { r.skipStrings(3) } }  // authors, contributors
+        let enclosures = r.count()
+        for _ in 0..<enclosures {
+            r.skipStrings(1)
+            _ = r.integer()
+            r.skipStrings(1)
+        }
+        for _ in 0..<r.count() { r.skipStrings(3) }  // categories
+        r.skipText()  // rights
+        r.skipStrings(3)  // comments, language, image
+        if stored >= 2 {
+            for _ in 0..<enclosures { _ = r.integer() }
+            _ = r.flag()
+        }
+        return r.failed ? nil : (id, link, published, updated)
+    }
+
     /// The codec's primitives, shared with `FeedMetadataCodec`.
     struct Writer {
         var bytes: [UInt8] = []
@@ -185,6 +217,25 @@ enum EntryCodec {
             }
             defer { index += n }
             return String(decoding: bytes[index..<index + n], as: UTF8.self)
+        }
+
+        /// Past `count` strings (`string()`), none made.
+        mutating func skipStrings(_ count: Int) {
+            for _ in 0..<count {
+                guard byte() == 1 else { continue }
+                let n = self.count()
+                guard !failed, index + n <= bytes.count else {
+                    failed = true
+                    return
+                }
+                index += n
+            }
+        }
+
+        /// Past a text (`text()`), none made.
+        mutating func skipText() {
+            guard byte() != 0 else { return }
+            skipStrings(1)
         }
 
         /// A length and the bytes (`Writer.blob`), sharing the read bytes' storage.

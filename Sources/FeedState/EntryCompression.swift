@@ -27,8 +27,12 @@ enum EntryCompression {
     /// An entry's stored form in a version 1 document, or its codec bytes.
     /// - Returns: nil when the bytes are not a stored entry (damaged).
     static func entry(_ stored: ArraySlice<UInt8>) -> Entry? {
-        guard stored.first == compressed else { return EntryCodec.decode(Array(stored)) }
-        return decompress(stored).flatMap(EntryCodec.decode)
+        codecBytes(stored).flatMap(EntryCodec.decode)
+    }
+
+    /// The codec bytes of an entry's stored form (`entry`); nil when damaged.
+    static func codecBytes(_ stored: ArraySlice<UInt8>) -> [UInt8]? {
+        stored.first == compressed ? decompress(stored) : Array(stored)
     }
 
     /// `prefix` (if any), the marker, the plain length (varint), the

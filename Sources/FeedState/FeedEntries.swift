@@ -191,6 +191,29 @@ struct FeedEntries {
         return result
     }
 
+    /// `entries(notOlderThan:except: [])`, each only skimmed (`LazyStoredEntry`).
+    func lazyEntries(notOlderThan cutoff: Timestamp?, unreadable: inout Int) -> [LazyStoredEntry] {
+        let least = cutoff?.secondsSince1970 ?? Int64.min
+        var chosen = rows.indices.filter { rows[$0].latestDate >= least }
+        chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
+        var result: [LazyStoredEntry] = []
+        result.reserveCapacity(chosen.count)
+        for index in chosen {
+            let row = rows[index]
+            let sighting = EntrySighting(
+                firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen), firstDate: row.firstDate.map(stamp),
+                firstPosition: row.firstPosition)
+            guard let bytes = EntryCompression.codecBytes(row.stored),
+                let entry = LazyStoredEntry(key: row.key, codecBytes: bytes, sighting: sighting, position: row.position)
+            else {
+                unreadable += 1
+                continue
+            }
+            result.append(entry)
+        }
+        return result
+    }
+
     /// How many entries, and the newest one's date (its own, else first seen).
     var summary: (count: Int, newest: Timestamp?) {
         (rows.count, rows.map { $0.entryDate ?? $0.firstSeen }.max().map(stamp))

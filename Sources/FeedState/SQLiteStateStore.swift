@@ -245,6 +245,13 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
+    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
+        var unreadable = 0
+        let result = try documentOf(url).lazyEntries(notOlderThan: cutoff, unreadable: &unreadable)
+        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
+        return result
+    }
+
     /// Rows `entries(of:)` skipped, by feed, until taken.
     private var unreadableCounts: [String: Int] = [:]
 

@@ -116,6 +116,70 @@ public struct StoredEntry: Sendable {
     public var latestDate: Timestamp { sighting.latestDate(own: entry.ownDate) }
 }
 
+/// A stored entry not decoded yet: what names and dates it, and its form.
+/// A run served from the state decodes only the entries its timeline
+/// keeps (with a full timeline, most of a list's stored entries come in
+/// and are pushed out by newer ones).
+public struct LazyStoredEntry: Sendable {
+    public var key: String
+    public var id: String?
+    public var link: String?
+    public var published: Timestamp?
+    public var updated: Timestamp?
+    public var sighting: EntrySighting
+    /// Its place in the feed when last seen.
+    public var position: Int
+    private let form: Form
+
+    private enum Form: Sendable {
+        /// Codec bytes known to decode (`EntryCodec.skim`).
+        case encoded([UInt8])
+        case decoded(Entry)
+    }
+
+    /// An entry a store has decoded already.
+    public init(_ stored: StoredEntry) {
+        key = stored.key
+        id = stored.entry.id
+        link = stored.entry.link
+        published = stored.entry.published
+        updated = stored.entry.updated
+        sighting = stored.sighting
+        position = stored.position
+        form = .decoded(stored.entry)
+    }
+
+    /// - Returns: nil when the bytes do not decode.
+    init?(key: String, codecBytes: [UInt8], sighting: EntrySighting, position: Int) {
+        guard let skimmed = EntryCodec.skim(codecBytes) else { return nil }
+        self.key = key
+        (id, link, published, updated) = skimmed
+        self.sighting = sighting
+        self.position = position
+        form = .encoded(codecBytes)
+    }
+
+    /// The entry (an entry whose bytes no longer decode, which `skim` has
+    /// ruled out: its id, link and dates alone).
+    public var entry: Entry {
+        switch form {
+        case .decoded(let entry):
+            return entry
+        case .encoded(let bytes):
+            if let entry = EntryCodec.decode(bytes) { return entry }
+            var entry = Entry()
+            entry.id = id
+            entry.link = link
+            entry.published = published
+            entry.updated = updated
+            return entry
+        }
+    }
+
+    /// `StoredEntry.latestDate`.
+    public var latestDate: Timestamp { sighting.latestDate(own: published ?? updated) }
+}
+
 /// What one run learned about one feed, stored in one transaction: new
 /// entries and new validators together, never one without the other.
 public struct FeedUpdate: Sendable {
@@ -185,6 +249,10 @@ public protocol StateStore: AnyObject {
     /// never those whose key is in `except` (the entries a fetch just
     /// listed, which the run has already). Skipped ones are not even decoded.
     func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError) -> [StoredEntry]
+    /// `entries(of:notOlderThan:except: [])`, each decoded only when asked
+    /// (`LazyStoredEntry.entry`); an entry that cannot be read is left out
+    /// and counted (`takeUnreadableCount`) as there.
+    func lazyEntries(of url: String, notOlderThan: Timestamp?) throws(StateError) -> [LazyStoredEntry]
     /// How many stored entries of a feed `entries(of:)` skipped since the
     /// last call because they could not be read (a damaged row costs that
     /// entry, not the feed's others).
@@ -206,6 +274,11 @@ public protocol StateStore: AnyObject {
 }
 
 extension StateStore {
+    /// A store that decodes its entries as it reads them.
+    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
+        try entries(of: url, notOlderThan: cutoff, except: []).map(LazyStoredEntry.init)
+    }
+
     /// A store whose entries are always readable.
     public func takeUnreadableCount(of url: String) -> Int { 0 }
 

@@ -34,6 +34,8 @@ public struct Timeline {
     private var keys = SortedKeys<TimelineKey>()
     /// The entries by slot (`TimelineKey.slot`); freed slots are reused.
     private var storage: [MergedEntry?] = []
+    /// How to make the entry in each slot that came in deferred (`Deferred`).
+    private var makers: [(@Sendable () -> Entry)?] = []
     private var freeSlots: [Int32] = []
     /// The names of the entry in each slot, worked out when it came in.
     private var namesBySlot: [EntryNames] = []
@@ -67,8 +69,28 @@ public struct Timeline {
         self.storage = []
         return keys.all.map { key in
             var item = storage[Int(key.slot)].take()!
+            if let make = makers[Int(key.slot)] {
+                item.entry = make()
+                if item.entry.authors.isEmpty { item.entry.authors = item.source.authors }
+            }
             item.alsoIn.sort()
             return item
+        }
+    }
+
+    /// An entry the timeline makes only if it keeps it: one served from a
+    /// state, whose decoding is most of what it would cost, and which a full
+    /// timeline often pushes out again. Its id and link name it meanwhile.
+    public struct Deferred: Sendable {
+        public var id: String?
+        public var link: String?
+        /// The entry, as `insert(feed:...)` would have been given it.
+        public var make: @Sendable () -> Entry
+
+        public init(id: String?, link: String?, make: @escaping @Sendable () -> Entry) {
+            self.id = id
+            self.link = link
+            self.make = make
         }
     }
 
@@ -81,36 +103,15 @@ public struct Timeline {
         feed parsed: consuming ParsedFeed, dates: [Timestamp?], source: FeedSource, subscription: Int
     ) -> Int {
         precondition(dates.count == parsed.entries.count, "one date (or nil) per entry")
-        var chosen: [(index: Int, date: Timestamp)] = []
-        chosen.reserveCapacity(parsed.entries.count)
-        for (index, date) in dates.enumerated() {
-            guard let date else { continue }
-            if let since = rules.since, date < since { continue }
-            chosen.append((index, date))
-        }
-        if let perFeed = rules.perFeed, chosen.count > perFeed {
-            chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
-            chosen.removeSubrange(perFeed...)
-        }
-        // A full timeline rejects an entry older than its last in O(1): before any link is normalized.
-        if let limit = rules.limit, keys.count >= limit, let last = keys.last {
-            let feed = Int32(subscription)
-            chosen.removeAll {
-                !(TimelineKey(date: $0.date.secondsSince1970, subscription: feed, entry: Int32($0.index)) < last)
-            }
-        }
+        let chosen = choose(dates, subscription: subscription)
         guard !chosen.isEmpty else { return 0 }
-        // Links normalized once: they name entries, and show which links the feed shares among
-        // several (over the whole feed, whatever got in, so that arrival order does not matter).
-        let links = parsed.entries.map { entry in
-            entry.link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
-        }
-        let shared = Self.sharedLinks(links, in: parsed.entries)
+        let links = parsed.entries.map { Self.normalizedLink($0.link) }
+        let shared = Self.sharedLinks(links) { Self.textIdentity(of: parsed.entries[$0]) }
         var kept = 0
         for (index, date) in chosen {
             let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
             // A full timeline rejects an entry older than its last in O(1), before copying anything.
-            if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { continue }
+            if isFull, let last = keys.last, !(key < last) { continue }
             var entry = Entry()
             swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
             // Feed-level authors apply to the entries that name none (Atom and JSON Feed inheritance).
@@ -122,8 +123,76 @@ public struct Timeline {
         return kept
     }
 
+    /// `insert(feed:dates:source:subscription:)` for entries made only if
+    /// the timeline keeps them (at `takeEntries`): the same entries with
+    /// the same dates give the same timeline either way.
+    @discardableResult
+    public mutating func insert(
+        deferred: [Deferred], dates: [Timestamp?], source: FeedSource, subscription: Int
+    ) -> Int {
+        precondition(dates.count == deferred.count, "one date (or nil) per entry")
+        let chosen = choose(dates, subscription: subscription)
+        guard !chosen.isEmpty else { return 0 }
+        let links = deferred.map { Self.normalizedLink($0.link) }
+        let shared = Self.sharedLinks(links) { Self.textIdentity(of: deferred[$0].make()) }
+        var kept = 0
+        for (index, date) in chosen {
+            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
+            if isFull, let last = keys.last, !(key < last) { continue }
+            // Named by its id and link until it is made.
+            var entry = Entry()
+            entry.id = deferred[index].id
+            entry.link = deferred[index].link
+            let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
+            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), normalizedLink: link)
+            let item = MergedEntry(entry: entry, date: date, source: source)
+            if insert(item, key: key, names: names, make: deferred[index].make) { kept += 1 }
+        }
+        return kept
+    }
+
+    private var isFull: Bool {
+        guard let limit = rules.limit else { return false }
+        return keys.count >= limit
+    }
+
+    /// The entries of one feed that may get in, by index, with their dates:
+    /// dated, not before `since`, the newest `perFeed`, and (a full timeline
+    /// rejects an entry older than its last in O(1)) newer than the last.
+    private func choose(_ dates: [Timestamp?], subscription: Int) -> [(index: Int, date: Timestamp)] {
+        var chosen: [(index: Int, date: Timestamp)] = []
+        chosen.reserveCapacity(dates.count)
+        for (index, date) in dates.enumerated() {
+            guard let date else { continue }
+            if let since = rules.since, date < since { continue }
+            chosen.append((index, date))
+        }
+        if let perFeed = rules.perFeed, chosen.count > perFeed {
+            chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
+            chosen.removeSubrange(perFeed...)
+        }
+        if isFull, let last = keys.last {
+            let feed = Int32(subscription)
+            chosen.removeAll {
+                !(TimelineKey(date: $0.date.secondsSince1970, subscription: feed, entry: Int32($0.index)) < last)
+            }
+        }
+        return chosen
+    }
+
+    /// A link as it names an entry (normalized once: links also show which
+    /// ones a feed shares among several entries, over the whole feed,
+    /// whatever gets in, so that arrival order does not matter).
+    private static func normalizedLink(_ link: String?) -> EntryName? {
+        link.flatMap { $0.isEmpty ? nil : EntryName(LinkNormalizer.normalize($0)) }
+    }
+
+    /// - Parameter make: for an entry that came in deferred, how to make it.
     /// - Returns: whether the entry is in the timeline afterwards.
-    mutating func insert(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil) -> Bool {
+    mutating func insert(
+        _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil,
+        make: (@Sendable () -> Entry)? = nil
+    ) -> Bool {
         if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
         let names =
             names ?? EntryNames(id: Self.identity(of: item.entry.id, in: key.subscription), link: item.entry.link)
@@ -145,7 +214,7 @@ public struct Timeline {
                 if existing.source.feedURL != item.source.feedURL { item.alsoIn.append(existing.source.feedURL) }
                 let feedURL = item.source.feedURL
                 item.alsoIn.removeAll { $0 == feedURL }
-                add(item, key: key, names: names)
+                add(item, key: key, names: names, make: make)
                 return true
             }
             if existing.source.feedURL != item.source.feedURL, !existing.alsoIn.contains(item.source.feedURL) {
@@ -154,7 +223,7 @@ public struct Timeline {
             storage[Int(existingKey.slot)] = existing
             return false
         }
-        add(item, key: key, names: names)
+        add(item, key: key, names: names, make: make)
         return true
     }
 
@@ -186,7 +255,9 @@ public struct Timeline {
     /// podcast episodes that all link to the show's page are fifteen
     /// entries; one item listed twice is one). Decided per feed, before any
     /// entry goes in, so that the result does not depend on arrival order.
-    private static func sharedLinks(_ links: [EntryName?], in entries: [Entry]) -> Set<String> {
+    /// - Parameter identity: what tells apart the entries at an index (only
+    ///   asked of those whose link is repeated).
+    private static func sharedLinks(_ links: [EntryName?], identity: (Int) -> String) -> Set<String> {
         // Most feeds give every entry its own link: the links' own hashes find
         // a repeat without hashing a string again; only then are ids compared.
         var seen = Set<Int>(minimumCapacity: links.count)
@@ -196,29 +267,39 @@ public struct Timeline {
             break
         }
         guard repeated else { return [] }
+        var uses: [String: Int] = [:]
+        for case let link? in links { uses[link.name, default: 0] += 1 }
         var idByLink: [String: String] = [:]
         var shared: Set<String> = []
-        for index in entries.indices {
-            guard let link = links[index]?.name else { continue }
-            let entry = entries[index]
-            let identity =
-                entry.id.flatMap { $0.isEmpty ? nil : "id:" + $0 }
-                ?? "text:" + (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
+        for index in links.indices {
+            guard let link = links[index]?.name, uses[link, default: 0] > 1 else { continue }
+            let identity = identity(index)
             if let other = idByLink.updateValue(identity, forKey: link), other != identity { shared.insert(link) }
         }
         return shared
     }
 
-    private mutating func add(_ item: consuming MergedEntry, key: TimelineKey, names: EntryNames) {
+    /// An entry's id, else its title and text: what tells it from another
+    /// entry of its feed with the same link.
+    private static func textIdentity(of entry: Entry) -> String {
+        entry.id.flatMap { $0.isEmpty ? nil : "id:" + $0 }
+            ?? "text:" + (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
+    }
+
+    private mutating func add(
+        _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames, make: (@Sendable () -> Entry)?
+    ) {
         var key = key
         if let slot = freeSlots.popLast() {
             key.slot = slot
             storage[Int(slot)] = item
             namesBySlot[Int(slot)] = names
+            makers[Int(slot)] = make
         } else {
             key.slot = Int32(storage.count)
             storage.append(item)
             namesBySlot.append(names)
+            makers.append(make)
         }
         keys.insert(key)
         names.forEach { isID, name in
@@ -230,6 +311,7 @@ public struct Timeline {
     private mutating func remove(_ key: TimelineKey) {
         let slot = Int(key.slot)
         storage[slot] = nil
+        makers[slot] = nil
         freeSlots.append(key.slot)
         keys.remove(key)
         // Every name that leads here goes, so none is left pointing at a slot a later entry reuses.

@@ -238,6 +238,42 @@ import Testing
 /// A schema 3 file (a row per entry, uncompressed, two indexes) is upgraded
 /// in place: one document per feed, compressed, the file vacuumed onto
 /// 8 KB pages; every entry and record reads back as before.
+extension EntryCompressionTests {
+    /// A stored entry served lazily is skimmed first (`EntryCodec.skim`):
+    /// it must fail exactly where decoding fails, so that an entry counted
+    /// readable always decodes, and give the same id, link and dates.
+    @Test func skimmingAgreesWithDecodingOnEveryCutAndDamage() {
+        var entry = Self.longEntry
+        entry.id = "urn:skim"
+        entry.link = "http://skim.example/post"
+        entry.published = Timestamp(secondsSince1970: 1234)
+        entry.updated = Timestamp(secondsSince1970: 5678)
+        entry.enclosures = [Enclosure(url: "http://skim.example/a.mp3", length: 9, type: "audio/mpeg", duration: 60)]
+        entry.categories = [Category(term: "t", scheme: "s", label: "l")]
+        entry.authors = [Person(name: "A", email: "a@example.com", uri: nil)]
+        entry.explicit = true
+        let bytes = EntryCodec.encode(entry)
+        let skimmed = EntryCodec.skim(bytes)
+        #expect(skimmed?.id == "urn:skim" && skimmed?.link == "http://skim.example/post")
+        #expect(skimmed?.published == entry.published && skimmed?.updated == entry.updated)
+        var damaged: [[UInt8]] = (0..<bytes.count).map { Array(bytes.prefix($0)) }
+        for index in stride(from: 0, to: bytes.count, by: 7) {
+            var changed = bytes
+            changed[index] ^= 0xFF
+            damaged.append(changed)
+        }
+        for form in damaged {
+            let decoded = EntryCodec.decode(form)
+            let skim = EntryCodec.skim(form)
+            #expect((decoded == nil) == (skim == nil), "\(form.count) bytes")
+            if let decoded, let skim {
+                #expect(skim.id == decoded.id && skim.link == decoded.link)
+                #expect(skim.published == decoded.published && skim.updated == decoded.updated)
+            }
+        }
+    }
+}
+
 @Suite struct StateSchema4MigrationTests {
     @Test func schema3FilesAreCompactedInPlace() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-schema4-\(getpid())")

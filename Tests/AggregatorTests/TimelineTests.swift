@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import Testing
 
@@ -293,5 +294,56 @@ import Testing
         for (n, name) in names.enumerated() where n % 3 == 0 { index[name] = nil }
         #expect(index.count == 5000 - 1667)
         for (n, name) in names.enumerated() { #expect(index[name] == (n % 3 == 0 ? nil : Self.key(Int32(n)))) }
+    }
+}
+
+extension TimelineTests {
+    /// Entries that come in deferred (served from a state) give the timeline
+    /// the same entries, dates, places and copies as the same entries given
+    /// whole; only those it keeps are made (and those whose link the feed
+    /// repeats, to tell them apart).
+    @Test func deferredEntriesGiveTheSameTimelineAndOnlyTheKeptAreMade() {
+        // Cross-posts between feeds (the same id, or the same link), and one feed that
+        // links two different entries to its home page (a link that names neither).
+        let feeds: [[Entry]] = (0..<12).map { n in
+            var entries: [Entry] = []
+            for k in 0..<9 {
+                let id = k % 4 == 0 ? "tag:shared,\(k)" : "f\(n)e\(k)"
+                let date = Int64((n * 37 + k * 11) % 60)
+                entries.append(Self.entry(id, link: "http://x.example/\(n % 5)/\(k)", at: date))
+            }
+            if n == 3 {
+                entries.append(Self.entry("home1", link: "http://x.example/", at: 55))
+                entries.append(Self.entry("home2", link: "http://x.example/", at: 56))
+            }
+            return entries
+        }
+        let made = Locked(0)
+        func run(deferring: (Int) -> Bool) -> [MergedEntry] {
+            var t = timeline { $0.limit = 15 }
+            for (n, entries) in feeds.enumerated() {
+                let dates = entries.map(\.published)
+                if deferring(n) {
+                    let deferred = entries.map { entry in
+                        Timeline.Deferred(id: entry.id, link: entry.link) {
+                            made.withLock { $0 += 1 }
+                            return entry
+                        }
+                    }
+                    t.insert(deferred: deferred, dates: dates, source: Self.source(n), subscription: n)
+                } else {
+                    t.insert(feed: Self.feed(entries), dates: dates, source: Self.source(n), subscription: n)
+                }
+            }
+            return t.takeEntries()
+        }
+        let whole = run { _ in false }
+        #expect(whole.count == 15)
+        #expect(whole.contains { !$0.alsoIn.isEmpty }, "the corpus has cross-posts")
+        #expect(run { $0 % 2 == 0 } == whole)
+        made.withLock { $0 = 0 }
+        #expect(run { _ in true } == whole)
+        // 15 kept, 2 made to tell feed 3's home-page entries apart: not the 110 that came in.
+        #expect(made.withLock { $0 } == 17)
     }
 }
