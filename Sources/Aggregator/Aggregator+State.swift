@@ -51,7 +51,7 @@ extension Aggregator {
         guard let sightings else { return nil }
         // The entries stored before this fetch are those sighted: none unlisted (a feed's
         // first fetch, or the same entries again), nothing to read back.
-        let listedKeys = Set(keys)
+        let listedKeys = sightings.isEmpty ? [] : Set(keys)
         report.listsEveryStoredEntry = sightings.keys.allSatisfy(listedKeys.contains)
         let unlisted =
             report.listsEveryStoredEntry
@@ -61,7 +61,8 @@ extension Aggregator {
             } ?? []
         noteUnreadable(of: url, in: store, report: &report)
         return RememberedEntries.date(
-            &fetched.feed.entries, keys: keys, sightings: sightings, unlisted: unlisted, cutoff: cutoff,
+            &fetched.feed.entries, keys: keys, keysAreUnique: fetched.prepared!.keysAreUnique, sightings: sightings,
+            unlisted: unlisted, cutoff: cutoff,
             dating: dating, restamping: restamping, feedFirstSeen: before?.firstSeen ?? now)
     }
 

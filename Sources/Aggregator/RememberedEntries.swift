@@ -18,17 +18,19 @@ enum RememberedEntries {
     /// only when an entry is left out or the unlisted ones join.
     /// - Parameters:
     ///   - entries: the feed's listed entries; on return, the remembered ones.
+    ///   - keysAreUnique: no key is listed twice (`PreparedEntries.keysAreUnique`).
     ///   - sightings: what the store knew before this fetch.
     /// - Returns: each remembered entry's date.
     static func date(
-        _ entries: inout [Entry], keys: [String], sightings: [String: EntrySighting], unlisted: consuming [StoredEntry],
+        _ entries: inout [Entry], keys: [String], keysAreUnique: Bool, sightings: [String: EntrySighting],
+        unlisted: consuming [StoredEntry],
         cutoff: Timestamp?, dating: EntryDating, restamping: Bool, feedFirstSeen: Timestamp?
     ) -> [Timestamp?] {
         let now = dating.now
         // Where each key is listed first and last, when some key is listed twice.
         var firstPlace: [String: Int] = [:]
         var lastPlace: [String: Int] = [:]
-        if Set(keys).count < keys.count {
+        if !keysAreUnique {
             for (position, key) in keys.enumerated() {
                 if firstPlace[key] == nil { firstPlace[key] = position }
                 lastPlace[key] = position

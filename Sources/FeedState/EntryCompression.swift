@@ -118,6 +118,9 @@ enum EntryCompression {
 /// only copy of those, and moves them into its timeline).
 public struct PreparedEntries: Sendable {
     public let keys: [String]
+    /// No key is listed twice (the usual case): the run and the store then
+    /// take the entries as they come, without hashing their keys again.
+    public let keysAreUnique: Bool
     /// Each entry's codec bytes (`EntryCodec`), in feed order.
     let stored: [[UInt8]]
     /// Each entry's own date (`Entry.ownDate`), in feed order.
@@ -125,12 +128,14 @@ public struct PreparedEntries: Sendable {
 
     public init(_ entries: [Entry]) {
         keys = EntryKey.keys(of: entries)
+        keysAreUnique = Set(keys).count == keys.count
         stored = entries.map(EntryCodec.encode)
         dates = entries.map { $0.ownDate?.secondsSince1970 }
     }
 
     private init(keys: [String], stored: [[UInt8]], dates: [Int64?]) {
         self.keys = keys
+        keysAreUnique = true
         self.stored = stored
         self.dates = dates
     }

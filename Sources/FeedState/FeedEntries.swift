@@ -135,6 +135,20 @@ struct FeedEntries {
     /// first-seen facts and takes the new content, place and date (a key
     /// listed twice keeps its last); a new key is first seen now.
     mutating func upsert(_ prepared: PreparedEntries, now: Int64) {
+        if rows.isEmpty && prepared.keysAreUnique {
+            // A feed's first listing: every key is new, and none repeats (the index is made
+            // when a later listing needs it).
+            rows.reserveCapacity(prepared.count)
+            for position in 0..<prepared.count {
+                let date = prepared.dates[position]
+                rows.append(
+                    Row(
+                        key: prepared.keys[position], firstSeen: now, lastSeen: now, firstDate: date,
+                        entryDate: date, latestDate: date ?? now, position: position, firstPosition: position,
+                        stored: prepared.stored[position][...]))
+            }
+            return
+        }
         if slots.isEmpty { for (index, row) in rows.enumerated() { slots[row.key] = index } }
         for position in 0..<prepared.count {
             let key = prepared.keys[position]

@@ -151,8 +151,9 @@ import TimelineMerge
         {
             var listed = entries
             let dates = RememberedEntries.date(
-                &listed, keys: keys, sightings: known, unlisted: unlisted, cutoff: cutoff.map(Self.at),
-                dating: Self.dating(), restamping: restamping, feedFirstSeen: Self.at(7))
+                &listed, keys: keys, keysAreUnique: Set(keys).count == keys.count, sightings: known,
+                unlisted: unlisted, cutoff: cutoff.map(Self.at), dating: Self.dating(), restamping: restamping,
+                feedFirstSeen: Self.at(7))
             return (listed.map(\.id), dates, listed)
         }
         // One entry per key, at its last place, with its last content.
