@@ -11,11 +11,12 @@ import Foundation
 ///   (`EntryCompression`: codec, LZ4, checksum) and read back, equal; its
 ///   feed's document (`FeedEntries`) and metadata (`FeedMetadataCodec`) too.
 /// - 1, an entry's plain encoding: what decodes encodes and decodes again to
-///   the same entry, and reads the same behind a valid compressed header.
+///   the same entry, and reads the same behind a valid compressed header;
+///   skimming it (`EntryCodec.skim`) fails exactly where decoding does.
 /// - 2, a stored entry or a feed's document as found in the file: read
 ///   without trapping; a document that reads, written back, reads back the
-///   same, and every operation a run does on it (listing, summary, upsert,
-///   prune) holds.
+///   same, and every operation a run does on it (listing, lazy listing,
+///   summary, upsert, prune) holds.
 /// - 3, stored feed metadata: what decodes round-trips.
 ///
 /// With `FEEDMERGE_FUZZ_EMIT=DIR`, each feed of case 0 also writes what it
@@ -43,7 +44,7 @@ private func storedFeed(_ bytes: [UInt8]) {
     }
     let prepared = PreparedEntries(feed.entries)
     var document = FeedEntries()
-    document.upsert(feed.entries, prepared: prepared, now: 1_700_000_000)
+    document.upsert(prepared, now: 1_700_000_000)
     guard let read = FeedEntries(document: document.document) else { fatalError("a written document does not read") }
     var unreadable = 0
     let back = read.entries(notOlderThan: nil, except: [], unreadable: &unreadable)
@@ -72,7 +73,15 @@ private func storedFeed(_ bytes: [UInt8]) {
 }
 
 private func plainEntry(_ bytes: [UInt8]) {
-    guard let entry = EntryCodec.decode(bytes) else { return }
+    // An entry served lazily is skimmed first: skimming must fail exactly where decoding does.
+    let skimmed = EntryCodec.skim(bytes)
+    guard let entry = EntryCodec.decode(bytes) else {
+        if skimmed != nil { fatalError("bytes that do not decode skim as an entry") }
+        return
+    }
+    guard let skimmed, skimmed.id == entry.id, skimmed.link == entry.link, skimmed.published == entry.published,
+        skimmed.updated == entry.updated
+    else { fatalError("an entry that decodes skims differently: \(entry)") }
     let encoded = EntryCodec.encode(entry)
     guard EntryCodec.decode(encoded) == entry else { fatalError("decode(encode(e)) != e for \(entry)") }
     if let packed = EntryCompression.compress(bytes), EntryCompression.entry(packed[...]) != entry {
@@ -92,9 +101,15 @@ private func storedBytes(_ bytes: [UInt8]) {
     let listed = document.entries(notOlderThan: nil, except: [], unreadable: &unreadable)
     guard listed.count + unreadable == document.rows.count || Set(document.rows.map(\.key)).count < document.rows.count
     else { fatalError("\(document.rows.count) rows, \(listed.count) listed, \(unreadable) unreadable") }
+    // Served lazily, the same entries in the same order (what a run served from the state reads).
+    var lazyUnreadable = 0
+    let lazy = document.lazyEntries(notOlderThan: nil, unreadable: &lazyUnreadable)
+    guard lazyUnreadable == unreadable, lazy.map(\.key) == listed.map(\.key),
+        zip(lazy, listed).allSatisfy({ $0.entry == $1.entry && $0.sighting == $1.sighting })
+    else { fatalError("the document's entries read lazily differ from those read whole") }
     _ = document.summary
     let entries = listed.prefix(3).map(\.entry)
-    document.upsert(entries, prepared: PreparedEntries(entries), now: 1_800_000_000)
+    document.upsert(PreparedEntries(entries), now: 1_800_000_000)
     _ = document.prune(cutoff: 1_750_000_000, keepPerFeed: 2)
     guard FeedEntries(document: document.document) != nil else { fatalError("an updated document does not read") }
 }
