@@ -184,9 +184,9 @@ public final class SQLiteStateStore: StateStore {
         writer.submit(update)
     }
 
-    /// The journal's pages copied into the database on the writer's thread
-    /// (a passive checkpoint), where closing the last connection would
-    /// have copied them after the outputs were written.
+    /// The journal's pages copied into the database beside the run (a
+    /// passive checkpoint, `Checkpointer`), where closing the last
+    /// connection would have copied them after the outputs were written.
     public func finish() { writer.checkpoint() }
 
     public func commit() throws(StateError) -> [String: StateError] {

@@ -118,4 +118,46 @@ import Testing
         let count = try items()
         #expect(fourth.status == 0 && count == 4, "\(fourth.standardError)")
     }
+
+    /// The journal's pages are copied into the database beside the run, after
+    /// each committed batch (`Checkpointer`, on a thread of its own): not
+    /// first when the journal passes SQLite's 1,000 pages (8 MB), on the
+    /// writer's thread, nor only when the run is done with the store.
+    @Test func theJournalIsCopiedIntoTheDatabaseWhileTheStoreIsOpen() throws {
+        let path = try Self.folder("checkpoint")
+        let store = try SQLiteStateStore(path: path)
+        func size() -> Int {
+            ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int) ?? 0
+        }
+        let before = size()
+        // About 1 MB of entries that do not compress (a hash chain), 64 feeds to a batch.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for n in 0..<150 {
+            let entries = (0..<20).map { k -> Entry in
+                var entry = Entry()
+                entry.id = "urn:\(n):\(k)"
+                entry.title = Text(
+                    (0..<64).map { _ in
+                        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                        return String(state >> 40, radix: 36)
+                    }.joined())
+                return entry
+            }
+            try store.record(
+                FeedUpdate(
+                    url: "http://feed\(n).example/",
+                    outcome: .fetched(
+                        entries: PreparedEntries(entries), etag: nil, lastModified: nil, metadata: FeedMetadata(),
+                        restamping: false),
+                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 100)))
+        }
+        #expect(try store.commit().isEmpty)  // no `finish()`: the batches' own checkpoints
+        var grown = size() > before + 500_000
+        for _ in 0..<200 where !grown {
+            usleep(50_000)
+            grown = size() > before + 500_000
+        }
+        #expect(grown, "the database file grew from \(before) to \(size()) bytes while the store was open")
+        withExtendedLifetime(store) {}
+    }
 }
