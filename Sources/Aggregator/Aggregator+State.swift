@@ -62,8 +62,8 @@ extension Aggregator {
         noteUnreadable(of: url, in: store, report: &report)
         return RememberedEntries.date(
             &fetched.feed.entries, keys: keys, keysAreUnique: fetched.prepared!.keysAreUnique, sightings: sightings,
-            unlisted: unlisted, cutoff: cutoff,
-            dating: dating, restamping: restamping, feedFirstSeen: before?.firstSeen ?? now)
+            unlisted: unlisted, cutoff: cutoff, dating: dating, restamping: restamping,
+            feedFirstSeen: before?.firstSeen ?? now)
     }
 
     /// Records the outcome of a feed not fetched (304, failure, deferral) and
