@@ -38,6 +38,12 @@ struct FeedEntries {
         /// The entry's codec bytes (`EntryCodec`), or in a version 1 document its stored form
         /// (`EntryCompression`): a slice of the bytes it was read from, or a prepared form.
         var stored: ArraySlice<UInt8>
+
+        var sighting: EntrySighting {
+            EntrySighting(
+                firstSeen: stamp(firstSeen), lastSeen: stamp(lastSeen), firstDate: firstDate.map(stamp),
+                firstPosition: firstPosition)
+        }
     }
 
     private(set) var rows: [Row] = []
@@ -135,25 +141,15 @@ struct FeedEntries {
     /// first-seen facts and takes the new content, place and date (a key
     /// listed twice keeps its last); a new key is first seen now.
     mutating func upsert(_ prepared: PreparedEntries, now: Int64) {
-        if rows.isEmpty && prepared.keysAreUnique {
-            // A feed's first listing: every key is new, and none repeats (the index is made
-            // when a later listing needs it).
-            rows.reserveCapacity(prepared.count)
-            for position in 0..<prepared.count {
-                let date = prepared.dates[position]
-                rows.append(
-                    Row(
-                        key: prepared.keys[position], firstSeen: now, lastSeen: now, firstDate: date,
-                        entryDate: date, latestDate: date ?? now, position: position, firstPosition: position,
-                        stored: prepared.stored[position][...]))
-            }
-            return
-        }
-        if slots.isEmpty { for (index, row) in rows.enumerated() { slots[row.key] = index } }
+        // A feed's first listing whose keys do not repeat has every key new: no index is
+        // needed (it is made when a later listing needs it).
+        let indexed = !(rows.isEmpty && prepared.keysAreUnique)
+        if indexed && slots.isEmpty { for (index, row) in rows.enumerated() { slots[row.key] = index } }
+        rows.reserveCapacity(rows.count + prepared.count)
         for position in 0..<prepared.count {
             let key = prepared.keys[position]
             let date = prepared.dates[position]
-            if let slot = slots[key] {
+            if indexed, let slot = slots[key] {
                 rows[slot].stored = prepared.stored[position][...]
                 rows[slot].position = position
                 rows[slot].lastSeen = now
@@ -161,7 +157,7 @@ struct FeedEntries {
                 let row = rows[slot]
                 rows[slot].latestDate = max(date ?? row.firstSeen, row.firstDate ?? row.firstSeen)
             } else {
-                slots[key] = rows.count
+                if indexed { slots[key] = rows.count }
                 rows.append(
                     Row(
                         key: key, firstSeen: now, lastSeen: now, firstDate: date, entryDate: date,
@@ -174,11 +170,7 @@ struct FeedEntries {
     var sightings: [String: EntrySighting] {
         var result: [String: EntrySighting] = [:]
         result.reserveCapacity(rows.count)
-        for row in rows {
-            result[row.key] = EntrySighting(
-                firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen), firstDate: row.firstDate.map(stamp),
-                firstPosition: row.firstPosition)
-        }
+        for row in rows { result[row.key] = row.sighting }
         return result
     }
 
@@ -186,46 +178,42 @@ struct FeedEntries {
     /// for those in `except`, in the store's order; only those are decoded.
     /// - Parameter unreadable: counts the entries whose stored form cannot be decoded.
     func entries(notOlderThan cutoff: Timestamp?, except: Set<String>, unreadable: inout Int) -> [StoredEntry] {
-        let least = cutoff?.secondsSince1970 ?? Int64.min
-        var chosen = rows.indices.filter { rows[$0].latestDate >= least && (except.isEmpty || !except.contains(rows[$0].key)) }
-        chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
-        var result: [StoredEntry] = []
-        result.reserveCapacity(chosen.count)
-        for index in chosen {
+        chosen(notOlderThan: cutoff, except: except).compactMap { index in
             let row = rows[index]
             guard let entry = EntryCompression.entry(row.stored) else {
                 unreadable += 1
-                continue
+                return nil
             }
-            result.append(
-                StoredEntry(
-                    key: row.key, entry: entry, firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen),
-                    firstDate: row.firstDate.map(stamp), position: row.position, firstPosition: row.firstPosition))
+            return StoredEntry(
+                key: row.key, entry: entry, firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen),
+                firstDate: row.firstDate.map(stamp), position: row.position, firstPosition: row.firstPosition)
         }
-        return result
     }
 
     /// `entries(notOlderThan:except: [])`, each only skimmed (`LazyStoredEntry`).
     func lazyEntries(notOlderThan cutoff: Timestamp?, unreadable: inout Int) -> [LazyStoredEntry] {
-        let least = cutoff?.secondsSince1970 ?? Int64.min
-        var chosen = rows.indices.filter { rows[$0].latestDate >= least }
-        chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
-        var result: [LazyStoredEntry] = []
-        result.reserveCapacity(chosen.count)
-        for index in chosen {
+        chosen(notOlderThan: cutoff, except: []).compactMap { index in
             let row = rows[index]
-            let sighting = EntrySighting(
-                firstSeen: stamp(row.firstSeen), lastSeen: stamp(row.lastSeen), firstDate: row.firstDate.map(stamp),
-                firstPosition: row.firstPosition)
             guard let bytes = EntryCompression.codecBytes(row.stored),
-                let entry = LazyStoredEntry(key: row.key, codecBytes: bytes, sighting: sighting, position: row.position)
+                let entry = LazyStoredEntry(
+                    key: row.key, codecBytes: bytes, sighting: row.sighting, position: row.position)
             else {
                 unreadable += 1
-                continue
+                return nil
             }
-            result.append(entry)
+            return entry
         }
-        return result
+    }
+
+    /// The rows whose latest possible date is on or after `cutoff`, but for
+    /// those in `except`, in the store's order.
+    private func chosen(notOlderThan cutoff: Timestamp?, except: Set<String>) -> [Int] {
+        let least = cutoff?.secondsSince1970 ?? Int64.min
+        var chosen = rows.indices.filter {
+            rows[$0].latestDate >= least && (except.isEmpty || !except.contains(rows[$0].key))
+        }
+        chosen.sort { Self.inStoreOrder(rows[$0], rows[$1]) }
+        return chosen
     }
 
     /// How many entries, and the newest one's date (its own, else first seen).

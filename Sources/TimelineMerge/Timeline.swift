@@ -102,25 +102,16 @@ public struct Timeline {
     public mutating func insert(
         feed parsed: consuming ParsedFeed, dates: [Timestamp?], source: FeedSource, subscription: Int
     ) -> Int {
-        precondition(dates.count == parsed.entries.count, "one date (or nil) per entry")
-        let chosen = choose(dates, subscription: subscription)
-        guard !chosen.isEmpty else { return 0 }
-        let links = parsed.entries.map { Self.normalizedLink($0.link) }
-        let shared = Self.sharedLinks(links) { Self.textIdentity(of: parsed.entries[$0]) }
-        var kept = 0
-        for (index, date) in chosen {
-            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
-            // A full timeline rejects an entry older than its last in O(1), before copying anything.
-            if isFull, let last = keys.last, !(key < last) { continue }
+        insert(
+            parsed.entries.count, dates: dates, source: source, subscription: subscription,
+            link: { parsed.entries[$0].link }, identity: { Self.textIdentity(of: parsed.entries[$0]) }
+        ) { index in
             var entry = Entry()
             swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
             // Feed-level authors apply to the entries that name none (Atom and JSON Feed inheritance).
             if entry.authors.isEmpty { entry.authors = source.authors }
-            let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
-            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), normalizedLink: link)
-            if insert(MergedEntry(entry: entry, date: date, source: source), key: key, names: names) { kept += 1 }
+            return (entry, nil)
         }
-        return kept
     }
 
     /// `insert(feed:dates:source:subscription:)` for entries made only if
@@ -130,23 +121,44 @@ public struct Timeline {
     public mutating func insert(
         deferred: [Deferred], dates: [Timestamp?], source: FeedSource, subscription: Int
     ) -> Int {
-        precondition(dates.count == deferred.count, "one date (or nil) per entry")
-        let chosen = choose(dates, subscription: subscription)
-        guard !chosen.isEmpty else { return 0 }
-        let links = deferred.map { Self.normalizedLink($0.link) }
-        let shared = Self.sharedLinks(links) { Self.textIdentity(of: deferred[$0].make()) }
-        var kept = 0
-        for (index, date) in chosen {
-            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
-            if isFull, let last = keys.last, !(key < last) { continue }
+        insert(
+            deferred.count, dates: dates, source: source, subscription: subscription,
+            link: { deferred[$0].link }, identity: { Self.textIdentity(of: deferred[$0].make()) }
+        ) { index in
             // Named by its id and link until it is made.
             var entry = Entry()
             entry.id = deferred[index].id
             entry.link = deferred[index].link
+            return (entry, deferred[index].make)
+        }
+    }
+
+    /// One feed's `count` entries, whole or deferred.
+    /// - Parameters:
+    ///   - link: an entry's link, as it has it.
+    ///   - identity: what tells apart entries with the same link (`textIdentity`).
+    ///   - entry: the entry at an index as it goes in (asked once, only for one that may get
+    ///     in), and how to make it when it goes in deferred.
+    private mutating func insert(
+        _ count: Int, dates: [Timestamp?], source: FeedSource, subscription: Int, link: (Int) -> String?,
+        identity: (Int) -> String, entry: (Int) -> (Entry, (@Sendable () -> Entry)?)
+    ) -> Int {
+        precondition(dates.count == count, "one date (or nil) per entry")
+        let chosen = choose(dates, subscription: subscription)
+        guard !chosen.isEmpty else { return 0 }
+        let links = (0..<count).map { Self.normalizedLink(link($0)) }
+        let shared = Self.sharedLinks(links, identity: identity)
+        var kept = 0
+        for (index, date) in chosen {
+            let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
+            // A full timeline rejects an entry older than its last in O(1), before copying anything.
+            if isFull, let last = keys.last, !(key < last) { continue }
+            let (made, make) = entry(index)
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
-            let names = EntryNames(id: Self.identity(of: entry.id, in: Int32(subscription)), normalizedLink: link)
-            let item = MergedEntry(entry: entry, date: date, source: source)
-            if insert(item, key: key, names: names, make: deferred[index].make) { kept += 1 }
+            let names = EntryNames(id: Self.identity(of: made.id, in: Int32(subscription)), normalizedLink: link)
+            if insert(MergedEntry(entry: made, date: date, source: source), key: key, names: names, make: make) {
+                kept += 1
+            }
         }
         return kept
     }
