@@ -111,14 +111,8 @@ extension Aggregator {
             dates.append(date)
             entries.append(
                 Timeline.Deferred(id: lazy.id, link: lazy.link) {
-                    var entry = lazy.entry
-                    let (_, own) = dating.date(
-                        published: entry.published, updated: entry.updated, sighted: lazy.sighting,
-                        restamping: restamping, feedFirstSeen: feedFirstSeen)
-                    if let own {
-                        entry.published = own.published
-                        entry.updated = own.updated
-                    }
+                    var (entry, _) = dating.dated(
+                        lazy.entry, sighted: lazy.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
                     if let folder { file(&entry, in: folder) }
                     return entry
                 })

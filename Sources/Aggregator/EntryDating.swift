@@ -75,9 +75,17 @@ public struct EntryDating: Sendable {
     public func dated(
         _ entry: consuming Entry, of stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?
     ) -> (Entry, Timestamp) {
+        dated(entry, sighted: stored.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
+    }
+
+    /// `dated(_:restamping:feedFirstSeen:)` for an entry and what the store
+    /// knows of it (`sighted`), wherever the two come from.
+    public func dated(
+        _ entry: consuming Entry, sighted: EntrySighting, restamping: Bool, feedFirstSeen: Timestamp?
+    ) -> (Entry, Timestamp) {
         var entry = entry
         let (date, own) = self.date(
-            published: entry.published, updated: entry.updated, sighted: stored.sighting, restamping: restamping,
+            published: entry.published, updated: entry.updated, sighted: sighted, restamping: restamping,
             feedFirstSeen: feedFirstSeen)
         if let own {
             entry.published = own.published

@@ -23,8 +23,8 @@ enum RememberedEntries {
     /// - Returns: each remembered entry's date.
     static func date(
         _ entries: inout [Entry], keys: [String], keysAreUnique: Bool, sightings: [String: EntrySighting],
-        unlisted: consuming [StoredEntry],
-        cutoff: Timestamp?, dating: EntryDating, restamping: Bool, feedFirstSeen: Timestamp?
+        unlisted: consuming [StoredEntry], cutoff: Timestamp?, dating: EntryDating, restamping: Bool,
+        feedFirstSeen: Timestamp?
     ) -> [Timestamp?] {
         let now = dating.now
         // Where each key is listed first and last, when some key is listed twice.
@@ -56,7 +56,7 @@ enum RememberedEntries {
         var unlisted = unlisted
         if unlisted.contains(where: { $0.lastSeen >= now }) {
             // The same run time again (`--now`): entries the feed dropped meet the listed ones.
-            var all = unlisted
+            var all = consume unlisted
             for (index, position) in places.enumerated() {
                 all.append(
                     StoredEntry(

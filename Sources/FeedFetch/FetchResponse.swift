@@ -40,7 +40,7 @@ public struct ResponseHeaders: Sendable, Hashable {
 
     /// Records one header field; names are case-insensitive (ASCII, as HTTP's are).
     mutating func record(name: String, value: String) {
-        guard let field = Field(name: Array(name.utf8)[...]) else { return }
+        guard let field = Field(name: name.utf8) else { return }
         record(field, value: value)
     }
 

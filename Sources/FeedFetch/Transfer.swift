@@ -1,5 +1,4 @@
 internal import CCurl
-import Basics
 import Foundation
 
 /// One HTTP transfer: its easy handle, what the callbacks gathered, and the

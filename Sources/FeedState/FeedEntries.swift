@@ -195,8 +195,7 @@ struct FeedEntries {
         chosen(notOlderThan: cutoff, except: []).compactMap { index in
             let row = rows[index]
             guard let bytes = EntryCompression.codecBytes(row.stored),
-                let entry = LazyStoredEntry(
-                    key: row.key, codecBytes: bytes, sighting: row.sighting, position: row.position)
+                let entry = LazyStoredEntry(key: row.key, codecBytes: bytes, sighting: row.sighting)
             else {
                 unreadable += 1
                 return nil

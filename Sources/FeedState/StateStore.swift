@@ -127,8 +127,6 @@ public struct LazyStoredEntry: Sendable {
     public var published: Timestamp?
     public var updated: Timestamp?
     public var sighting: EntrySighting
-    /// Its place in the feed when last seen.
-    public var position: Int
     private let form: Form
 
     private enum Form: Sendable {
@@ -145,17 +143,15 @@ public struct LazyStoredEntry: Sendable {
         published = stored.entry.published
         updated = stored.entry.updated
         sighting = stored.sighting
-        position = stored.position
         form = .decoded(stored.entry)
     }
 
     /// - Returns: nil when the bytes do not decode.
-    init?(key: String, codecBytes: [UInt8], sighting: EntrySighting, position: Int) {
+    init?(key: String, codecBytes: [UInt8], sighting: EntrySighting) {
         guard let skimmed = EntryCodec.skim(codecBytes) else { return nil }
         self.key = key
         (id, link, published, updated) = skimmed
         self.sighting = sighting
-        self.position = position
         form = .encoded(codecBytes)
     }
 
@@ -175,9 +171,6 @@ public struct LazyStoredEntry: Sendable {
             return entry
         }
     }
-
-    /// `StoredEntry.latestDate`.
-    public var latestDate: Timestamp { sighting.latestDate(own: published ?? updated) }
 }
 
 /// What one run learned about one feed, stored in one transaction: new

@@ -126,8 +126,8 @@ final class StateWriter: @unchecked Sendable {
 /// far as no reader holds it back. SQLite's own checkpoints ran on the
 /// writer's thread when the journal passed 1,000 pages, and each waited for
 /// the disk twice (the journal's sync, then the database's) while the run's
-/// outcomes queued behind it; at 10,000 feeds that was one run in four
-/// with a core idle. A checkpoint that fails leaves the pages in the
+/// outcomes queued behind it (at 10,000 feeds the run kept two cores 83%
+/// busy, against 90% without a state; 89% with this). A checkpoint that fails leaves the pages in the
 /// journal, where every reader finds them, for the next one (or closing).
 ///
 /// `@unchecked Sendable`: `database` is used on `queue` only.
