@@ -27,6 +27,31 @@ import Testing
         try outputs.map { try Data(contentsOf: URL(fileURLWithPath: w.path($0))) }
     }
 
+    /// A merge with no entry at all (a feed that lists none) is dated by its
+    /// newest source, not by the run: unchanged feeds, unchanged bytes.
+    @Test func aMergeWithoutEntriesIsDatedByItsSourcesNotByTheRun() throws {
+        let w = try StateTests.Workspace("empty-merge")
+        let feed = w.path("empty.rss")
+        try Data(
+            """
+            <rss version="2.0"><channel><title>Empty</title><link>http://empty.example/</link>
+            <lastBuildDate>Sat, 21 Mar 2020 06:29:51 -0400</lastBuildDate></channel></rss>
+            """.utf8
+        ).write(to: URL(fileURLWithPath: feed))
+        var written: [[Data]] = []
+        for now in ["2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"] {
+            let run = try CommandRun.feedmerge(
+                [feed] + outputs.flatMap { ["-o", w.path($0)] } + [
+                    "--now", now, "--state", w.state, "--link", "http://planet.example/",
+                ])
+            #expect(run.status == 0, "\(run.standardError)")
+            written.append(try bytes(w))
+        }
+        #expect(written[0] == written[1])
+        let atom = String(decoding: written[0][0], as: UTF8.self)
+        #expect(atom.contains("<updated>2020-03-21T10:29:51Z</updated>"), "\(atom)")
+    }
+
     @Test func notModifiedFailingAndDeferredFeedsGiveTheSameBytes() async throws {
         let w = try StateTests.Workspace("same-bytes")
         let feeds = ["atomsame", "jsonsame", "rsssame"]

@@ -151,7 +151,7 @@ struct MergeRun {
         var written = 0
         // With a state, failing feeds still give their stored entries: write if anything is there.
         if failed.count < reports.count || !entries.isEmpty {
-            let metadata = outputMetadata(list: list, link: link, entries: entries)
+            let metadata = outputMetadata(list: list, link: link, entries: entries, reports: reports)
             let content = outputContent(
                 outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
             let failures = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
@@ -215,8 +215,15 @@ struct MergeRun {
         return state
     }
 
-    /// The merged feed's own metadata: the options, else the OPML head.
-    private func outputMetadata(list: SubscriptionList, link: String?, entries: [MergedEntry]) -> OutputMetadata {
+    /// The merged feed's own metadata: the options, else the OPML head. It
+    /// was updated when its newest entry was dated; with no entry, when its
+    /// newest source says it was (never later than the run), and only with
+    /// neither at the run's time: an empty merge of unchanged feeds gives
+    /// the same bytes on every run.
+    private func outputMetadata(
+        list: SubscriptionList, link: String?, entries: [MergedEntry], reports: [FeedReport]
+    ) -> OutputMetadata {
+        let sourcesUpdated = reports.compactMap { $0.source?.updated }.max().map { min($0, rules.now) }
         let sources = FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
         let fallbackID = "urn:feedmerge:" + String(sources, radix: 16)
         let owner =
@@ -225,6 +232,7 @@ struct MergeRun {
         return OutputMetadata(
             title: options.title ?? list.title ?? "feedmerge", link: link, selfURL: options.selfURL,
             id: options.id ?? options.selfURL ?? link ?? fallbackID, author: options.author ?? owner,
-            updated: entries.first?.date ?? rules.now, generator: "feedmerge", generatorVersion: feedmergeVersion)
+            updated: entries.first?.date ?? sourcesUpdated ?? rules.now, generator: "feedmerge",
+            generatorVersion: feedmergeVersion)
     }
 }
