@@ -71,9 +71,11 @@ extension Aggregator {
     /// filed in the subscription's folder) only if the timeline keeps it. A
     /// 304's update, nothing but timestamps, joins `pending`, stored with
     /// the others at the end.
+    /// - Parameter readingEntries: false when none of the feed's stored
+    ///   entries can get into the timeline (`StoredDates`): none is read.
     static func remember(
         notFetched outcome: Outcome, plan: Plan, state: StateOptions, dating: EntryDating, cutoff: Timestamp?,
-        pending: inout [FeedUpdate], report: inout FeedReport
+        readingEntries: Bool = true, pending: inout [FeedUpdate], report: inout FeedReport
     ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
         let store = state.store
         let url = plan.subscription.url
@@ -86,6 +88,7 @@ extension Aggregator {
                 }
             }
         }
+        guard readingEntries else { return ([], []) }
         let stored =
             attempt("its stored entries cannot be read and are left out", report: &report) {
                 () throws(StateError) in try store.lazyEntries(of: url, notOlderThan: cutoff)

@@ -165,6 +165,9 @@ public enum Aggregator {
                     + "without its validators, Retry-After or cache lifetime")
         }
         adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
+        // What bounds each feed's stored entries' dates: a feed served from the state whose
+        // entries all come too late for the timeline is not read. (Not known: it is read.)
+        let storedDates = state.store.keepsEntries ? ((try? state.store.storedDates()) ?? [:]) : [:]
         let plans = list.subscriptions.map {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,
@@ -205,7 +208,8 @@ public enum Aggregator {
                     }
                     let report = settle(
                         consume outcome, plan: plans[index], index: firstIndex + index, state: state,
-                        recordsKnown: recordsKnown, dating: dating, timeline: &timeline, pending: &pending)
+                        recordsKnown: recordsKnown, storedDates: storedDates[plans[index].subscription.url],
+                        dating: dating, timeline: &timeline, pending: &pending)
                     reports[index] = report
                     progress(report, done, plans.count)
                 }
@@ -281,9 +285,10 @@ public enum Aggregator {
     /// In the parent: store the outcome, then put the feed's entries (fresh
     /// and remembered) into the timeline. A state that fails for this feed
     /// leaves a notice; its fresh entries still go in (dated as without a state).
+    /// - Parameter storedDates: what bounds the feed's stored entries' dates, if known.
     private static func settle(
         _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, recordsKnown: Bool,
-        dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
+        storedDates: StoredDates?, dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(subscription: subscription, status: .ok)
@@ -328,9 +333,14 @@ public enum Aggregator {
         } else if case .subscriptionList = outcome {
             return report  // taken apart by `run`, never settled
         } else {
+            // None of its stored entries could get in (or none is stored): they are not read.
+            let mayGetIn = storedDates.map { stored in
+                dating.latestDate(of: stored).map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) }
+                    ?? false
+            }
             let (entries, dates) = remember(
                 notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
-                pending: &pending, report: &report)
+                readingEntries: mayGetIn ?? true, pending: &pending, report: &report)
             report.entriesKept = timeline.insert(
                 deferred: entries, dates: dates, source: source, subscription: index)
         }

@@ -132,6 +132,23 @@ public struct EntryDating: Sendable {
         return (date, unchanged ? nil : (published, updated))
     }
 
+    /// The latest date this policy can give any of a feed's stored entries
+    /// (`dated`), from what bounds them (`StoredDates`); nil when none is
+    /// stored. A stored entry is dated by its own date (or the one first
+    /// seen, when restamping) if it has one not after `now`, else by its
+    /// first-seen time (never after `now`); the backlog and clamping only
+    /// lower that. The first-seen times that count are those of entries
+    /// without such dates, or with one after the facts' pivot, and, when
+    /// `now` is before a date at or before the pivot, every entry's.
+    public func latestDate(of stored: StoredDates) -> Timestamp? {
+        guard stored.count > 0, let lastFirstSeen = stored.lastFirstSeen else { return nil }
+        let now = now.secondsSince1970
+        let own = stored.newestOwnDate(notAfter: self.now)?.secondsSince1970 ?? Int64.min
+        var seen = stored.lastFirstSeenOfUndated ?? Int64.min
+        if let newestPast = stored.newestPast, now < newestPast { seen = lastFirstSeen }
+        return Timestamp(secondsSince1970: min(max(own, min(seen, now)), now))
+    }
+
     /// An entry that came with its feed's first fetch, beyond its first
     /// `newFeedItems`: a new feed's history, not news.
     public func isBacklog(_ stored: StoredEntry, feedFirstSeen: Timestamp?) -> Bool {

@@ -215,6 +215,17 @@ struct FeedEntries {
         return chosen
     }
 
+    /// What bounds the entries' dates (`StoredDates`), split at `pivot`.
+    func dates(pivot: Int64) -> StoredDates {
+        var dates = StoredDates()
+        for row in rows {
+            dates.add(
+                firstSeen: row.firstSeen, firstDate: row.firstDate, entryDate: row.entryDate,
+                latestDate: row.latestDate, pivot: pivot)
+        }
+        return dates
+    }
+
     /// How many entries, and the newest one's date (its own, else first seen).
     var summary: (count: Int, newest: Timestamp?) {
         (rows.count, rows.map { $0.entryDate ?? $0.firstSeen }.max().map(stamp))

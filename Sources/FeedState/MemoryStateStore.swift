@@ -104,6 +104,14 @@ public final class MemoryStateStore: StateStore {
         }.sorted(by: StoredEntry.inStoreOrder)
     }
 
+    /// Each feed's, split at its latest sighting (the last time its entries were written).
+    public func storedDates() throws(StateError) -> [String: StoredDates] {
+        stored.mapValues { entries in
+            let pivot = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
+            return StoredDates(entries.values.lazy.map { ($0.sighting, $0.entry.ownDate) }, pivot: pivot)
+        }
+    }
+
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
         let entries = stored[url] ?? [:]
         return (entries.count, entries.values.map { $0.entry.ownDate ?? $0.firstSeen }.max())

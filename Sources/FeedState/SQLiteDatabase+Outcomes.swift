@@ -58,8 +58,21 @@ extension SQLiteDatabase {
     private func storeEntries(_ entries: PreparedEntries, feed: Int64, url: String, now: Int64) throws(StateError) {
         var document = try storedDocument(of: url) ?? FeedEntries()
         document.upsert(entries, now: now)
+        try store(document, feed: feed, now: now)
+    }
+
+    /// Writes a feed's document and, beside its record, what bounds its
+    /// entries' dates (`StoredDates`, split at `now`): every document is
+    /// written here, so the two never disagree.
+    func store(_ document: FeedEntries, feed: Int64, now: Int64) throws(StateError) {
+        try store(document: document.document, dates: document.dates(pivot: now), feed: feed)
+    }
+
+    /// `store(_:feed:now:)` for a document already written out.
+    func store(document: [UInt8], dates: StoredDates, feed: Int64) throws(StateError) {
         try prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
-            .run([.integer(feed), .blob(document.document)])
+            .run([.integer(feed), .blob(document)])
+        try prepare("UPDATE feeds SET entry_dates = ? WHERE id = ?").run([.blob(dates.encoded), .integer(feed)])
     }
 
     /// A feed's document; an empty one when it has none.

@@ -68,6 +68,11 @@ public final class SQLiteStateStore: StateStore {
         // feed. `recompressDocuments` rewrites every document; a file that
         // had documents is then vacuumed once.
         "-- the documents are rewritten by recompressDocuments",
+        // 6: what bounds each feed's entries' dates (`StoredDates`), beside
+        // its record, so that a run need not read the entries of a feed that
+        // cannot get into its timeline. NULL: not known (the entries are
+        // read). `summarizeDocuments` fills it for every stored document.
+        "ALTER TABLE feeds ADD COLUMN entry_dates BLOB;",
     ]
 
     static let schema4Cleanup = """
@@ -106,6 +111,7 @@ public final class SQLiteStateStore: StateStore {
                     try database.execute(schema4Cleanup)
                 }
                 if index + 1 == 5 { try recompressDocuments(database) }
+                if index + 1 == 6 { try summarizeDocuments(database) }
                 try database.execute("PRAGMA user_version = \(index + 1)")
             }
         }
@@ -161,6 +167,31 @@ public final class SQLiteStateStore: StateStore {
             guard let document else { continue }
             try update.run([.blob(document.document), .integer(feed)])
         }
+    }
+
+    /// Schema 6: each document's `StoredDates`, split at the time of the
+    /// upgrade, one feed at a time. A damaged document gets none: its
+    /// entries are read (and it is reported) as before.
+    private static func summarizeDocuments(_ database: SQLiteDatabase) throws(StateError) {
+        var feeds: [Int64] = []
+        try database.prepare("SELECT feed FROM feed_entries").query { feeds.append($0.integer(0) ?? 0) }
+        let select = try database.prepare("SELECT document FROM feed_entries WHERE feed = ?")
+        let update = try database.prepare("UPDATE feeds SET entry_dates = ? WHERE id = ?")
+        let pivot = Int64(time(nil))
+        for feed in feeds {
+            var document: FeedEntries?
+            try select.query([.integer(feed)]) { document = FeedEntries(document: $0.blob(0)) }
+            guard let document else { continue }
+            try update.run([.blob(document.dates(pivot: pivot).encoded), .integer(feed)])
+        }
+    }
+
+    public func storedDates() throws(StateError) -> [String: StoredDates] {
+        var result: [String: StoredDates] = [:]
+        try database.prepare("SELECT url, entry_dates FROM feeds WHERE entry_dates IS NOT NULL").query { row in
+            if let dates = StoredDates(encoded: row.blob(1)) { result[row.text(0) ?? ""] = dates }
+        }
+        return result
     }
 
     public func feeds() throws(StateError) -> [String: FeedRecord] {
@@ -290,21 +321,20 @@ public final class SQLiteStateStore: StateStore {
                 full
                     ? "SELECT feed, document FROM feed_entries"
                     : "SELECT feed, document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)")
-            var pruned: [(feed: Int64, document: [UInt8])] = []
+            var pruned: [(feed: Int64, document: [UInt8], dates: StoredDates)] = []
             func prune(_ row: Statement) {
                 // A damaged document is left as it is: reading it reports it.
                 guard var document = FeedEntries(document: row.blob(1)),
                     document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
                 else { return }
-                pruned.append((row.integer(0) ?? 0, document.document))
+                pruned.append((row.integer(0) ?? 0, document.document, document.dates(pivot: now.secondsSince1970)))
             }
             if full {
                 try select.query(row: prune)
             } else {
                 for url in feeds ?? [] { try select.query([.text(url)], row: prune) }
             }
-            let update = try database.prepare("UPDATE feed_entries SET document = ? WHERE feed = ?")
-            for (feed, document) in pruned { try update.run([.blob(document), .integer(feed)]) }
+            for (feed, document, dates) in pruned { try database.store(document: document, dates: dates, feed: feed) }
             if full || lastFull == 0 {
                 try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
                     .run([.integer(now.secondsSince1970)])

@@ -253,6 +253,9 @@ public protocol StateStore: AnyObject {
     /// Continues a feed's record and entries under a new URL (the one a
     /// permanent redirect gave, once the subscription itself says it).
     func rename(feed url: String, to newURL: String) throws(StateError)
+    /// What bounds each feed's stored entries' dates, by subscription URL,
+    /// as the store holds them now (a feed it does not say is read whole).
+    func storedDates() throws(StateError) -> [String: StoredDates]
     /// How many entries are stored for a feed, and the newest one's date.
     func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or
@@ -271,6 +274,9 @@ extension StateStore {
     public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
         try entries(of: url, notOlderThan: cutoff, except: []).map(LazyStoredEntry.init)
     }
+
+    /// A store that keeps no such facts: every feed's entries are read.
+    public func storedDates() throws(StateError) -> [String: StoredDates] { [:] }
 
     /// A store whose entries are always readable.
     public func takeUnreadableCount(of url: String) -> Int { 0 }

@@ -163,6 +163,15 @@ public struct Timeline {
         return kept
     }
 
+    /// Whether an entry of the feed at `subscription` dated `date` or
+    /// earlier may still get in: not once the timeline is full and its last
+    /// entry comes before any such one, nor when `date` is before `since`.
+    public func mayAdmit(datedNoLaterThan date: Timestamp, subscription: Int) -> Bool {
+        if let since = rules.since, date < since { return false }
+        guard isFull, let last = keys.last else { return true }
+        return TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: 0) < last
+    }
+
     private var isFull: Bool {
         guard let limit = rules.limit else { return false }
         return keys.count >= limit

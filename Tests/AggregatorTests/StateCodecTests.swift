@@ -339,7 +339,7 @@ extension EntryCompressionTests {
                 checks.append("entries table \($0.integer(0) ?? 0)")
             }
             try database.prepare("PRAGMA foreign_key_check").query { _ in checks.append("foreign key broken") }
-            #expect(checks == ["version 5", "page 8192", "compressed 2", "entries table 0"])
+            #expect(checks == ["version 6", "page 8192", "compressed 2", "entries table 0"])
         }
         // A renamed feed keeps its entries (they name it by number).
         try store.rename(feed: feeds[0], to: "http://a.example/moved")
@@ -388,6 +388,11 @@ extension EntryCompressionTests {
         try database.prepare("SELECT document FROM feed_entries").query { row in
             checks.append(row.blob(0).first == FeedEntries.compressedVersion ? "whole" : "not whole")
         }
-        #expect(checks == ["version 5", "whole", "whole"])
+        #expect(checks == ["version 6", "whole", "whole"])
+        // Schema 6 gave each document the facts that bound its entries' dates (`StoredDates`).
+        let dates = try store.storedDates()
+        #expect(dates.keys.sorted() == feeds)
+        #expect(dates[feeds[0]]?.count == 40)
+        #expect(dates[feeds[0]]?.latest == 1039)
     }
 }
