@@ -16,7 +16,8 @@ import Foundation
 /// - 2, a stored entry or a feed's document as found in the file: read
 ///   without trapping; a document that reads, written back, reads back the
 ///   same, and every operation a run does on it (listing, lazy listing,
-///   summary, upsert, prune) holds.
+///   summary, upsert, prune) holds; a feed's `StoredDates` as found in
+///   the file (`entry_dates`): what decodes round-trips.
 /// - 3, stored feed metadata: what decodes round-trips.
 ///
 /// With `FEEDMERGE_FUZZ_EMIT=DIR`, each feed of case 0 also writes what it
@@ -91,6 +92,10 @@ private func plainEntry(_ bytes: [UInt8]) {
 
 private func storedBytes(_ bytes: [UInt8]) {
     _ = EntryCompression.entry(bytes[...])
+    // A feed's record's `entry_dates`, as found in the file: what decodes round-trips.
+    if let dates = StoredDates(encoded: bytes), StoredDates(encoded: dates.encoded) != dates {
+        fatalError("decode(encode(d)) != d for \(dates)")
+    }
     guard var document = FeedEntries(document: bytes) else { return }
     // Written back, a document is canonical (shortest varints, valid UTF-8): from then on it is a fixpoint.
     let written = document.document
@@ -108,6 +113,10 @@ private func storedBytes(_ bytes: [UInt8]) {
         zip(lazy, listed).allSatisfy({ $0.entry == $1.entry && $0.sighting == $1.sighting })
     else { fatalError("the document's entries read lazily differ from those read whole") }
     _ = document.summary
+    // What bounds the entries' dates is the same for the document written back.
+    guard again.dates(pivot: 1_750_000_000) == document.dates(pivot: 1_750_000_000) else {
+        fatalError("a document written back bounds its dates differently")
+    }
     let entries = listed.prefix(3).map(\.entry)
     document.upsert(PreparedEntries(entries), now: 1_800_000_000)
     _ = document.prune(cutoff: 1_750_000_000, keepPerFeed: 2)

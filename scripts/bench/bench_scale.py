@@ -10,6 +10,9 @@ every loopback address; the URLs are on 127.0.0.1 ... 127.0.0.250). Rows:
   unchanged second run (all 304)
   every entry kept (--limit 1000000), state on and --no-state,
   beside the Python + feedparser-rs peer (at 1,000 feeds)
+  libcurl alone: the second run's conditional GETs and nothing else
+  (conditional_gets.c, built with the system C compiler; skipped, with a
+  note, when there is none), the floor an unchanged run stands on
 
 Every row is the median of RUNS, the tools interleaved within each round.
 The 1,000-feed row uses the first 1,000 feeds of the 10,000-feed corpus,
@@ -23,6 +26,7 @@ import argparse
 import glob
 import os
 import shutil
+import sqlite3
 import statistics
 import subprocess
 import sys
@@ -68,6 +72,7 @@ def main():
     out = os.path.join(work, "out")
     outputs = [out + ".atom", out + ".rss", out + ".json"]
     results = {}
+    floor = build_floor(work)
 
     def record(row, n, value):
         results.setdefault((row, n), []).append(value)
@@ -93,6 +98,8 @@ def main():
                     record(tag + "first", n, (w, c, m, os.path.getsize(state) / 1e6))
                     w, c, m = timed(feedmerge(n, state=state, binary=binary), outputs)
                     record(tag + "second", n, (w, c, m, os.path.getsize(state) / 1e6))
+                    if floor and not tag:
+                        record("floor", n, timed(floor_command(floor, state, work), []) + (0,))
                     w, c, m = timed(feedmerge(n, binary=binary), outputs)
                     record(tag + "nostate", n, (w, c, m, 0))
             n = sizes[0]
@@ -114,6 +121,9 @@ def main():
 
     def median(row, n, field):
         return statistics.median(v[field] for v in results[(row, n)])
+
+    if not floor:
+        print("no C compiler (cc) or libcurl headers: the libcurl-alone floor is not measured")
 
     def report(tag, binary):
         report_rows(args, sizes, results, median, tag, binary)
@@ -138,6 +148,9 @@ def report_rows(args, sizes, results, median, tag, binary):
             cells.append("%.2f s, %.2f CPU, %.0f MB" % (
                 median(tag + row, n, 0), median(tag + row, n, 1), median(tag + row, n, 2)))
         print("%-58s" % label + "".join("%30s" % c for c in cells))
+    if not tag and ("floor", sizes[0]) in results:
+        print("%-58s" % "libcurl alone, the same conditional GETs (C)" + "".join(
+            "%30s" % ("%.2f s, %.2f CPU" % (median("floor", n, 0), median("floor", n, 1))) for n in sizes))
     print("%-58s" % "state file after the first run"
           + "".join("%30s" % ("%.1f MB" % median(tag + "first", n, 3)) for n in sizes))
     first = {n: median(tag + "first", n, 0) for n in sizes}
@@ -145,6 +158,9 @@ def report_rows(args, sizes, results, median, tag, binary):
     print("%-58s" % "first run / --no-state" + "".join("%30s" % ("%.2fx" % (first[n] / nostate[n])) for n in sizes))
     print("%-58s" % "unchanged second run / first run"
           + "".join("%30s" % ("%.1f%%" % (100 * median(tag + "second", n, 0) / first[n])) for n in sizes))
+    if not tag and ("floor", sizes[0]) in results:
+        print("%-58s" % "libcurl alone / first run"
+              + "".join("%30s" % ("%.1f%%" % (100 * median("floor", n, 0) / first[n])) for n in sizes))
     if len(sizes) > 1:
         big, small = sizes[-1], sizes[0]
         print("%d feeds / %d feeds: first run %.2fx, --no-state %.2fx" % (
@@ -160,6 +176,29 @@ def report_rows(args, sizes, results, median, tag, binary):
         print("    feedmerge is %.1fx faster than the Python peer with state, %.1fx with --no-state" % (
             peer / median(tag + "all", n, 0), peer / median(tag + "all-nostate", n, 0)))
     print()
+
+def build_floor(work):
+    """conditional_gets.c built in WORK; None when it cannot be."""
+    binary = os.path.join(work, "conditional_gets")
+    for compiler in ("cc", "clang", "gcc"):
+        if shutil.which(compiler):
+            made = subprocess.run([compiler, "-O2", "-o", binary, os.path.join(HERE, "conditional_gets.c"), "-lcurl"],
+                                  capture_output=True)
+            if made.returncode == 0:
+                return binary
+    return None
+
+
+def floor_command(floor, state, work):
+    """The floor's command: the URLs with the validators the state holds, on its standard input."""
+    lines = os.path.join(work, "validators.txt")
+    database = sqlite3.connect("file:%s?mode=ro" % state, uri=True)
+    with open(lines, "w") as f:
+        for url, etag, modified in database.execute("SELECT url, etag, last_modified FROM feeds ORDER BY id"):
+            f.write("%s\t%s\t%s\n" % (url, etag or "", modified or ""))
+    database.close()
+    return ["sh", "-c", 'exec "$0" < "$1"', floor, lines]
+
 
 if __name__ == "__main__":
     main()

@@ -2,6 +2,8 @@
 """Crash safety: runs of feedmerge over local feeds killed with SIGKILL at a
 random moment. After every kill:
   - PRAGMA integrity_check of the state says ok;
+  - every feed's entry_dates (what bounds its entries' dates) agrees with
+    its document: the same count, latest date and last first-seen time;
   - every output is the previous complete version or the new complete one
     (well-formed, and byte-identical to one of the two);
   - the next run, left to finish, succeeds and loses no entry that a
@@ -82,31 +84,79 @@ def lz4_block(src, length):
     return bytes(out)
 
 
-def document_keys(data):
-    """The entry keys of one feed's document (FeedEntries: a version byte;
+def signed(value):
+    return value - (1 << 64) if value >= 1 << 63 else value
+
+
+def document_rows(data):
+    """The entries of one feed's document (FeedEntries: a version byte;
     version 2 then the marker 0xF1, the plain length, a checksum and the rest
     as one LZ4 block; then a count, and per entry its key, seven optional
-    integers and its stored form)."""
+    integers and its stored form), each as its key and its integers (first
+    and last seen, first date, date, latest date, place, first place)."""
     if data[0] == 2:
         assert data[1] == 0xF1
         length, i = varint(data, 2)
         data = b"\x01" + lz4_block(data[i + 4:], length)
     assert data[0] == 1, "a document of an unknown version"
-    keys, (count, i) = [], varint(data, 1)
+    rows, (count, i) = [], varint(data, 1)
     for _ in range(count):
         assert data[i] == 1
         n, i = varint(data, i + 1)
-        keys.append(data[i:i + n].decode())
+        key = data[i:i + n].decode()
         i += n
+        integers = []
         for _ in range(7):
             present = data[i]
             i += 1
+            value = None
             if present:
-                _, i = varint(data, i)
+                value, i = varint(data, i)
+                value = signed(value)
+            integers.append(value)
         n, i = varint(data, i)
         i += n
+        rows.append((key, integers))
     assert i == len(data), "a document with bytes after its entries"
-    return keys
+    return rows
+
+
+def document_keys(data):
+    return [key for key, _ in document_rows(data)]
+
+
+def dates_disagreements(state):
+    """Feeds whose entry_dates (StoredDates: a version byte, a count, then
+    five optional integers: newest past, earliest future, latest, last first
+    seen, last first seen of the undated) do not match their document."""
+    if not os.path.exists(state):
+        return []
+    wrong = []
+    with sqlite3.connect(state) as db:
+        rows = db.execute(
+            "SELECT f.url, f.entry_dates, e.document FROM feeds f LEFT JOIN feed_entries e ON f.id = e.feed")
+        for url, dates, document in rows:
+            if dates is None:
+                if document is not None:
+                    wrong.append(url + " (no entry_dates)")
+                continue
+            assert dates[0] == 1, "entry_dates of an unknown version"
+            count, i = varint(dates, 1)
+            facts = []
+            for _ in range(5):
+                present = dates[i]
+                i += 1
+                value = None
+                if present:
+                    value, i = varint(dates, i)
+                    value = signed(value)
+                facts.append(value)
+            entries = document_rows(document) if document is not None else []
+            latest = max((r[4] for _, r in entries), default=None)
+            first_seen = max((r[0] for _, r in entries), default=None)
+            if (count, facts[2], facts[3]) != (len(entries), latest, first_seen):
+                wrong.append(url)
+    return wrong
 
 
 def stored_keys(state):
@@ -166,6 +216,10 @@ def main():
             check = integrity(state)
             if check != "ok":
                 print("iteration %d: integrity_check: %s" % (i, check))
+                failures += 1
+            disagreeing = dates_disagreements(state)
+            if disagreeing:
+                print("iteration %d: entry_dates disagree with the documents of %s" % (i, disagreeing[:3]))
                 failures += 1
             current = {}
             for out in outputs:
