@@ -34,6 +34,14 @@ final class StateWriter: @unchecked Sendable {
 
     /// Copies the journal into the database, so that this thread never waits for the disk.
     private let checkpointer: Checkpointer
+    /// Batches committed since this thread last waited for the checkpointer.
+    private var batchesSinceWait = 0
+    /// Every this many batches, the next one waits until the journal is copied, so that
+    /// it starts the journal over (SQLite restarts it only for a writer that finds every
+    /// page copied): the journal stays about this many batches long, where a long first
+    /// run that never waited grew it to half the state (125 MB at 10,000 feeds), which
+    /// then cost 0.2 s to delete at the end.
+    static let batchesPerJournal = 16
 
     init(path: String) throws(StateError) {
         database = try SQLiteDatabase(path: path)
@@ -81,7 +89,13 @@ final class StateWriter: @unchecked Sendable {
     }
 
     private func store(_ update: FeedUpdate) throws(StateError) {
-        if batch.isEmpty { try database.execute("BEGIN IMMEDIATE") }
+        if batch.isEmpty {
+            if batchesSinceWait >= Self.batchesPerJournal {
+                checkpointer.wait()
+                batchesSinceWait = 0
+            }
+            try database.execute("BEGIN IMMEDIATE")
+        }
         batch.append(update.url)
         do {
             try database.execute("SAVEPOINT outcome")
@@ -106,6 +120,7 @@ final class StateWriter: @unchecked Sendable {
         do {
             try database.execute("COMMIT")
             batch = []
+            batchesSinceWait += 1
             checkpointer.request()
         } catch {
             if database.inTransaction { try? database.execute("ROLLBACK") }

@@ -160,4 +160,38 @@ import Testing
         #expect(grown, "the database file grew from \(before) to \(size()) bytes while the store was open")
         withExtendedLifetime(store) {}
     }
+
+    /// A long run's journal starts over every `StateWriter.batchesPerJournal`
+    /// batches (the writer waits for the checkpointer there), so it stays a
+    /// few batches long: 48 batches of entries that barely compress (4.6 MB
+    /// of codec bytes) leave a journal of 2.9 MB, where one that never
+    /// started over held every page written, 8.7 MB.
+    @Test func aLongRunsJournalStartsOver() throws {
+        let path = try Self.folder("journal-start-over")
+        let store = try SQLiteStateStore(path: path)
+        var state: UInt64 = 0x2545_F491_4F6C_DD1D
+        let feeds = StateWriter.batchLimit * StateWriter.batchesPerJournal * 3
+        var written = 0
+        for n in 0..<feeds {
+            var entry = Entry()
+            entry.id = "urn:\(n)"
+            entry.title = Text(
+                (0..<300).map { _ in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return String(state >> 40, radix: 36)
+                }.joined())
+            let prepared = PreparedEntries([entry])
+            written += prepared.stored[0].count
+            try store.record(
+                FeedUpdate(
+                    url: "http://feed\(n).example/",
+                    outcome: .fetched(
+                        entries: prepared, etag: nil, lastModified: nil, metadata: FeedMetadata(), restamping: false),
+                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 100)))
+        }
+        #expect(try store.commit().isEmpty)
+        let journal = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
+        #expect(journal > 0 && journal < written, "a journal of \(journal) bytes for \(written) written")
+        withExtendedLifetime(store) {}
+    }
 }
