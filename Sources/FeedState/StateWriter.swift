@@ -32,7 +32,8 @@ final class StateWriter: @unchecked Sendable {
     /// fetched whole again next time, having no validators stored).
     static let batchLimit = 64
 
-    /// Copies the journal into the database, so that this thread never waits for the disk.
+    /// Copies the journal into the database beside this thread (which waits for it only every
+    /// `batchesPerJournal` batches).
     private let checkpointer: Checkpointer
     /// Batches committed since this thread last waited for the checkpointer.
     private var batchesSinceWait = 0
