@@ -14,15 +14,12 @@ import TimelineMerge
 /// below a date the dating policy gives; and a run must give the same
 /// timeline with it as without it.
 @Suite struct StoredDatesTests {
-    /// A small deterministic generator (SplitMix64), so that a failure repeats.
+    /// A fixed-seed linear congruential generator, so that a failure repeats.
     struct Generator {
         var state: UInt64
         mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 16
         }
         mutating func int(_ range: ClosedRange<Int64>) -> Int64 {
             range.lowerBound + Int64(next() % UInt64(range.upperBound - range.lowerBound + 1))

@@ -88,6 +88,21 @@ def signed(value):
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
+def optional_integers(data, i, count):
+    """COUNT integers, each a presence byte and, if present, a varint
+    (EntryCodec.Writer.integer); the values (None where absent) and the index after."""
+    values = []
+    for _ in range(count):
+        present = data[i]
+        i += 1
+        value = None
+        if present:
+            value, i = varint(data, i)
+            value = signed(value)
+        values.append(value)
+    return values, i
+
+
 def document_rows(data):
     """The entries of one feed's document (FeedEntries: a version byte;
     version 2 then the marker 0xF1, the plain length, a checksum and the rest
@@ -104,16 +119,7 @@ def document_rows(data):
         assert data[i] == 1
         n, i = varint(data, i + 1)
         key = data[i:i + n].decode()
-        i += n
-        integers = []
-        for _ in range(7):
-            present = data[i]
-            i += 1
-            value = None
-            if present:
-                value, i = varint(data, i)
-                value = signed(value)
-            integers.append(value)
+        integers, i = optional_integers(data, i + n, 7)
         n, i = varint(data, i)
         i += n
         rows.append((key, integers))
@@ -142,15 +148,7 @@ def dates_disagreements(state):
                 continue
             assert dates[0] == 1, "entry_dates of an unknown version"
             count, i = varint(dates, 1)
-            facts = []
-            for _ in range(5):
-                present = dates[i]
-                i += 1
-                value = None
-                if present:
-                    value, i = varint(dates, i)
-                    value = signed(value)
-                facts.append(value)
+            facts, _ = optional_integers(dates, i, 5)
             entries = document_rows(document) if document is not None else []
             latest = max((r[4] for _, r in entries), default=None)
             first_seen = max((r[0] for _, r in entries), default=None)
