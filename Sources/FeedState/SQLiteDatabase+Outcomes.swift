@@ -68,7 +68,8 @@ extension SQLiteDatabase {
         try store(document: document.document, dates: document.dates(pivot: now), feed: feed)
     }
 
-    /// `store(_:feed:now:)` for a document already written out.
+    /// `store(_:feed:now:)` for a document already written out. (Writing the
+    /// document clears the facts, by schema 6's triggers; they are set after it.)
     func store(document: [UInt8], dates: StoredDates, feed: Int64) throws(StateError) {
         try prepare("INSERT OR REPLACE INTO feed_entries(feed, document) VALUES (?, ?)")
             .run([.integer(feed), .blob(document)])

@@ -72,7 +72,17 @@ public final class SQLiteStateStore: StateStore {
         // its record, so that a run need not read the entries of a feed that
         // cannot get into its timeline. NULL: not known (the entries are
         // read). `summarizeDocuments` fills it for every stored document.
-        "ALTER TABLE feeds ADD COLUMN entry_dates BLOB;",
+        // Writing a document forgets its feed's facts (the triggers), and
+        // this code then stores the new ones (`SQLiteDatabase.store`): an
+        // older feedmerge, which knows nothing of them, cannot leave facts
+        // that no longer hold.
+        """
+        ALTER TABLE feeds ADD COLUMN entry_dates BLOB;
+        CREATE TRIGGER feed_entries_inserted AFTER INSERT ON feed_entries
+        BEGIN UPDATE feeds SET entry_dates = NULL WHERE id = NEW.feed; END;
+        CREATE TRIGGER feed_entries_updated AFTER UPDATE OF document ON feed_entries
+        BEGIN UPDATE feeds SET entry_dates = NULL WHERE id = NEW.feed; END;
+        """,
     ]
 
     static let schema4Cleanup = """

@@ -138,11 +138,16 @@ import TimelineMerge
         }
         let first = try await run([recent, old], state: workspace.state)
         #expect(first.timeline.entries.map(\.entry.id) == ["urn:recent0", "urn:recent1", "urn:recent2"])
-        // The old feed's document damaged, its file gone: a second run serves it from the state.
+        // The old feed's document damaged (its facts kept, as by a damage no trigger sees), its
+        // file gone: a second run serves it from the state.
         do {
             let database = try SQLiteDatabase(path: workspace.state)
             try database.execute(
-                "UPDATE feed_entries SET document = x'02f1ff' WHERE feed = (SELECT id FROM feeds WHERE url = '\(old)')")
+                """
+                CREATE TEMP TABLE kept AS SELECT id, entry_dates FROM feeds;
+                UPDATE feed_entries SET document = x'02f1ff' WHERE feed = (SELECT id FROM feeds WHERE url = '\(old)');
+                UPDATE feeds SET entry_dates = (SELECT entry_dates FROM kept WHERE kept.id = feeds.id);
+                """)
         }
         try FileManager.default.removeItem(atPath: old)
         let unknown = workspace.path("unknown.sqlite")
@@ -163,6 +168,41 @@ import TimelineMerge
         #expect(notices(oldFirst).contains { $0.contains("cannot be read") })
         #expect(skipped.timeline.entries.map(\.entry) == read.timeline.entries.map(\.entry))
         #expect(skipped.timeline.entries.map(\.entry) == first.timeline.entries.map(\.entry))
+    }
+}
+
+/// A document written by anything but this code (an older feedmerge, which
+/// knows nothing of the facts) makes its feed's facts unknown: they cannot
+/// say a feed's entries are older than they are.
+@Suite struct StoredDatesForgottenTests {
+    @Test func aDocumentWrittenWithoutItsFactsForgetsThem() throws {
+        let workspace = try StateTests.Workspace("stored-dates-forgotten")
+        defer { withExtendedLifetime(workspace) {} }
+        let store = try SQLiteStateStore(path: workspace.state)
+        for url in ["http://a.example/", "http://b.example/"] {
+            var entry = Entry()
+            entry.id = "urn:\(url)"
+            entry.published = Timestamp(secondsSince1970: 1_000)
+            try store.record(
+                FeedUpdate(
+                    url: url,
+                    outcome: .fetched(
+                        entries: PreparedEntries([entry]), etag: nil, lastModified: nil, metadata: FeedMetadata(),
+                        restamping: false),
+                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 2_000)))
+        }
+        _ = try store.commit()
+        #expect(try store.storedDates().mapValues(\.latest) == ["http://a.example/": 1_000, "http://b.example/": 1_000])
+        let database = try SQLiteDatabase(path: workspace.state)
+        // As schema 5's code writes a document: an update in place, and a replacement.
+        try database.execute(
+            "UPDATE feed_entries SET document = document WHERE feed = (SELECT id FROM feeds WHERE url = 'http://a.example/')")
+        try database.execute(
+            """
+            INSERT OR REPLACE INTO feed_entries(feed, document)
+            SELECT feed, document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = 'http://b.example/')
+            """)
+        #expect(try store.storedDates().isEmpty)
     }
 }
 
