@@ -192,11 +192,13 @@ import TimelineMerge
                     status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 2_000)))
         }
         _ = try store.commit()
-        #expect(try store.storedDates().mapValues(\.latest) == ["http://a.example/": 1_000, "http://b.example/": 1_000])
+        #expect(
+            try store.storedDates().mapValues(\.latest) == ["http://a.example/": 1_000, "http://b.example/": 1_000])
         let database = try SQLiteDatabase(path: workspace.state)
         // As schema 5's code writes a document: an update in place, and a replacement.
         try database.execute(
-            "UPDATE feed_entries SET document = document WHERE feed = (SELECT id FROM feeds WHERE url = 'http://a.example/')")
+            "UPDATE feed_entries SET document = document WHERE feed = (SELECT id FROM feeds WHERE url = 'http://a.example/')"
+        )
         try database.execute(
             """
             INSERT OR REPLACE INTO feed_entries(feed, document)
