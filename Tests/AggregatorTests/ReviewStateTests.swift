@@ -133,23 +133,8 @@ import Testing
         // About 1 MB of entries that do not compress (a hash chain), 64 feeds to a batch.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for n in 0..<150 {
-            let entries = (0..<20).map { k -> Entry in
-                var entry = Entry()
-                entry.id = "urn:\(n):\(k)"
-                entry.title = Text(
-                    (0..<64).map { _ in
-                        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                        return String(state >> 40, radix: 36)
-                    }.joined())
-                return entry
-            }
-            try store.record(
-                FeedUpdate(
-                    url: "http://feed\(n).example/",
-                    outcome: .fetched(
-                        entries: PreparedEntries(entries), etag: nil, lastModified: nil, metadata: FeedMetadata(),
-                        restamping: false),
-                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 100)))
+            let entries = Self.incompressible(feed: n, count: 20, words: 64, state: &state)
+            try store.record(Self.fetched(PreparedEntries(entries), url: "http://feed\(n).example/"))
         }
         #expect(try store.commit().isEmpty)  // no `finish()`: the batches' own checkpoints
         var grown = size() > before + 500_000
@@ -173,25 +158,36 @@ import Testing
         let feeds = StateWriter.batchLimit * StateWriter.batchesPerJournal * 3
         var written = 0
         for n in 0..<feeds {
-            var entry = Entry()
-            entry.id = "urn:\(n)"
-            entry.title = Text(
-                (0..<300).map { _ in
-                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-                    return String(state >> 40, radix: 36)
-                }.joined())
-            let prepared = PreparedEntries([entry])
+            let prepared = PreparedEntries(Self.incompressible(feed: n, count: 1, words: 300, state: &state))
             written += prepared.stored[0].count
-            try store.record(
-                FeedUpdate(
-                    url: "http://feed\(n).example/",
-                    outcome: .fetched(
-                        entries: prepared, etag: nil, lastModified: nil, metadata: FeedMetadata(), restamping: false),
-                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 100)))
+            try store.record(Self.fetched(prepared, url: "http://feed\(n).example/"))
         }
         #expect(try store.commit().isEmpty)
         let journal = ((try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? Int) ?? 0
         #expect(journal > 0 && journal < written, "a journal of \(journal) bytes for \(written) written")
         withExtendedLifetime(store) {}
+    }
+
+    /// `count` entries of feed `n` whose titles do not compress: `words` words of a hash chain.
+    static func incompressible(feed n: Int, count: Int, words: Int, state: inout UInt64) -> [Entry] {
+        (0..<count).map { k in
+            var entry = Entry()
+            entry.id = "urn:\(n):\(k)"
+            entry.title = Text(
+                (0..<words).map { _ in
+                    state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                    return String(state >> 40, radix: 36)
+                }.joined())
+            return entry
+        }
+    }
+
+    /// A feed fetched (200) at time 100 that lists these entries.
+    static func fetched(_ entries: PreparedEntries, url: String, now: Int64 = 100) -> FeedUpdate {
+        FeedUpdate(
+            url: url,
+            outcome: .fetched(
+                entries: entries, etag: nil, lastModified: nil, metadata: FeedMetadata(), restamping: false),
+            status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: now))
     }
 }

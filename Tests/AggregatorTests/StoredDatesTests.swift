@@ -183,13 +183,7 @@ import TimelineMerge
             var entry = Entry()
             entry.id = "urn:\(url)"
             entry.published = Timestamp(secondsSince1970: 1_000)
-            try store.record(
-                FeedUpdate(
-                    url: url,
-                    outcome: .fetched(
-                        entries: PreparedEntries([entry]), etag: nil, lastModified: nil, metadata: FeedMetadata(),
-                        restamping: false),
-                    status: 200, movedTo: nil, notBefore: nil, now: Timestamp(secondsSince1970: 2_000)))
+            try store.record(ReviewStateTests.fetched(PreparedEntries([entry]), url: url, now: 2_000))
         }
         _ = try store.commit()
         #expect(
