@@ -333,14 +333,15 @@ public enum Aggregator {
         } else if case .subscriptionList = outcome {
             return report  // taken apart by `run`, never settled
         } else {
-            // None of its stored entries could get in (or none is stored): they are not read.
-            let mayGetIn = storedDates.map { stored in
-                dating.latestDate(of: stored).map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) }
-                    ?? false
+            // Its stored entries are read unless their facts say none could get in (or none is stored).
+            var readingEntries = true
+            if let storedDates {
+                let latest = dating.latestDate(of: storedDates)
+                readingEntries = latest.map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) } ?? false
             }
             let (entries, dates) = remember(
                 notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
-                readingEntries: mayGetIn ?? true, pending: &pending, report: &report)
+                readingEntries: readingEntries, pending: &pending, report: &report)
             report.entriesKept = timeline.insert(
                 deferred: entries, dates: dates, source: source, subscription: index)
         }

@@ -167,15 +167,24 @@ public final class SQLiteStateStore: StateStore {
     /// Schema 5: every version 1 document written again as version 2, one
     /// feed at a time. A damaged document is left as it is: reading it reports it.
     private static func recompressDocuments(_ database: SQLiteDatabase) throws(StateError) {
+        let update = try database.prepare("UPDATE feed_entries SET document = ? WHERE feed = ?")
+        try eachDocument(in: database) { feed, document throws(StateError) in
+            try update.run([.blob(document.document), .integer(feed)])
+        }
+    }
+
+    /// Every stored document that reads, one feed at a time (memory stays
+    /// that of one feed), with its feed's number; a damaged one is skipped.
+    private static func eachDocument(
+        in database: SQLiteDatabase, _ body: (Int64, FeedEntries) throws(StateError) -> Void
+    ) throws(StateError) {
         var feeds: [Int64] = []
         try database.prepare("SELECT feed FROM feed_entries").query { feeds.append($0.integer(0) ?? 0) }
         let select = try database.prepare("SELECT document FROM feed_entries WHERE feed = ?")
-        let update = try database.prepare("UPDATE feed_entries SET document = ? WHERE feed = ?")
         for feed in feeds {
             var document: FeedEntries?
             try select.query([.integer(feed)]) { document = FeedEntries(document: $0.blob(0)) }
-            guard let document else { continue }
-            try update.run([.blob(document.document), .integer(feed)])
+            if let document { try body(feed, document) }
         }
     }
 
@@ -183,15 +192,9 @@ public final class SQLiteStateStore: StateStore {
     /// upgrade, one feed at a time. A damaged document gets none: its
     /// entries are read (and it is reported) as before.
     private static func summarizeDocuments(_ database: SQLiteDatabase) throws(StateError) {
-        var feeds: [Int64] = []
-        try database.prepare("SELECT feed FROM feed_entries").query { feeds.append($0.integer(0) ?? 0) }
-        let select = try database.prepare("SELECT document FROM feed_entries WHERE feed = ?")
         let update = try database.prepare("UPDATE feeds SET entry_dates = ? WHERE id = ?")
         let pivot = Int64(time(nil))
-        for feed in feeds {
-            var document: FeedEntries?
-            try select.query([.integer(feed)]) { document = FeedEntries(document: $0.blob(0)) }
-            guard let document else { continue }
+        try eachDocument(in: database) { feed, document throws(StateError) in
             try update.run([.blob(document.dates(pivot: pivot).encoded), .integer(feed)])
         }
     }

@@ -152,7 +152,7 @@ public struct Timeline {
         for (index, date) in chosen {
             let key = TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: Int32(index))
             // A full timeline rejects an entry older than its last in O(1), before copying anything.
-            if isFull, let last = keys.last, !(key < last) { continue }
+            if rejects(key) { continue }
             let (made, make) = entry(index)
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
             let names = EntryNames(id: Self.identity(of: made.id, in: Int32(subscription)), normalizedLink: link)
@@ -168,13 +168,20 @@ public struct Timeline {
     /// entry comes before any such one, nor when `date` is before `since`.
     public func mayAdmit(datedNoLaterThan date: Timestamp, subscription: Int) -> Bool {
         if let since = rules.since, date < since { return false }
-        guard isFull, let last = keys.last else { return true }
-        return TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: 0) < last
+        // The feed's first entry at that date comes before every other it could have.
+        return !rejects(TimelineKey(date: date.secondsSince1970, subscription: Int32(subscription), entry: 0))
     }
 
     private var isFull: Bool {
         guard let limit = rules.limit else { return false }
         return keys.count >= limit
+    }
+
+    /// Whether the timeline is full and its last entry comes before `key`:
+    /// an entry there cannot get in.
+    private func rejects(_ key: TimelineKey) -> Bool {
+        guard isFull, let last = keys.last else { return false }
+        return !(key < last)
     }
 
     /// The entries of one feed that may get in, by index, with their dates:
@@ -192,10 +199,10 @@ public struct Timeline {
             chosen.sort { $0.date != $1.date ? $0.date > $1.date : $0.index < $1.index }
             chosen.removeSubrange(perFeed...)
         }
-        if isFull, let last = keys.last {
+        if isFull {
             let feed = Int32(subscription)
             chosen.removeAll {
-                !(TimelineKey(date: $0.date.secondsSince1970, subscription: feed, entry: Int32($0.index)) < last)
+                rejects(TimelineKey(date: $0.date.secondsSince1970, subscription: feed, entry: Int32($0.index)))
             }
         }
         return chosen
@@ -214,7 +221,7 @@ public struct Timeline {
         _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames? = nil,
         make: (@Sendable () -> Entry)? = nil
     ) -> Bool {
-        if let limit = rules.limit, keys.count >= limit, let last = keys.last, !(key < last) { return false }
+        if rejects(key) { return false }
         let names =
             names ?? EntryNames(id: Self.identity(of: item.entry.id, in: key.subscription), link: item.entry.link)
         if let existingKey = existingKey(for: names),
