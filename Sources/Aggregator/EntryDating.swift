@@ -66,20 +66,12 @@ public struct EntryDating: Sendable {
     /// first-seen time whatever `future` says (a state knows when the entry
     /// appeared); with `.clamp`, the entry's own dates are clamped too.
     public func dated(_ stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?) -> (Entry, Timestamp) {
-        dated(stored.entry, of: stored, restamping: restamping, feedFirstSeen: feedFirstSeen)
-    }
-
-    /// `dated(_:restamping:feedFirstSeen:)` for an entry moved out of its
-    /// stored form (`stored` gives the facts; its `entry` is not read), so
-    /// that a run's entries are dated without a copy of each.
-    public func dated(
-        _ entry: consuming Entry, of stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?
-    ) -> (Entry, Timestamp) {
-        dated(entry, sighted: stored.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
+        dated(stored.entry, sighted: stored.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
     }
 
     /// `dated(_:restamping:feedFirstSeen:)` for an entry and what the store
-    /// knows of it (`sighted`), wherever the two come from.
+    /// knows of it (`sighted`), wherever the two come from (a run moves a
+    /// stored entry out of its stored form first, so that it is not copied).
     public func dated(
         _ entry: consuming Entry, sighted: EntrySighting, restamping: Bool, feedFirstSeen: Timestamp?
     ) -> (Entry, Timestamp) {

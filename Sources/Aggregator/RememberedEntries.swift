@@ -100,7 +100,8 @@ enum RememberedEntries {
         entries.reserveCapacity(entries.count + stored.count)
         for index in stored.indices {
             let (dated, date) = dating.dated(
-                take(&stored[index].entry), of: stored[index], restamping: restamping, feedFirstSeen: feedFirstSeen)
+                take(&stored[index].entry), sighted: stored[index].sighting, restamping: restamping,
+                feedFirstSeen: feedFirstSeen)
             entries.append(dated)
             dates.append(date)
         }
