@@ -2,9 +2,13 @@ import FeedModel
 import TextOutput
 
 /// `-o subscriptions.opml`: the subscription list as OPML 2.0, for readers
-/// to import or a planet to publish. Folders are kept (nested outlines, in
-/// the order they first appear); each feed carries its title as the feed
-/// reports it, its address and its home page as the feed gives it.
+/// to import or a planet to publish. Folders are kept (nested outlines)
+/// and so is the list's order: feeds next to each other in the same folder
+/// share its outline, and a folder met again after others gets an outline
+/// again (merged into the first, its feeds would move ahead of those in
+/// between, and the list read back would be in another order). Each feed
+/// carries its title as the feed reports it, its address and its home page
+/// as the feed gives it.
 public enum OPMLWriter {
     /// One feed of the list.
     public struct Feed: Sendable {
@@ -40,25 +44,24 @@ public enum OPMLWriter {
         return out.bytes
     }
 
-    /// A folder's feeds and subfolders, in the order they first appear.
+    /// A folder's feeds and subfolders, in the list's order.
     private final class Folder {
         enum Item {
             case feed(Feed)
             case folder(String, Folder)
         }
         var items: [Item] = []
-        var folders: [String: Folder] = [:]
 
         static func tree(of feeds: [Feed]) -> Folder {
             let root = Folder()
             for feed in feeds {
                 var folder = root
                 for name in feed.folder {
-                    if let existing = folder.folders[name] {
-                        folder = existing
+                    // The folder continues only while it is the last thing written in its parent.
+                    if case .folder(name, let open)? = folder.items.last {
+                        folder = open
                     } else {
                         let created = Folder()
-                        folder.folders[name] = created
                         folder.items.append(.folder(name, created))
                         folder = created
                     }

@@ -1,3 +1,4 @@
+import FeedModel
 import Foundation
 import Testing
 
@@ -196,5 +197,43 @@ import Testing
         #expect(OPMLRewriter.readsAsMoved(
             original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://b.example/f"/>"#),
             moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]))
+    }
+}
+
+/// `-o subscriptions.opml` writes the list as it was read: the same feeds,
+/// folders and order.
+@Suite struct OPMLWriterTests {
+    /// Found by the OPML fuzz target (a list whose folder "Blogs" comes back
+    /// after another folder): a folder met again was merged into its first
+    /// outline, so its later feeds moved ahead of those in between.
+    @Test func aFolderMetAgainAfterAnotherKeepsTheListsOrder() throws {
+        let source = """
+            <?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>
+            <outline text="Blogs"><outline text="Deep"><outline text="a" xmlUrl="http://a.example/"/></outline>
+            <outline text="b" xmlUrl="http://b.example/"/></outline>
+            <outline text="News"><outline text="c" xmlUrl="http://c.example/"/></outline>
+            <outline text="Blogs"><outline text="Deep"><outline text="d" xmlUrl="http://d.example/"/></outline></outline>
+            <outline text="e" xmlUrl="http://e.example/"/>
+            <outline text="Blogs"><outline text="f" xmlUrl="http://f.example/"/>
+            <outline text="g" xmlUrl="http://g.example/"/></outline>
+            </body></opml>
+            """
+        var list = SubscriptionList()
+        try OPMLReader.read(Array(source.utf8), source: "in.opml", into: &list, localFile: nil)
+        let written = OPMLWriter.render(
+            list.subscriptions.map { OPMLWriter.Feed(title: $0.title ?? $0.url, xmlURL: $0.url, folder: $0.folder) },
+            title: "t", ownerName: nil, ownerEmail: nil, created: Timestamp(secondsSince1970: 0))
+        var again = SubscriptionList()
+        try OPMLReader.read(written, source: "out.opml", into: &again, localFile: nil)
+        func facts(_ list: SubscriptionList) -> [String] {
+            list.subscriptions.map { $0.url + " " + $0.folder.joined(separator: "/") }
+        }
+        #expect(facts(list) == [
+            "http://a.example/ Blogs/Deep", "http://b.example/ Blogs", "http://c.example/ News",
+            "http://d.example/ Blogs/Deep", "http://e.example/ ", "http://f.example/ Blogs", "http://g.example/ Blogs",
+        ])
+        #expect(facts(again) == facts(list), "\(String(decoding: written, as: UTF8.self))")
+        // Neighbours in one folder share its outline: four "Blogs" would mean one per feed.
+        #expect(String(decoding: written, as: UTF8.self).components(separatedBy: "text=\"Blogs\"").count - 1 == 3)
     }
 }
