@@ -14,9 +14,13 @@ public func fuzzOPML(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = Array(UnsafeBufferPointer(start: data, count: size))
     var list = SubscriptionList()
     do {
-        try OPMLReader.read(bytes, source: "fuzz.opml", into: &list, localFile: nil)
+        try OPMLReader.read(bytes, source: "fuzz.opml", into: &list, localFile: nil, namesLocalFiles: false)
     } catch {
         return 0  // refused with an error (line and reason): what a broken list should get
+    }
+    // A list that does not name local files (one fetched over the network) gives none the right to.
+    if let local = list.subscriptions.first(where: \.mayReadLocalFile) {
+        fatalError("a fetched list let \(local.url) be read from the disk")
     }
     let subscriptions = list.subscriptions
 
@@ -60,7 +64,7 @@ private func movedURL(_ index: Int) -> String { movedPrefix + String(index) }
 private func read(_ bytes: [UInt8], _ what: String) -> [Subscription] {
     var list = SubscriptionList()
     do {
-        try OPMLReader.read(bytes, source: "again.opml", into: &list, localFile: nil)
+        try OPMLReader.read(bytes, source: "again.opml", into: &list, localFile: nil, namesLocalFiles: true)
     } catch {
         fatalError("\(what) does not read: \(error)\n\(String(decoding: bytes, as: UTF8.self))")
     }

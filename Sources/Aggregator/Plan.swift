@@ -26,8 +26,10 @@ struct Plan: Sendable {
         self.record = record
         self.alreadyRead = alreadyRead
         self.keepsEntries = keepsEntries
+        // A feed's new address came from a redirect, never from the operator.
         request = FetchRequest(
-            url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified)
+            url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
+            mayReadLocalFile: subscription.mayReadLocalFile && record?.movedTo == nil)
         if !force, let record {
             if record.gone {
                 skip = .gone

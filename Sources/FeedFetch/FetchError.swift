@@ -23,6 +23,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case badEncoding
         /// A local file that could not be read.
         case file
+        /// A local file or `file:` URL that the operator did not name
+        /// (listed by a subscription list fetched over the network): not
+        /// opened, not even tested for existence.
+        case refusedLocalFile
         /// The task was cancelled, or the client was shut down.
         case cancelled
         /// libcurl refused a call setting up or running the transfer; the

@@ -1,7 +1,8 @@
 import Foundation
 
 /// Fetches feeds: `http`/`https` through libcurl (see `TransferEngine`),
-/// `file://` URLs and local paths straight from the disk.
+/// `file://` URLs and local paths straight from the disk when the request
+/// says the operator named them (`FetchRequest.mayReadLocalFile`).
 ///
 /// Callers are task-group children: `fetch` suspends, never blocks, and
 /// cancelling the task removes its transfer.
@@ -25,6 +26,12 @@ public final class HTTPClient: Sendable {
     /// - Throws: `FetchError`; a 304 is a response (`isNotModified`), not an error.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchResponse {
         if let path = LocalFile.path(of: request.url) {
+            guard request.mayReadLocalFile else {
+                // Said the same way whether or not the path exists: nothing about the disk leaks.
+                throw FetchError(
+                    code: .refusedLocalFile, url: request.url, stage: .request,
+                    message: LocalFile.refusal)
+            }
             return try LocalFile.read(path, url: request.url, limit: configuration.maximumBodyBytes)
         }
         let scheme = request.url.prefix { $0 != ":" }.lowercased()
@@ -32,6 +39,9 @@ public final class HTTPClient: Sendable {
             throw FetchError(
                 code: .refusedProtocol, url: request.url, stage: .request,
                 message: "only http and https are fetched, not \(scheme):")
+        }
+        if let host = Self.host(of: request.url), let refusal = configuration.addressPolicy.refusal(forHost: host) {
+            throw FetchError(code: .refusedAddress, url: request.url, stage: .request, message: refusal)
         }
         let engine = self.engine
         let id = engine.makeID()
@@ -43,5 +53,20 @@ public final class HTTPClient: Sendable {
             engine.cancel(id: id)
         }
         return try result.get()
+    }
+
+    /// The host of an http(s) URL as written (brackets kept around IPv6,
+    /// percent-escapes decoded), without user information and port.
+    static func host(of url: String) -> String? {
+        guard let start = url.range(of: "://")?.upperBound else { return nil }
+        var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
+        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
+        var host: Substring
+        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
+            host = authority[...close]
+        } else {
+            host = authority.prefix { $0 != ":" }
+        }
+        return String(host).removingPercentEncoding ?? String(host)
     }
 }

@@ -62,6 +62,8 @@ final class Transfer {
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.receiveHeader)
         if !c.addressPolicy.refused.isEmpty {
+            // Never through a proxy, whose address is all the check would see (see ProxyEnvironment).
+            try easy.set(CURLOPT_PROXY, "")
             try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
             try easy.setOpenSocket(Transfer.openSocket)
         }

@@ -31,7 +31,8 @@ enum OPMLReader {
     /// - Parameter localFile: the file it was read from, for `--update-opml`
     ///   (nil for a URL or standard input).
     static func read(
-        _ bytes: [UInt8], source: String, into list: inout SubscriptionList, localFile: String?
+        _ bytes: [UInt8], source: String, into list: inout SubscriptionList, localFile: String?,
+        namesLocalFiles: Bool
     ) throws(SubscriptionError) {
         let document: DOMDocument
         do {
@@ -55,12 +56,19 @@ enum OPMLReader {
                     .compactMap { $0 }.first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
             }
         }
-        readOutlines(of: body, folder: [], source: source, into: &list, localFile: localFile)
+        readOutlines(
+            of: body, folder: [], source: source, into: &list,
+            origin: Origin(localFile: localFile, namesLocalFiles: namesLocalFiles))
+    }
+
+    /// Where a list came from: what its subscriptions carry.
+    private struct Origin {
+        var localFile: String?
+        var namesLocalFiles: Bool
     }
 
     private static func readOutlines(
-        of parent: DOMElement, folder: [String], source: String, into list: inout SubscriptionList,
-        localFile: String?
+        of parent: DOMElement, folder: [String], source: String, into list: inout SubscriptionList, origin: Origin
     ) {
         for outline in parent.children where outline.name == "outline" {
             let title = nonEmpty(outline.attribute("title")) ?? nonEmpty(outline.attribute("text"))
@@ -69,16 +77,15 @@ enum OPMLReader {
                 if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
                     list.warnings.append("\(source):\(outline.line): outline of type \"\(type)\" read as a feed")
                 }
-                list.add(
-                    Subscription(
-                        url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
-                        opmlFile: localFile))
-                readOutlines(
-                    of: outline, folder: folder + [title ?? url], source: source, into: &list, localFile: localFile)
+                var subscription = Subscription(
+                    url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
+                    opmlFile: origin.localFile)
+                subscription.mayReadLocalFile = origin.namesLocalFiles
+                list.add(subscription)
+                readOutlines(of: outline, folder: folder + [title ?? url], source: source, into: &list, origin: origin)
             } else if outline.children.contains(where: { $0.name == "outline" }) {
                 readOutlines(
-                    of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list,
-                    localFile: localFile)
+                    of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list, origin: origin)
             } else {
                 list.warnings.append("\(source):\(outline.line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
             }

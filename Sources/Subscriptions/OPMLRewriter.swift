@@ -83,8 +83,8 @@ public enum OPMLRewriter {
         var before = SubscriptionList()
         var after = SubscriptionList()
         do {
-            try OPMLReader.read(original, source: "the list", into: &before, localFile: nil)
-            try OPMLReader.read(rewritten, source: "the list rewritten", into: &after, localFile: nil)
+            try OPMLReader.read(original, source: "the list", into: &before, localFile: nil, namesLocalFiles: true)
+            try OPMLReader.read(rewritten, source: "the list rewritten", into: &after, localFile: nil, namesLocalFiles: true)
         } catch {
             return false
         }

@@ -30,15 +30,20 @@ public enum SourceReader {
             } else if path.lowercased().hasSuffix(".opml") {
                 let response: FetchResponse
                 do {
-                    response = try await client.fetch(FetchRequest(url: source))
+                    // Named by the operator: a local path is theirs to name.
+                    response = try await client.fetch(FetchRequest(url: source, mayReadLocalFile: true))
                 } catch {
                     throw SubscriptionError(
                         source: source, line: nil, message: isURL ? "cannot fetch: \(error.message)" : error.message)
                 }
-                try list.add(opml: response.body, source: source, localFile: isURL ? nil : localPath(source))
+                let isLocal = LocalFile.path(of: source) != nil
+                try list.add(
+                    opml: response.body, source: source, localFile: isLocal ? localPath(source) : nil,
+                    namesLocalFiles: isLocal)
             } else {
                 var subscription = Subscription(url: isURL ? source : localPath(source))
                 subscription.mayBeList = true
+                subscription.mayReadLocalFile = true
                 list.add(subscription)
             }
         }
@@ -48,18 +53,20 @@ public enum SourceReader {
     private static func readStandardInput(into list: inout SubscriptionList, client: HTTPClient)
         async throws(SubscriptionError)
     {
-        let response: FetchResponse
+        let body: [UInt8]
         do {
-            response = try await client.fetch(FetchRequest(url: standardInputPath))
+            body = try LocalFile.standardInput(limit: client.configuration.maximumBodyBytes)
         } catch {
-            throw SubscriptionError(source: "standard input", line: nil, message: error.message)
+            throw SubscriptionError(source: "standard input", line: nil, message: error.description)
         }
-        if OPMLReader.isOPML(response.body) {
-            try list.add(opml: response.body, source: "standard input", localFile: nil)
-        } else if let urls = urlList(response.body) {
+        // A list on standard input often comes from elsewhere (`curl … | feedmerge -`): like a
+        // fetched list, it names web feeds only.
+        if OPMLReader.isOPML(body) {
+            try list.add(opml: body, source: "standard input", localFile: nil, namesLocalFiles: false)
+        } else if let urls = urlList(body) {
             for url in urls { list.add(Subscription(url: url)) }
         } else {
-            list.add(Subscription(url: standardInputPath), read: response)
+            list.add(Subscription(url: standardInputPath), read: LocalFile.response(body: body, url: standardInputPath))
         }
     }
 

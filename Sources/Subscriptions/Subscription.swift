@@ -15,6 +15,11 @@ public struct Subscription: Sendable, Hashable {
     /// Given on the command line, not named `.opml`: what is fetched may
     /// turn out to be a subscription list, which the run then expands.
     public var mayBeList = false
+    /// Named by the operator (on the command line, or in a subscription
+    /// list that is a local file they named): a local path or `file:` URL
+    /// may be read. A list fetched over the network, or read from standard
+    /// input, lists web feeds only.
+    public var mayReadLocalFile = false
 
     public init(
         url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil
@@ -61,9 +66,16 @@ public struct SubscriptionList: Sendable {
 
     /// Adds the feeds an OPML document lists (those not listed already);
     /// the first head's title, owner and home page are kept.
-    /// - Parameter localFile: the file it was read from, for `--update-opml`.
-    public mutating func add(opml bytes: [UInt8], source: String, localFile: String?) throws(SubscriptionError) {
-        try OPMLReader.read(bytes, source: source, into: &self, localFile: localFile)
+    /// - Parameters:
+    ///   - localFile: the file it was read from, for `--update-opml`.
+    ///   - namesLocalFiles: the list is a local file the operator named, so
+    ///     the local paths and `file:` URLs it lists may be read; a list
+    ///     fetched over the network or read from standard input lists web
+    ///     feeds only (its local entries fail as refused, unopened).
+    public mutating func add(opml bytes: [UInt8], source: String, localFile: String?, namesLocalFiles: Bool)
+        throws(SubscriptionError)
+    {
+        try OPMLReader.read(bytes, source: source, into: &self, localFile: localFile, namesLocalFiles: namesLocalFiles)
     }
 
     /// Whether a document is a subscription list (its root is `<opml>`).

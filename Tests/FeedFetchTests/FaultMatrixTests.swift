@@ -198,10 +198,12 @@ import Testing
         try Data("<rss/>".utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         let client = Self.client()
-        #expect(try await client.fetch(FetchRequest(url: path.path)).body == Array("<rss/>".utf8))
-        #expect(try await client.fetch(FetchRequest(url: "file://\(path.path)")).body == Array("<rss/>".utf8))
+        #expect(try await client.fetch(FetchRequest(url: path.path, mayReadLocalFile: true)).body == Array("<rss/>".utf8))
+        #expect(
+            try await client.fetch(FetchRequest(url: "file://\(path.path)", mayReadLocalFile: true)).body
+                == Array("<rss/>".utf8))
         do {
-            _ = try await client.fetch(FetchRequest(url: "/no/such/feed.xml"))
+            _ = try await client.fetch(FetchRequest(url: "/no/such/feed.xml", mayReadLocalFile: true))
             Issue.record("a missing file was read")
         } catch {
             #expect(error.code == .file)

@@ -109,7 +109,9 @@ struct MergeRun {
             for (subscription, document) in result.subscriptionLists {
                 do {
                     let localFile = subscription.url.contains("://") ? nil : subscription.url
-                    try expanded.add(opml: document, source: subscription.url, localFile: localFile)
+                    try expanded.add(
+                        opml: document, source: subscription.url, localFile: localFile,
+                        namesLocalFiles: subscription.mayReadLocalFile && LocalFile.path(of: subscription.url) != nil)
                 } catch {
                     listFailures.append("\(error)")
                 }

@@ -1,4 +1,5 @@
 import FeedFetch
+import Foundation
 
 /// The fetching options the main command and `feedmerge fetch` share,
 /// declared once for any settings that hold a `FetchConfiguration`.
@@ -21,7 +22,15 @@ enum FetchOptions {
                 number("--per-host", "N", "transfers at once per host", \.maximumTransfersPerHost, shown: { "\($0)" }),
                 number("--timeout", "S", "seconds per transfer", \.totalTimeoutSeconds, shown: { "\($0)" }),
                 number("--max-bytes", "N", maxBytesHelp, \.maximumBodyBytes, shown: { "\($0 >> 20) MiB" }),
-                Option("--public-only", help: "refuse loopback, private and link-local addresses") { settings, _ in
+                Option(
+                    "--public-only",
+                    help: "fetch only from globally reachable addresses (no loopback,\nprivate, link-local, ...); refused with a proxy set"
+                ) { settings, _ in
+                    if let proxy = ProxyEnvironment.active(in: ProcessInfo.processInfo.environment) {
+                        throw UsageError(
+                            "--public-only cannot check where requests go through the proxy in \(proxy.name) (\(proxy.value)): unset it, or set no_proxy='*'"
+                        )
+                    }
                     settings[keyPath: configuration].addressPolicy = .publicOnly
                 },
             ])
