@@ -73,6 +73,18 @@ static inline xsltSecurityPrefsPtr CLibXSLT_securityPrefs(void) {
     return prefs;
 }
 
+/// Stops a transformation from another thread when its time is up: libxslt
+/// checks its state between instructions (xsltStopEngine), and libxml2 an
+/// XPath context's operation limit inside an expression, so an expression
+/// that would run for hours fails at its next step. The two writes race with
+/// the transforming thread's reads by design (a word each, read in a loop);
+/// not inlined, so that a ThreadSanitizer suppression can name it.
+__attribute__((noinline)) static void CLibXSLT_stopTransform(void *context) {
+    xsltTransformContextPtr ctxt = (xsltTransformContextPtr)context;
+    __atomic_store_n(&ctxt->state, XSLT_STATE_STOPPED, __ATOMIC_RELAXED);
+    if (ctxt->xpathCtxt != NULL) __atomic_store_n(&ctxt->xpathCtxt->opLimit, 1UL, __ATOMIC_RELAXED);
+}
+
 /// `xmlFree` is a global function pointer (see CLibXML2_free).
 static inline void CLibXSLT_free(void *pointer) {
     xmlFree(pointer);

@@ -1,5 +1,6 @@
 internal import CLibXML2
 internal import CLibXSLT
+import Foundation
 import TextOutput
 
 /// A theme's result tree written as an HTML document (the page is served
@@ -12,9 +13,11 @@ import TextOutput
 /// - every element that is not void gets its end tag; void elements none;
 ///   elements of SVG and MathML may close themselves, as HTML allows there;
 /// - `xml:lang` becomes `lang`; namespace declarations are left out;
-/// - text and attribute values escaped as HTML escapes them; the text of
-///   `script` and `style` as it is, except what could end the element
-///   (`rawText`); text outside the root element left out.
+/// - text and attribute values escaped as HTML escapes them (`<` and `>`
+///   in values too); the text of `script` and `style` as it is, except what
+///   could end the element (`rawText`); comments written so that nothing
+///   in them can end them (`commentText`); text outside the root element
+///   left out.
 enum HTMLResult {
     private static let voidElements: Set<String> = [
         "area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr",
@@ -46,7 +49,7 @@ enum HTMLResult {
             if let content = node.pointee.content { escaped(content, attribute: false, into: &out) }
         case XML_COMMENT_NODE:
             out.append("<!--")
-            if let content = node.pointee.content { out.append(contentsOf: String(cString: content)) }
+            if let content = node.pointee.content { out.append(contentsOf: commentText(String(cString: content))) }
             out.append("-->")
         default:
             break  // doctype (written first), processing instructions, DTD nodes
@@ -114,6 +117,34 @@ enum HTMLResult {
         return String(decoding: out, as: UTF8.self)
     }
 
+    /// A comment's text as HTML's comment grammar allows it, whatever a
+    /// theme put there (feed text in an `xsl:comment` among it): it may not
+    /// start with `>` or `->`, contain `<!--`, `-->` or `--!>`, or end with
+    /// `<!-`, or the comment ends early and what follows is live markup.
+    /// No `--` at all (each becomes `- -`), and a space before a leading
+    /// `>` or `-` and after a trailing `-` or `<!`, leave nothing to end it.
+    static func commentText(_ text: String) -> String {
+        guard text.contains(where: { $0 == "-" || $0 == ">" || $0 == "<" }) else { return text }
+        var result = text
+        while result.contains("--") { result = result.replacingOccurrences(of: "--", with: "- -") }
+        if result.hasPrefix(">") || result.hasPrefix("-") { result = " " + result }
+        if result.hasSuffix("-") || result.hasSuffix("<!") { result += " " }
+        return result
+    }
+
+    /// Whether an attribute name can be written as it is: a name with a
+    /// quote, `=`, `<`, `>`, `/`, a space or a control character would
+    /// change how the tag reads (libxslt checks `xsl:attribute` names, this
+    /// keeps the writer safe on its own).
+    static func isWritableName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                byte > 0x20 && byte != 0x7F && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "'")
+                    && byte != UInt8(ascii: "=") && byte != UInt8(ascii: "<") && byte != UInt8(ascii: ">")
+                    && byte != UInt8(ascii: "/")
+            }
+    }
+
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {
         var hasLang = false
         var attribute = node.pointee.properties
@@ -133,6 +164,7 @@ enum HTMLResult {
                     name = String(cString: prefix) + ":" + name
                 }
             }
+            guard isWritableName(name) else { continue }
             out.append(byte: UInt8(ascii: " "))
             out.append(contentsOf: name)
             out.append("=\"")
@@ -161,8 +193,11 @@ enum HTMLResult {
         return false
     }
 
-    /// HTML's escaping: `&`, `<`, `>` and no-break spaces in text; `&`, `"`
-    /// and no-break spaces in attribute values.
+    /// HTML's escaping: `&`, `<`, `>` and no-break spaces in text and in
+    /// attribute values, and `"` in attribute values. `<` and `>` need no
+    /// escaping in a quoted value, but an element HTML reads as raw text
+    /// (`noscript` with scripting on, `iframe`, `noembed`, `noframes`,
+    /// `xmp`) ends at the first `</name` even inside a value.
     private static func escaped(_ content: UnsafePointer<xmlChar>, attribute: Bool, into out: inout TextBuffer) {
         var start = content
         var cursor = content
@@ -175,8 +210,8 @@ enum HTMLResult {
             var width = 1
             switch byte {
             case UInt8(ascii: "&"): replacement = "&amp;"
-            case UInt8(ascii: "<") where !attribute: replacement = "&lt;"
-            case UInt8(ascii: ">") where !attribute: replacement = "&gt;"
+            case UInt8(ascii: "<"): replacement = "&lt;"
+            case UInt8(ascii: ">"): replacement = "&gt;"
             case UInt8(ascii: "\"") where attribute: replacement = "&quot;"
             case 0xC2 where cursor[1] == 0xA0:
                 replacement = "&nbsp;"

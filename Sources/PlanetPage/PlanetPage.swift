@@ -47,7 +47,9 @@ public enum PlanetPage {
         }
         switch outcome {
         case .success(let page): return page
-        case .failure(let failure): throw Failure(description: "\(theme.name): \(failure): \(messages.summary)")
+        case .failure(let failure):
+            let said = messages.length > 0 ? ": \(messages.summary)" : ""
+            throw Failure(description: "\(theme.name): \(failure)\(said)")
         }
     }
 
@@ -87,9 +89,13 @@ public enum PlanetPage {
             }
         }
         guard quoted == 0 else { return failure("the theme's parameters cannot be set") }
-        guard let result = xsltApplyStylesheetUser(theme.stylesheet, source, nil, nil, nil, context) else {
-            return failure("the theme failed")
+        let deadline = TransformDeadline(seconds: theme.timeLimit, context: UnsafeMutableRawPointer(context))
+        let result = xsltApplyStylesheetUser(theme.stylesheet, source, nil, nil, nil, context)
+        if deadline.finish() {
+            if let result { xmlFreeDoc(result) }
+            return failure("stopped after \(TransformDeadline.text(theme.timeLimit)), its time limit (--theme-timeout)")
         }
+        guard let result else { return failure("the theme failed") }
         if context.pointee.state == XSLT_STATE_ERROR || context.pointee.state == XSLT_STATE_STOPPED {
             xmlFreeDoc(result)
             return failure("the theme failed")

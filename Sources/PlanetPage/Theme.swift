@@ -22,23 +22,34 @@ public final class Theme: @unchecked Sendable {
         public var description: String
     }
 
+    /// Seconds a transformation may take: far more than a page of
+    /// thousands of entries needs (well under a second), far less than a
+    /// runaway theme would take.
+    public static let defaultTimeLimit: Double = 60
+
+    /// How long one transformation may run before it is stopped (`TransformDeadline`).
+    public let timeLimit: Double
+
     /// The theme that ships with feedmerge.
-    public static func builtIn() throws(Failure) -> Theme {
-        try Theme(bytes: Array(DefaultTheme.stylesheet.utf8), url: "feedmerge:default-theme", name: "the default theme")
+    public static func builtIn(timeLimit: Double = defaultTimeLimit) throws(Failure) -> Theme {
+        try Theme(
+            bytes: Array(DefaultTheme.stylesheet.utf8), url: "feedmerge:default-theme", name: "the default theme",
+            timeLimit: timeLimit)
     }
 
     /// A user's theme file.
-    public static func file(_ path: String) throws(Failure) -> Theme {
+    public static func file(_ path: String, timeLimit: Double = defaultTimeLimit) throws(Failure) -> Theme {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
             throw Failure(description: "--theme \(path): \(reason)")
         }
         let url = URL(fileURLWithPath: path).absoluteString
-        return try Theme(bytes: [UInt8](data), url: url, name: path)
+        return try Theme(bytes: [UInt8](data), url: url, name: path, timeLimit: timeLimit)
     }
 
-    private init(bytes: [UInt8], url: String, name: String) throws(Failure) {
+    private init(bytes: [UInt8], url: String, name: String, timeLimit: Double) throws(Failure) {
         self.name = name
+        self.timeLimit = timeLimit
         PageSetup.once()
         var messages = CLibXSLT_Messages()
         let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in

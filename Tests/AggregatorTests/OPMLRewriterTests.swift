@@ -52,7 +52,7 @@ import Testing
         #expect(result.count == 1)
         #expect(result.bytes == encode(document.before) + encode(expected) + encode(document.after))
         var list = SubscriptionList()
-        try OPMLReader.read(result.bytes, source: "list.opml", into: &list, localFile: "list.opml")
+        try OPMLReader.read(result.bytes, source: "list.opml", into: &list, localFile: "list.opml", namesLocalFiles: true)
         #expect(list.subscriptions.map(\.url) == [Self.new, "http://example.org/other"])
     }
 
@@ -119,7 +119,7 @@ import Testing
             + #"<outline text="b" xmlUrl="http://plain.example/feed"/></body></opml>"#
         try Data(Self.latin1(text)).write(to: file)
         var list = SubscriptionList()
-        try OPMLReader.read(Self.latin1(text), source: file.path, into: &list, localFile: file.path)
+        try OPMLReader.read(Self.latin1(text), source: file.path, into: &list, localFile: file.path, namesLocalFiles: true)
         #expect(list.subscriptions.map(\.url) == ["http://caf\u{E9}.example/feed", "http://plain.example/feed"])
         let result = OPMLRewriter.apply(
             list.subscriptions.map { ($0, $0.url.replacingOccurrences(of: ".example/", with: ".example/new/")) })
@@ -131,7 +131,7 @@ import Testing
     }
     static func read(_ bytes: [UInt8]) throws -> [String] {
         var list = SubscriptionList()
-        try OPMLReader.read(bytes, source: "list.opml", into: &list, localFile: nil)
+        try OPMLReader.read(bytes, source: "list.opml", into: &list, localFile: nil, namesLocalFiles: true)
         return list.subscriptions.map(\.url)
     }
 
@@ -219,12 +219,12 @@ import Testing
             </body></opml>
             """
         var list = SubscriptionList()
-        try OPMLReader.read(Array(source.utf8), source: "in.opml", into: &list, localFile: nil)
+        try OPMLReader.read(Array(source.utf8), source: "in.opml", into: &list, localFile: nil, namesLocalFiles: true)
         let written = OPMLWriter.render(
             list.subscriptions.map { OPMLWriter.Feed(title: $0.title ?? $0.url, xmlURL: $0.url, folder: $0.folder) },
             title: "t", ownerName: nil, ownerEmail: nil, created: Timestamp(secondsSince1970: 0))
         var again = SubscriptionList()
-        try OPMLReader.read(written, source: "out.opml", into: &again, localFile: nil)
+        try OPMLReader.read(written, source: "out.opml", into: &again, localFile: nil, namesLocalFiles: true)
         func facts(_ list: SubscriptionList) -> [String] {
             list.subscriptions.map { $0.url + " " + $0.folder.joined(separator: "/") }
         }

@@ -4,6 +4,7 @@ import FeedFetch
 import FeedModel
 import FeedParse
 import Foundation
+import PlanetPage
 import TimelineMerge
 
 /// Everything `feedmerge [options] SOURCE... -o OUTPUT` was asked to do, as
@@ -37,6 +38,7 @@ struct MergeOptions {
     var newFeedItems = StateOptions.defaultNewFeedItems
     var healthPath: String?
     var themePath: String?
+    var themeTimeout = Theme.defaultTimeLimit
     var sanitize = false
     var summaryOnly = false
     var updateOPML = false
@@ -107,6 +109,11 @@ struct MergeOptions {
                         "--theme", value: "FILE.xsl",
                         help: "an XSLT theme for the page (default: the built-in one;\nPlanet Venus's themes work)"
                     ) { $0.themePath = $1 },
+                    Option(
+                        "--theme-timeout", value: "S",
+                        help: "stop a theme that runs longer than S seconds (the page is\nnot written, exit status 4)",
+                        default: { "\(Int($0.themeTimeout))" }
+                    ) { $0.themeTimeout = Double(try OptionValue.positive($1, for: "--theme-timeout")) },
                     Option("--summary-only", help: "the page shows each entry's summary, not its content") {
                         options, _ in options.summaryOnly = true
                     },

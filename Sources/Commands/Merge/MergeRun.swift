@@ -33,7 +33,11 @@ struct MergeRun {
         statePath = options.resolvedStatePath(environment: environment)
         if destinations.contains(where: { $0.kind == .page }) {
             do throws(Theme.Failure) {
-                if let path = options.themePath { theme = try Theme.file(path) } else { theme = try Theme.builtIn() }
+                if let path = options.themePath {
+                    theme = try Theme.file(path, timeLimit: options.themeTimeout)
+                } else {
+                    theme = try Theme.builtIn(timeLimit: options.themeTimeout)
+                }
             } catch {
                 throw UsageError(error.description)
             }
