@@ -127,9 +127,7 @@ enum IPAddress {
         if host.hasPrefix("[") && host.hasSuffix("]") {
             var inner = String(host.dropFirst().dropLast())
             if let zone = inner.firstIndex(of: "%") { inner = String(inner[..<zone]) }
-            var address = in6_addr()
-            guard inet_pton(AF_INET6, inner, &address) == 1 else { return nil }
-            return withUnsafeBytes(of: address) { Array($0) }
+            return parseIPv6(inner)
         }
         guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "." || $0 == "x") }) else {
             return nil
@@ -176,26 +174,11 @@ enum IPAddress {
         return bytes
     }
 
+    /// Every IPv6 text form `inet_pton` reads, a dotted IPv4 tail among them.
     static func parseIPv6(_ text: String) -> [UInt8]? {
-        let halves = text.components(separatedByString: "::")
-        guard halves.count <= 2 else { return nil }
-        func groups(_ part: String) -> [UInt16]? {
-            if part.isEmpty { return [] }
-            var result: [UInt16] = []
-            for group in part.split(separator: ":", omittingEmptySubsequences: false) {
-                guard let value = UInt16(group, radix: 16), group.count <= 4 else { return nil }
-                result.append(value)
-            }
-            return result
-        }
-        guard let head = groups(halves[0]) else { return nil }
-        var all = head
-        if halves.count == 2 {
-            guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return nil }
-            all += Array(repeating: 0, count: 8 - head.count - tail.count) + tail
-        }
-        guard all.count == 8 else { return nil }
-        return all.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
+        return withUnsafeBytes(of: address) { Array($0) }
     }
 
     /// IPv4 dotted, IPv6 as `inet_ntop` writes it (`::1`, `::ffff:127.0.0.1`).
@@ -205,19 +188,5 @@ enum IPAddress {
         let written = bytes.withUnsafeBytes { inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
         guard written != nil else { return bytes.map { String($0, radix: 16) }.joined(separator: ".") }
         return String(cString: text)
-    }
-}
-
-extension String {
-    /// Splits on a multi-character separator (no Foundation needed).
-    func components(separatedByString separator: String) -> [String] {
-        var result: [String] = []
-        var rest = Substring(self)
-        while let range = rest.firstRange(of: separator) {
-            result.append(String(rest[..<range.lowerBound]))
-            rest = rest[range.upperBound...]
-        }
-        result.append(String(rest))
-        return result
     }
 }

@@ -12,6 +12,8 @@ enum PlanetServer {
     static let shared = start("planet_server.py")
     /// Feeds that change between runs (Server/state_server.py).
     static let state = start("state_server.py")
+    /// A stranger's list, feed, redirects and a forward proxy (Server/hostile_server.py).
+    static let hostile = start("hostile_server.py")
 }
 
 /// Runs the built `feedmerge` executable (built beside the test bundle).
