@@ -127,7 +127,7 @@ let package = Package(
             dependencies: ["FeedEmit", "FeedModel", "FeedParse", "TextOutput"],
             exclude: ["Golden"]
         ),
-        .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "PlanetPage", "TextOutput"]),
+        .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",
             dependencies: ["FeedEmit", "FeedParse", "FeedModel"],

@@ -13,6 +13,7 @@
 #include <libxslt/xslt.h>
 #include <libxslt/xsltInternals.h>
 #include <libxslt/transform.h>
+#include <libxslt/templates.h>
 #include <libxslt/xsltutils.h>
 #include <libxslt/security.h>
 #include <libxslt/variables.h>
@@ -20,6 +21,7 @@
 
 /// Collects libxslt's messages (a theme's compile errors, `xsl:message`)
 /// into a buffer the caller reads, instead of printing them to stderr.
+#include <string.h>
 typedef struct {
     char text[4096];
     int length;
@@ -27,13 +29,20 @@ typedef struct {
 
 static void CLibXSLT_collect(void *context, const char *format, ...) {
     CLibXSLT_Messages *messages = (CLibXSLT_Messages *)context;
-    if (messages == NULL || messages->length >= (int)sizeof(messages->text) - 1) return;
+    if (messages == NULL) return;
+    char piece[1024];
     va_list arguments;
     va_start(arguments, format);
-    int room = (int)sizeof(messages->text) - messages->length;
-    int written = vsnprintf(messages->text + messages->length, (size_t)room, format, arguments);
+    int written = vsnprintf(piece, sizeof(piece), format, arguments);
     va_end(arguments);
-    if (written > 0) messages->length += written < room ? written : room - 1;
+    if (written <= 0) return;
+    int room = (int)sizeof(messages->text) - 1 - messages->length;
+    if (room <= 0) return;
+    int length = (int)strlen(piece);
+    if (length > room) length = room;
+    memcpy(messages->text + messages->length, piece, (size_t)length);
+    messages->length += length;
+    messages->text[messages->length] = 0;
 }
 
 /// Sends libxslt's messages to `messages`: libxslt's generic error handler
@@ -71,6 +80,46 @@ static inline xsltSecurityPrefsPtr CLibXSLT_securityPrefs(void) {
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_NETWORK, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_WRITE_NETWORK, xsltSecurityForbid);
     return prefs;
+}
+
+/// `xsl:comment` as XSLT 1.0 (section 7.4) allows a processor to recover
+/// from text with `--` in it or a trailing `-`: a space after each such `-`.
+/// libxslt signals an error instead, which fails the whole page, so any
+/// feed whose title holds `--` would cost a theme that comments its titles
+/// the page.
+static void CLibXSLT_comment(xsltTransformContextPtr ctxt, xmlNodePtr node, xmlNodePtr inst,
+                             xsltElemPreCompPtr comp) {
+    (void)comp;
+    xmlChar *value = xsltEvalTemplateString(ctxt, node, inst);
+    size_t length = value != NULL ? strlen((const char *)value) : 0;
+    xmlChar *text = (xmlChar *)xmlMalloc(2 * length + 1);
+    if (text == NULL) {
+        if (value != NULL) xmlFree(value);
+        return;
+    }
+    size_t out = 0;
+    for (size_t index = 0; index < length; index++) {
+        text[out++] = value[index];
+        if (value[index] == '-' && (index + 1 == length || value[index + 1] == '-')) text[out++] = ' ';
+    }
+    text[out] = 0;
+    xmlNodePtr comment = xmlNewComment(text);
+    if (comment != NULL) {
+        if (ctxt->insert == NULL || xmlAddChild(ctxt->insert, comment) == NULL) xmlFreeNode(comment);
+    }
+    xmlFree(text);
+    if (value != NULL) xmlFree(value);
+}
+
+/// Every `xsl:comment` of a compiled stylesheet and of those it imports
+/// (included ones share their includer's list) recovers as above.
+static inline void CLibXSLT_recoverComments(xsltStylesheetPtr style) {
+    for (; style != NULL; style = style->next) {
+        for (xsltElemPreCompPtr comp = style->preComps; comp != NULL; comp = comp->next) {
+            if (comp->func == xsltComment) comp->func = CLibXSLT_comment;
+        }
+        CLibXSLT_recoverComments(style->imports);
+    }
 }
 
 /// Stops a transformation from another thread when its time is up: libxslt

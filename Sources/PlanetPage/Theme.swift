@@ -87,6 +87,7 @@ public final class Theme: @unchecked Sendable {
                 description: "--theme \(name): its output method is text; a page theme must make a document "
                     + "(xsl:output method=\"xml\" or \"html\"), which feedmerge writes as HTML")
         }
+        CLibXSLT_recoverComments(compiled)
         stylesheet = compiled
     }
 

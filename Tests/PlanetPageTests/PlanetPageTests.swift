@@ -45,11 +45,13 @@ enum Sample {
     }
 
     /// A theme from its text, written to a temporary file.
-    static func theme(_ text: String, _ name: String = #function) throws -> Theme {
+    static func theme(_ text: String, _ name: String = #function, timeLimit: Double = Theme.defaultTimeLimit) throws
+        -> Theme
+    {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-theme-\(getpid())-\(name).xsl")
         try Data(text.utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
-        return try Theme.file(path.path)
+        return try Theme.file(path.path, timeLimit: timeLimit)
     }
 
     static func render(_ input: PlanetPageInput = Sample.input, theme: Theme) throws -> String {
