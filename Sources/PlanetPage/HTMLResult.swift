@@ -145,6 +145,35 @@ enum HTMLResult {
             }
     }
 
+    /// An attribute a browser runs as script (`on*` handlers) or reads as a
+    /// document (`srcdoc`): a theme that puts feed text there hands it the
+    /// page, and no Venus theme uses one, so none is written.
+    static func runsCode(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower.hasPrefix("on") || lower == "srcdoc"
+    }
+
+    /// Attributes whose value a browser follows as a URL.
+    private static let urlAttributes: Set<String> = [
+        "href", "src", "action", "formaction", "xlink:href", "data", "poster", "background", "cite", "longdesc",
+        "usemap", "manifest", "codebase", "lowsrc", "dynsrc", "ping",
+    ]
+
+    /// Whether a URL runs script where it is followed: `javascript:` and
+    /// `vbscript:`, and `data:` anywhere but an image's source (the
+    /// sanitized content keeps `data:image/…` images). Browsers drop tabs
+    /// and newlines anywhere in a URL and spaces and controls around it.
+    static func runsScript(url: String, element: xmlNodePtr? = nil) -> Bool {
+        let compact = String(
+            url.unicodeScalars.filter { $0 != "\t" && $0 != "\n" && $0 != "\r" }
+                .drop { $0.value <= 0x20 }
+        ).lowercased()
+        if compact.hasPrefix("javascript:") || compact.hasPrefix("vbscript:") { return true }
+        guard compact.hasPrefix("data:") else { return false }
+        let isImage = element.map { String(cString: $0.pointee.name).lowercased() } .map { ["img", "source", "image"].contains($0) } ?? false
+        return !(isImage && compact.hasPrefix("data:image/"))
+    }
+
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {
         var hasLang = false
         var attribute = node.pointee.properties
@@ -164,15 +193,18 @@ enum HTMLResult {
                     name = String(cString: prefix) + ":" + name
                 }
             }
-            guard isWritableName(name) else { continue }
+            guard isWritableName(name), !runsCode(name) else { continue }
+            var value = ""
+            var text = current.pointee.children
+            while let part = text {
+                if let content = part.pointee.content { value += String(cString: content) }
+                text = part.pointee.next
+            }
+            if urlAttributes.contains(name.lowercased()), runsScript(url: value, element: node) { continue }
             out.append(byte: UInt8(ascii: " "))
             out.append(contentsOf: name)
             out.append("=\"")
-            var text = current.pointee.children
-            while let part = text {
-                if let content = part.pointee.content { escaped(content, attribute: true, into: &out) }
-                text = part.pointee.next
-            }
+            value.withCString { $0.withMemoryRebound(to: xmlChar.self, capacity: 1) { escaped($0, attribute: true, into: &out) } }
             out.append(byte: UInt8(ascii: "\""))
         }
     }

@@ -122,6 +122,32 @@ import Testing
         for name in ["a\"b", "a b", "a=b", "a>b", "a/b", "a'b", "", "a\u{7F}"] { #expect(!HTMLResult.isWritableName(name)) }
     }
 
+    @Test func feedTextCannotBecomeScriptThroughAnAttribute() throws {
+        var input = Sample.input
+        input.entries = ["javascript:alert(1)", " \tjava\nscript:alert(2)", "data:text/html,<script>alert(3)</script>",
+            "<script>alert(4)</script>", "https://example.org/fine"].enumerated().map { index, title in
+            Sample.entry("u\(index)", title, "2026-11-30T13:05:00Z", html: "<p>body</p>", source: Sample.planet)
+        }
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
+              xmlns:atom="http://www.w3.org/2005/Atom">
+              <xsl:template match="/atom:feed"><html><body><xsl:for-each select="atom:entry">
+                <a href="{atom:title}" onclick="show('{atom:title}')" ONMOUSEOVER="x">link</a>
+                <iframe srcdoc="{atom:title}" src="{atom:title}"></iframe><img src="{atom:title}" alt="i"/>
+                <form action="{atom:title}"><button formaction="{atom:title}">b</button></form>
+              </xsl:for-each><img src="data:image/png;base64,iVBORw0KGgo=" alt="kept"/></body></html></xsl:template>
+            </xsl:stylesheet>
+            """)
+        let html = try Sample.render(input, theme: theme)
+        for gone in ["onclick", "ONMOUSEOVER", "srcdoc", "javascript", "script:alert", "data:text/html"] {
+            #expect(!html.contains(gone), "\(gone) in \(html)")
+        }
+        #expect(html.contains("href=\"https://example.org/fine\"") && html.contains("src=\"data:image/png;base64,"))
+        #expect(HTMLResult.runsScript(url: "JaVaScRiPt:x") && HTMLResult.runsScript(url: "\u{01} vbscript:x"))
+        #expect(!HTMLResult.runsScript(url: "/javascript:x") && !HTMLResult.runsScript(url: "https://a/?javascript:"))
+    }
+
     /// Work that doubles at each of 60 levels: 2^60 calls.
     static let doubling = """
         <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
