@@ -3,7 +3,7 @@ import HTMLSanitizer
 
 /// HTML from a feed, any bytes, sanitized as the feeds (`--sanitize`) and
 /// the page publish it. The input is a base URL, a newline, the HTML.
-/// The properties of issue 12, checked by re-parsing the output with gumbo
+/// The sanitizer's properties, checked by re-parsing the output with gumbo
 /// as a browser would (`HTMLOracle.SanitizerProperties`): no executable
 /// construct, sanitizing twice equals once, and the output is exactly the
 /// serialization of the tree a browser reads from it (HTML and XHTML forms).

@@ -13,8 +13,8 @@
 /// the lock over) runs inside the uninstrumented `libswiftSynchronization.so`
 /// with no ThreadSanitizer annotations, so when two threads meet on the lock
 /// TSan sees no acquire and reports a "Swift access race" on every access
-/// made inside `withLock` (issue 14: `TransferEngine` under `scripts/sanitize
-/// thread`). The Swift runtime's own futex lock had the same gap and needed
+/// made inside `withLock` (as it did for `TransferEngine` under `scripts/sanitize
+/// thread`; `LockedTests` keeps the case). The Swift runtime's own futex lock had the same gap and needed
 /// annotations (swiftlang/swift#66877). TSan intercepts `pthread_mutex_lock`,
 /// so this type is understood without a suppression that would also hide
 /// real races. What it costs: glibc's mutex call against Mutex's inlined

@@ -1,6 +1,6 @@
 import FeedModel
 import TextOutput
-/// The normalized JSON of `feedmerge parse` (see DESIGN.md): one object per
+/// The normalized JSON of `feedmerge parse` (docs/command-line.md): one object per
 /// file, absent values left out, lists always present.
 extension ParsedFeed {
     /// One line of the `feedmerge parse` contract for this feed.

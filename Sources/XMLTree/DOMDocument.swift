@@ -37,7 +37,7 @@ public final class DOMDocument {
     /// documents without them.
     let mentions: XMLAttributeMentions
 
-    /// Parses untrusted bytes: encoding decided by the rules in DESIGN.md,
+    /// Parses untrusted bytes: encoding decided by `CharacterEncoding` (RFC 7303),
     /// markup repaired, no DTD or external entity ever loaded, recover mode.
     /// - Parameters:
     ///   - bytes: the document as received.

@@ -4,7 +4,9 @@ import Testing
 
 @testable import FeedState
 
-/// Review of issue 13 (state schema 4, `StateWriter`): defects found, each a test.
+/// The SQLite store's writer (`StateWriter`) and its one-document-per-feed schema
+/// where they can go wrong: batches undone by an error, damaged documents, the
+/// journal copied beside the run and kept short.
 @Suite struct ReviewStateTests {
     static func folder(_ name: String) throws -> String {
         let folder = FileManager.default.temporaryDirectory
@@ -57,9 +59,9 @@ import Testing
     /// The command line, a local feed (fetched whole every run): a feed
     /// whose stored document is damaged is said so once, and its next
     /// fetch replaces the document (`storeEntries` means to: "a document
-    /// that cannot be read is replaced"). It was never stored again: the
-    /// sightings failed first and the run skipped recording the fetch, so
-    /// every later run failed the same way (exit 74) for good.
+    /// that cannot be read is replaced"). Reading the sightings fails first;
+    /// were the fetch then not recorded, every later run would fail the
+    /// same way (exit 74) for good.
     @Test func aDamagedDocumentIsReplacedByTheNextFetch() throws {
         let w = try StateTests.Workspace("review-damaged-document")
         let feed = w.path("feed.rss")
@@ -86,12 +88,11 @@ import Testing
     }
 
     /// The command line, a feed answering 304: every entry comes from its
-    /// document, so a damaged document costs the whole feed, and nothing
-    /// replaces it while the server keeps answering 304 (the validators
-    /// stay). The run says so every time, exit 74, for good. (With one row
-    /// per entry a damaged row cost that entry only.) A damaged document
-    /// should drop the feed's validators, as damaged metadata does
-    /// (`SQLiteStateStore.feedRecord`), so that the next run fetches it whole.
+    /// document, so a damaged document costs the whole feed; were its
+    /// validators kept, nothing would replace it while the server answers
+    /// 304, and every run would say so, exit 74, for good. So a damaged
+    /// document drops the feed's validators, as damaged metadata does
+    /// (`SQLiteStateStore.feedRecord`), and the next run fetches it whole.
     @Test func aDamagedDocumentOfANotModifiedFeedIsFetchedWholeNextTime() throws {
         let server = PlanetServer.state
         let w = try StateTests.Workspace("review-damaged-304")
@@ -149,8 +150,8 @@ import Testing
     /// A long run's journal starts over every `StateWriter.batchesPerJournal`
     /// batches (the writer waits for the checkpointer there), so it stays a
     /// few batches long: 48 batches of entries that barely compress (4.6 MB
-    /// of codec bytes) leave a journal of 2.9 MB, where one that never
-    /// started over held every page written, 8.7 MB.
+    /// of codec bytes) leave a journal of about 2.9 MB; one that never
+    /// started over would hold every page written, about 8.7 MB.
     @Test func aLongRunsJournalStartsOver() throws {
         let path = try Self.folder("journal-start-over")
         let store = try SQLiteStateStore(path: path)

@@ -163,7 +163,7 @@ import Testing
 
     /// After `--update-opml` writes a 301 back, the feed's state continues
     /// under its new URL: its undated entry keeps the date it was first
-    /// seen (it was dated anew, as a new feed's, before).
+    /// seen (not dated anew, as a new feed's would be).
     @Test func aMovedFeedKeepsItsHistoryUnderItsNewURL() async throws {
         let w = try Workspace("moved-history")
         try await control("/set/mh1/moved")

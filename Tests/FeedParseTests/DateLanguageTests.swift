@@ -3,17 +3,17 @@ import Testing
 
 @testable import FeedParse
 
-/// Month and day names in other languages (issue 10: such dates became
-/// "now"). Each string is of a form feeds in that language write.
+/// Month and day names in other languages, which must be read, not replaced
+/// by "now". Each string is of a form feeds in that language write.
 @Suite struct DateLanguageTests {
     static let languages: [(String, String, String?)] = [
-        // The feed of issue 10 (uolNoticias), exactly, and with its own zone.
+        // A real feed's dates (uolNoticias), exactly, and with its own zone.
         ("Portuguese", "Seg, 24 Set 2018 10:00:00 +0000", "2018-09-24T10:00:00Z"),
         ("Portuguese", "Seg, 24 Set 2018 19:22:00 -0300", "2018-09-24T22:22:00Z"),
         ("Portuguese", "segunda-feira, 24 de setembro de 2018 às 10:00", "2018-09-24T10:00:00Z"),
         ("Portuguese", "Qua, 05 Dez 2018 08:00:00 -0200", "2018-12-05T10:00:00Z"),
         ("English", "Tuesday, April 24th, 2018 at 10:00 am", "2018-04-24T10:00:00Z"),
-        ("English", "April 24, 2018 at 10:00", "2018-04-24T10:00:00Z"),  // was read as Atlantic Time
+        ("English", "April 24, 2018 at 10:00", "2018-04-24T10:00:00Z"),  // `at` is a word, not Atlantic Time
         ("German", "Sa, 24. Mrz 2018 10:00:00 +0100", "2018-03-24T09:00:00Z"),
         ("German", "Montag, den 24. September 2018 um 10:00 Uhr", "2018-09-24T10:00:00Z"),
         ("German", "Mo, 24 Sep 2018 10:00:00 MESZ", "2018-09-24T08:00:00Z"),

@@ -33,7 +33,7 @@ import Testing
         #expect(failures.isEmpty, "\(failures.joined(separator: "\n"))")
     }
 
-    /// The case issue 14's fuzzing found: whitespace before the fragment.
+    /// A case the links fuzz target found: whitespace before the fragment.
     @Test func whitespaceBeforeTheFragment() {
         #expect(LinkNormalizer.normalize("http://a.example/b #x") == "http://a.example/b#x")
         #expect(LinkNormalizer.normalize(LinkNormalizer.normalize("http://a.example/b #x")) == "http://a.example/b#x")

@@ -171,7 +171,7 @@ import Testing
     }
 }
 
-/// The void-element pass of repair, on the cases a review found.
+/// The void-element pass of repair: unclosed `<br>`/`<img>` in broken feeds, and what it must leave alone.
 @Suite struct VoidElementRepairTests {
     static func items(_ description: String, declaration: String = #"<?xml version="1.0" encoding="utf-8"?>"#)
         -> String
@@ -228,7 +228,7 @@ import Testing
     }
 }
 
-/// Third review's cases: a cut document with nested items, `<BR></br>`,
+/// Repair and truncation together: a cut document with nested items, `<BR></br>`,
 /// `<col>` before `</colgroup>`.
 @Suite struct NestedAndCutTests {
     @Test func aCutDocumentWithNestedItemsKeepsItsCompleteOnes() throws {

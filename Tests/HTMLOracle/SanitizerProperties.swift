@@ -1,6 +1,6 @@
 import HTMLSanitizer
 
-/// The properties issue 12 asks of the sanitizer, checked from the outside
+/// The properties the sanitizer must hold, checked from the outside
 /// (gumbo re-parsing the output as a browser would): no executable construct
 /// in the output, sanitizing twice equals sanitizing once, and the output is
 /// exactly the serialization of the tree a browser reads from it. Shared by

@@ -1,4 +1,4 @@
-/// The hostile-HTML set: every shape issue 12 lists, and more. Each case goes
+/// The hostile-HTML set: the known XSS and mutation-XSS shapes. Each case goes
 /// through the three property checks in `HostileHTMLTests`.
 enum HostileCases {
     static let handWritten: [String] = [

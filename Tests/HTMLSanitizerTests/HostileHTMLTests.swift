@@ -2,7 +2,7 @@ import HTMLOracle
 import HTMLSanitizer
 import Testing
 
-/// The three properties of issue 12 for every hostile case: no executable
+/// The sanitizer's three properties for every hostile case: no executable
 /// construct in the output, sanitizing twice equals sanitizing once, and the
 /// output parses back into the tree it serializes.
 @Suite struct HostileHTMLTests {

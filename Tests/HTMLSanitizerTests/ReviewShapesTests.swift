@@ -1,7 +1,7 @@
 import HTMLSanitizer
 import Testing
 
-/// Review of issue 12: shapes the hostile set lacks, through the same three properties.
+/// Further hostile shapes (entity-split schemes, NUL prefixes, …), through the same three properties.
 @Suite struct ReviewShapesTests {
     static let shapes: [String] = [
         "<a href=\"jav&#x0A;ascript:alert(1)\">a</a>",

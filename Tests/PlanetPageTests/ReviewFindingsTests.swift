@@ -5,8 +5,8 @@ import TextOutput
 
 @testable import PlanetPage
 
-/// Review of issue 12: defects found by using the product. Each test fails on
-/// the reviewed code and states what a fix must make true.
+/// What a planet's page must get right when its feeds are hostile or odd, found
+/// by using the product: each test states what must hold.
 @Suite struct ReviewFindingsTests {
     /// A title that closes a raw-text element and opens a handler.
     static func hostileInput() -> PlanetPageInput {

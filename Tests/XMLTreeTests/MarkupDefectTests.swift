@@ -2,7 +2,8 @@ import Testing
 
 @testable import XMLTree
 
-/// Defects of issue 10, item 7, in the XML layer: each test failed before its fix.
+/// Markup the XML layer must read as libxml2 does: each document is one
+/// that a naive scan of the internal subset would misread.
 @Suite struct DoctypeInternalSubsetTests {
     /// Every document here is one `xmllint --noout` accepts.
     @Test(arguments: [
