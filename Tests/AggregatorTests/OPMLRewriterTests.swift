@@ -203,9 +203,10 @@ import Testing
 /// `-o subscriptions.opml` writes the list as it was read: the same feeds,
 /// folders and order.
 @Suite struct OPMLWriterTests {
-    /// Found by the OPML fuzz target (a list whose folder "Blogs" comes back
-    /// after another folder): a folder met again was merged into its first
-    /// outline, so its later feeds moved ahead of those in between.
+    /// A folder that comes back after another folder gets an outline again
+    /// (the OPML fuzz target's case: "Blogs", then "Deep", then "Blogs"):
+    /// merged into its first outline, its later feeds would move ahead of
+    /// those in between.
     @Test func aFolderMetAgainAfterAnotherKeepsTheListsOrder() throws {
         let source = """
             <?xml version="1.0"?><opml version="2.0"><head><title>t</title></head><body>

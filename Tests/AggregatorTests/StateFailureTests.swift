@@ -182,7 +182,7 @@ import TimelineMerge
     }
 
     /// The command line: a state file whose feed table cannot be read (an
-    /// unreadable database) no longer silently turns conditional GET off:
+    /// unreadable database) does not silently turn conditional GET off:
     /// the run stops before fetching, exit 74, with the path, and leaves
     /// the outputs as they were.
     @Test func theCommandSaysWhenTheStateCannotBeRead() async throws {

@@ -16,9 +16,9 @@ enum SanitizerRuntime {
 
     /// What a wall-clock bound is multiplied by: 1 normally, 4 under a sanitizer. Under TSan the
     /// whole suite runs several times slower, and a fetch test's measured time includes waiting for
-    /// a thread of the 2-core cooperative pool while other suites' (slowed) work holds it: in a
-    /// clean-clone CI run, 14 fault-matrix fetches that fail in milliseconds measured 39 s against
-    /// their 30 s bound, all at once, with no sanitizer report. Scaling keeps each bound's meaning:
+    /// a thread of the 2-core cooperative pool while other suites' (slowed) work holds it: on 2
+    /// cores, fault-matrix fetches that fail in milliseconds can wait 39 s against a 30 s bound,
+    /// with no sanitizer report. Scaling keeps each bound's meaning:
     /// a fetch that ignored its own limit, or a caller never resumed, still exceeds it.
     static let timeScale: Double = liveHeapBytes == nil ? 1 : 4
 }
