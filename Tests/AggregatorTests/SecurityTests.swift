@@ -144,6 +144,36 @@ import Testing
         #expect(try await log().contains(second) == false)
     }
 
+    @Test func aRunawayThemeIsStoppedAndLeavesThePreviousPage() throws {
+        let w = try StateTests.Workspace("security-theme")
+        let doubling = """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
+              <xsl:template match="/"><html><body><xsl:call-template name="t">
+                <xsl:with-param name="n" select="60"/></xsl:call-template></body></html></xsl:template>
+              <xsl:template name="t"><xsl:param name="n"/><xsl:if test="$n &gt; 0">
+                <xsl:call-template name="t"><xsl:with-param name="n" select="$n - 1"/></xsl:call-template>
+                <xsl:call-template name="t"><xsl:with-param name="n" select="$n - 1"/></xsl:call-template>
+              </xsl:if></xsl:template>
+            </xsl:stylesheet>
+            """
+        try Data(doubling.utf8).write(to: URL(fileURLWithPath: w.path("doubling.xsl")))
+        try Data("the previous page".utf8).write(to: URL(fileURLWithPath: w.path("index.html")))
+        let start = Date()
+        let run = try CommandRun.feedmerge([
+            server.url("/feed.xml"), "-o", w.path("index.html"), "-o", w.path("feed.atom"), "--theme",
+            w.path("doubling.xsl"), "--theme-timeout", "1", "--state", w.state,
+        ])
+        #expect(Date().timeIntervalSince(start) < 20)
+        #expect(run.status == 4, "\(run.standardError)")
+        let reasons = run.standardError.split(separator: "\n").filter { $0.contains("--theme-timeout") }
+        #expect(reasons.count == 1 && reasons[0].contains(w.path("doubling.xsl")), "\(run.standardError)")
+        #expect(try String(contentsOfFile: w.path("index.html"), encoding: .utf8) == "the previous page")
+        #expect(try String(contentsOfFile: w.path("feed.atom"), encoding: .utf8).contains("Plain entry"))
+        // The state was committed and its lock let go: the next run is not held.
+        let next = try CommandRun.feedmerge([server.url("/feed.xml"), "-o", w.path("feed.atom"), "--state", w.state])
+        #expect(next.status == 0, "\(next.standardError)")
+    }
+
     func log() async throws -> String {
         String(decoding: try await HTTPClient().fetch(FetchRequest(url: server.url("/log"))).body, as: UTF8.self)
     }
