@@ -41,7 +41,7 @@ public enum LocalFile {
 
     /// Why a local path named by someone other than the operator is not read.
     public static let refusal =
-        "refused: a local file is read only when named on the command line or in a local subscription list, not when a list fetched over the network or read from standard input names it"
+        "refused: local files are read only when named on the command line or in a local subscription list"
 
     /// A whole regular file, read straight into one array: no `Data` in
     /// between and no zero-filling first (a 20 MB feed should cost 20 MB, once).
