@@ -137,12 +137,6 @@ enum Outcome: Sendable {
         return fetched
     }
 
-    /// A Retry-After at most a week away: a wrong or hostile header must not
-    /// silence a feed for good (cache lifetimes stop at a day).
-    static func capped(_ notBefore: Timestamp, now: Timestamp) -> Timestamp {
-        Timestamp(secondsSince1970: min(notBefore.secondsSince1970, now.secondsSince1970 + 7 * 86_400))
-    }
-
     /// What to store; nil when nothing happened (a skipped feed).
     /// - Parameter restamping: what the dating policy decided of a fetched feed.
     func update(url: String, now: Timestamp, restamping: Bool = false) -> FeedUpdate? {
@@ -165,7 +159,7 @@ enum Outcome: Sendable {
         case .failed(let failure):
             return FeedUpdate(
                 url: url, outcome: .failed(message: failure.message, gone: failure.gone), status: failure.status,
-                movedTo: nil, notBefore: failure.retryAfter.map { Self.capped($0.notBefore(now: now), now: now) },
+                movedTo: nil, notBefore: failure.retryAfter.map { $0.notBefore(now: now) },
                 now: now)
         }
     }

@@ -22,12 +22,19 @@ public enum RetryAfter: Sendable, Hashable {
         }
     }
 
-    /// The earliest time to ask again, for a response received at `now`.
+    /// The longest wait honoured: a wrong or hostile header must not
+    /// silence a feed for good (cache lifetimes stop at a day).
+    public static let longestWait: Int64 = 7 * 86_400
+
+    /// The earliest time to ask again, for a response received at `now`:
+    /// the header's instant, at most `longestWait` away.
     public func notBefore(now: Timestamp) -> Timestamp {
+        let asked: Int64
         switch self {
-        case .delay(let seconds): Timestamp(secondsSince1970: now.secondsSince1970 + Int64(seconds))
-        case .date(let date): date
+        case .delay(let seconds): asked = now.secondsSince1970 + Int64(seconds)
+        case .date(let date): asked = date.secondsSince1970
         }
+        return Timestamp(secondsSince1970: min(asked, now.secondsSince1970 + Self.longestWait))
     }
 
     /// Seconds to wait from `now`, never negative.

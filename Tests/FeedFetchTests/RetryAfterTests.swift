@@ -30,6 +30,16 @@ import Testing
         #expect(RetryAfter.date(Self.instant).seconds(from: now) == 0)
         #expect(RetryAfter.delay(seconds: 60).seconds(from: now) == 60)
     }
+
+    /// What is stored and what messages say agree: at most a week, whichever form.
+    @Test func aWaitIsHonouredUpToAWeek() {
+        let now = Timestamp(secondsSince1970: 1_000_000_000)
+        let week = 7 * 86_400
+        #expect(RetryAfter.delay(seconds: 30 * 86_400).seconds(from: now) == week)
+        let farDate = RetryAfter.date(Timestamp(secondsSince1970: 2_000_000_000))
+        #expect(farDate.notBefore(now: now) == Timestamp(secondsSince1970: 1_000_000_000 + Int64(week)))
+        #expect(RetryAfter.delay(seconds: week - 1).seconds(from: now) == week - 1)
+    }
 }
 
 @Suite struct CacheDirectiveTests {

@@ -141,7 +141,7 @@ struct MergeOptions {
                 \.fetch,
                 maxBytesHelp: "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
             OptionGroup(
-                "State (on by default; see the README)",
+                "State (on by default; see docs/state.md)",
                 [
                     Option(
                         "--state", value: "PATH",
