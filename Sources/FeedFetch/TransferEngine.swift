@@ -61,6 +61,12 @@ final class TransferEngine: Sendable {
         var incoming: [Submission] = []
         var cancellations: Set<UInt64> = []
         var nextID: UInt64 = 0
+        /// Ids handed out and not yet finished: a cancellation for any other
+        /// id (its transfer done) is dropped, never kept for a later turn.
+        var outstanding: Set<UInt64> = []
+        /// Cancellations the thread holds for submissions it has not seen
+        /// yet, as of its last batch (for tests: it must come back to 0).
+        var heldCancellations = 0
         /// Submitted and not yet finished (waiting or running).
         var inFlight = 0
         /// A wakeup libcurl could not deliver: its socket pair is broken,
@@ -114,6 +120,7 @@ final class TransferEngine: Sendable {
     func makeID() -> UInt64 {
         shared.withLock { state in
             state.nextID += 1
+            state.outstanding.insert(state.nextID)
             return state.nextID
         }
     }
@@ -127,8 +134,12 @@ final class TransferEngine: Sendable {
                 state.inFlight += 1
                 state.wakeThread()
                 return nil
-            case .stopping: return .shutDown
-            case .stopped(let reason): return reason
+            case .stopping:
+                state.outstanding.remove(submission.id)
+                return .shutDown
+            case .stopped(let reason):
+                state.outstanding.remove(submission.id)
+                return reason
             }
         }
         if let refusal {
@@ -139,7 +150,7 @@ final class TransferEngine: Sendable {
     /// A stopping engine cancels everything anyway.
     func cancel(id: UInt64) {
         shared.withLock { state in
-            guard case .running = state.lifecycle else { return }
+            guard case .running = state.lifecycle, state.outstanding.contains(id) else { return }
             state.cancellations.insert(id)
             state.wakeThread()
         }
@@ -170,11 +181,18 @@ final class TransferEngine: Sendable {
         }
     }
 
-    func takeBatch() -> Batch {
+    /// Cancellations the thread holds for submissions it has not seen yet.
+    var heldCancellations: Int { shared.withLock { $0.heldCancellations } }
+
+    /// What arrived since the last batch; cancellations only for transfers
+    /// not finished meanwhile. - Parameter held: the cancellations the thread still holds.
+    func takeBatch(held: Int) -> Batch {
         shared.withLock { state in
             var batch = Batch()
+            state.heldCancellations = held
             swap(&batch.arrivals, &state.incoming)
             swap(&batch.cancellations, &state.cancellations)
+            batch.cancellations.formIntersection(state.outstanding)
             if let failure = state.wakeFailure {
                 batch.stopReason = .failed(failure)
             } else if case .stopping = state.lifecycle {
@@ -184,9 +202,12 @@ final class TransferEngine: Sendable {
         }
     }
 
-    /// One transfer has finished and its continuation is about to be resumed.
-    func finishedOne() {
-        shared.withLock { $0.inFlight -= 1 }
+    /// A transfer has finished and its continuation is about to be resumed.
+    func finished(id: UInt64) {
+        shared.withLock { state in
+            state.inFlight -= 1
+            state.outstanding.remove(id)
+        }
     }
 
     /// Sets `stopped`, dropping the waker, so no caller can wake the multi
@@ -199,6 +220,7 @@ final class TransferEngine: Sendable {
             var late: [Submission] = []
             swap(&late, &state.incoming)
             state.inFlight -= late.count
+            state.outstanding.removeAll()
             return late
         }
     }

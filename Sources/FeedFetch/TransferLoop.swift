@@ -11,7 +11,10 @@ final class TransferLoop {
     private var waiting = WaitingTransfers<TransferEngine.Submission>()
     private var active: [UInt64: Transfer] = [:]
     private var perHost: [String: Int] = [:]
-    /// Cancellations for transfers not seen yet (a task cancelled before its submission arrived).
+    /// Cancellations for transfers not seen yet (a task cancelled before its
+    /// submission arrived): each leaves when its submission does, since
+    /// arrivals join `waiting` before the cancellations are tried, and the
+    /// engine hands over none for a transfer already finished.
     private var pendingCancellations: Set<UInt64> = []
 
     private init(engine: TransferEngine, multi: CurlMulti) {
@@ -46,7 +49,7 @@ final class TransferLoop {
     /// - Returns: why it stopped: `shutDown`, or the multi call that failed.
     private func runUntilStopped() -> TransferEngine.StopReason {
         while true {
-            let batch = engine.takeBatch()
+            let batch = engine.takeBatch(held: pendingCancellations.count)
             for submission in batch.arrivals {
                 waiting.append(submission, host: TransferEngine.host(of: submission.request.url))
             }
@@ -153,12 +156,12 @@ final class TransferLoop {
     }
 
     private func finish(_ transfer: Transfer, _ result: Result<FetchResponse, FetchError>) {
-        engine.finishedOne()
+        engine.finished(id: transfer.id)
         transfer.continuation.resume(returning: result)
     }
 
     private func finish(_ submission: TransferEngine.Submission, _ result: Result<FetchResponse, FetchError>) {
-        engine.finishedOne()
+        engine.finished(id: submission.id)
         submission.continuation.resume(returning: result)
     }
 

@@ -94,6 +94,33 @@ import Testing
 
     /// libcurl refuses a negative connect timeout: the fetch fails with the
     /// option named (it ran with libcurl's default before).
+    /// A cancellation that comes after its transfer finished (the task cancelled as the
+    /// response arrived) is dropped: the thread holds none for a later turn.
+    @Test func aCancellationAfterTheTransferFinishedIsNotKept() async throws {
+        let engine = TransferEngine(configuration: Self.configuration)
+        defer { engine.shutDown() }
+        func fetch(_ path: String) async -> (UInt64, Result<FetchResponse, FetchError>) {
+            let id = engine.makeID()
+            let request = FetchRequest(url: server.url(path))
+            let result = await withCheckedContinuation { continuation in
+                engine.submit(.init(id: id, request: request, continuation: continuation))
+            }
+            return (id, result)
+        }
+        var finished: [UInt64] = []
+        for _ in 0..<3 {
+            let (id, result) = await fetch("/ok")
+            #expect((try? result.get())?.status == 200)
+            finished.append(id)
+        }
+        for id in finished { engine.cancel(id: id) }
+        // Two more turns of the thread: it has taken the cancellations and said what it holds.
+        _ = await fetch("/ok")
+        _ = await fetch("/ok")
+        #expect(engine.heldCancellations == 0)
+        #expect(engine.transfersInFlight == 0)
+    }
+
     @Test func refusedOptionIsNamedInTheError() async throws {
         var configuration = FetchConfiguration()
         configuration.connectTimeoutSeconds = -1
