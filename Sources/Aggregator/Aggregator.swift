@@ -261,8 +261,7 @@ public enum Aggregator {
         of list: SubscriptionList, records: inout [String: FeedRecord], store: any StateStore,
         diagnostics: inout [String]
     ) {
-        var movedFrom: [String: String] = [:]
-        for (url, record) in records { if let target = record.movedTo, target != url { movedFrom[target] = url } }
+        let movedFrom = movedRecords(records)
         guard !movedFrom.isEmpty else { return }
         let listed = Set(list.subscriptions.map(\.url))
         for subscription in list.subscriptions where records[subscription.url] == nil {
@@ -280,6 +279,25 @@ public enum Aggregator {
             record.movedTo = nil
             records[subscription.url] = record
         }
+    }
+
+    /// Which stored feed each new URL continues (target → old URL). When
+    /// several moved to the same URL, the one that last fetched well wins
+    /// (its history is the freshest), then the first by URL: the choice
+    /// depends on the state alone, never on a dictionary's order, so the
+    /// same state gives the same outputs.
+    static func movedRecords(_ records: [String: FeedRecord]) -> [String: String] {
+        var movedFrom: [String: String] = [:]
+        for (url, record) in records.sorted(by: { $0.key < $1.key }) {
+            guard let target = record.movedTo, target != url else { continue }
+            if let chosen = movedFrom[target], let other = records[chosen],
+                (record.lastSuccess?.secondsSince1970 ?? .min) <= (other.lastSuccess?.secondsSince1970 ?? .min)
+            {
+                continue
+            }
+            movedFrom[target] = url
+        }
+        return movedFrom
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh
