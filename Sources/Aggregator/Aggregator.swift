@@ -167,7 +167,16 @@ public enum Aggregator {
         adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
         // What bounds each feed's stored entries' dates: a feed served from the state whose
         // entries all come too late for the timeline is not read. (Not known: it is read.)
-        let storedDates = state.store.keepsEntries ? ((try? state.store.storedDates()) ?? [:]) : [:]
+        var storedDates: [String: StoredDates] = [:]
+        if state.store.keepsEntries {
+            do {
+                storedDates = try state.store.storedDates()
+            } catch {
+                diagnostics.append(
+                    "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
+                        + "from the state is read whole")
+            }
+        }
         let plans = list.subscriptions.map {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,

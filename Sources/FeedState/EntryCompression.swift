@@ -133,7 +133,7 @@ public struct PreparedEntries: Sendable {
         dates = entries.map { $0.ownDate?.secondsSince1970 }
     }
 
-    private init(keys: [String], stored: [[UInt8]], dates: [Int64?]) {
+    init(keys: [String], stored: [[UInt8]], dates: [Int64?]) {
         self.keys = keys
         keysAreUnique = true
         self.stored = stored

@@ -30,7 +30,7 @@ public final class MemoryStateStore: StateStore {
         record.movedTo = update.movedTo ?? record.movedTo
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
-            if keepsEntries { store(entries, feed: update.url, now: now) }
+            if keepsEntries { try store(entries, feed: update.url, now: now) }
             record.etag = etag
             record.lastModified = lastModified
             record.lastSuccess = now
@@ -68,12 +68,17 @@ public final class MemoryStateStore: StateStore {
 
     /// Upserts as the SQLite store does: a known key keeps its first-seen
     /// facts; each entry is what its codec bytes give back, as the SQLite
-    /// store's would be.
-    private func store(_ prepared: PreparedEntries, feed: String, now: Timestamp) {
+    /// store's would be. Bytes that do not decode are an encoder's bug, and
+    /// this store is the reference the SQLite store is held to: it fails.
+    private func store(_ prepared: PreparedEntries, feed: String, now: Timestamp) throws(StateError) {
         var byKey = stored[feed] ?? [:]
         for position in 0..<prepared.count {
             let key = prepared.keys[position]
-            guard let entry = EntryCodec.decode(prepared.stored[position]) else { continue }
+            guard let entry = EntryCodec.decode(prepared.stored[position]) else {
+                throw StateError(
+                    path: "the memory store",
+                    message: "entry \(position) of \(feed) does not decode from the bytes its codec made")
+            }
             if var known = byKey[key] {
                 known.entry = entry
                 known.position = position

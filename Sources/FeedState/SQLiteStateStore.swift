@@ -101,9 +101,24 @@ public final class SQLiteStateStore: StateStore {
         writer = try StateWriter(path: path)
     }
 
-    /// The open batch is kept: each outcome in it is whole. (What could not be
-    /// stored has no run left to be reported to: the next run fetches those feeds whole.)
-    deinit { _ = try? writer.commit() }
+    /// The open batch is kept: each outcome in it is whole. A run commits
+    /// before it ends; a store dropped without that (a run that stopped
+    /// early) says on standard error what could not be kept, since no run is
+    /// left to report it: the next run fetches those feeds whole.
+    deinit {
+        do {
+            let unstored = try writer.commit()
+            for (url, error) in unstored.sorted(by: { $0.key < $1.key }) {
+                Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
+            }
+        } catch {
+            Self.say("feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole")
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
 
     /// Brings the file to the newest schema, one version per transaction.
     private static func migrate(_ database: SQLiteDatabase) throws(StateError) {

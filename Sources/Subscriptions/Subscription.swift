@@ -22,9 +22,11 @@ public struct Subscription: Sendable, Hashable {
     public var mayReadLocalFile = false
 
     public init(
-        url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil
+        url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil,
+        mayReadLocalFile: Bool = false
     ) {
         self.url = url
+        self.mayReadLocalFile = mayReadLocalFile
         self.title = title
         self.htmlURL = htmlURL
         self.folder = folder

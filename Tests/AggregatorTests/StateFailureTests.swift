@@ -19,7 +19,12 @@ import TimelineMerge
         let inner = MemoryStateStore()
         var failFeeds = false
         var failRecord = false
+        var failDates = false
         var keepsEntries: Bool { inner.keepsEntries }
+        func storedDates() throws(StateError) -> [String: StoredDates] {
+            if failDates { throw failure() }
+            return try inner.storedDates()
+        }
         func failure() -> StateError { StateError(path: "test.sqlite", message: "database disk image is malformed") }
         func feeds() throws(StateError) -> [String: FeedRecord] {
             if failFeeds { throw failure() }
@@ -71,6 +76,16 @@ import TimelineMerge
         #expect(diagnostic.contains("malformed") && diagnostic.contains("unconditionally"), "\(diagnostic)")
     }
 
+    @Test func unreadableStoredDatesAreARunDiagnostic() async throws {
+        let store = FailingStore()
+        _ = await run(store)
+        store.failDates = true
+        let second = await run(store)
+        #expect(second.reports.first?.status == .ok || second.reports.first?.status == .notModified)
+        #expect(
+            second.diagnostics.contains { $0.contains("malformed") && $0.contains("dates") }, "\(second.diagnostics)")
+    }
+
     @Test func aFeedThatCannotBeStoredSaysSoAndKeepsItsFreshEntries() async throws {
         let store = FailingStore()
         store.failRecord = true
@@ -116,7 +131,7 @@ import TimelineMerge
                 """)
         }
         var list = SubscriptionList()
-        list.subscriptions = [Subscription(url: good), Subscription(url: refused)]
+        list.subscriptions = [Subscription(url: good, mayReadLocalFile: true), Subscription(url: refused, mayReadLocalFile: true)]
         let result = await Aggregator.run(
             list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600)),
             state: StateOptions(store: store))

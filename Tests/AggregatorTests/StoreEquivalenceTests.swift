@@ -51,7 +51,7 @@ import TimelineMerge
         let a = folder.appendingPathComponent("a.xml").path
         let b = folder.appendingPathComponent("b.xml").path
         var list = SubscriptionList()
-        list.subscriptions = [Subscription(url: a), Subscription(url: b)]
+        list.subscriptions = [Subscription(url: a, mayReadLocalFile: true), Subscription(url: b, mayReadLocalFile: true)]
         var results: [([MergedEntry], [String])] = []
         for (run, offset) in [0, 1, 2, 100, 101].enumerated() {
             let now = Self.start + Int64(offset) * Self.day

@@ -129,7 +129,7 @@ import TimelineMerge
         rules.limit = 3
         func run(_ urls: [String], state path: String) async throws -> RunResult {
             var list = SubscriptionList()
-            list.subscriptions = urls.map { Subscription(url: $0) }
+            list.subscriptions = urls.map { Subscription(url: $0, mayReadLocalFile: true) }
             let store = try SQLiteStateStore(path: path)
             let result = await Aggregator.run(
                 list, client: HTTPClient(), rules: rules, state: StateOptions(store: store))
