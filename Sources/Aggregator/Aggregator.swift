@@ -153,28 +153,33 @@ public enum Aggregator {
         var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
         var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
-        var records: [String: FeedRecord]
+        // Every call to the store runs on the run's state thread (see StateThread).
+        let stateThread = StateThread()
+        defer { stateThread.stop() }
+        var records: [String: FeedRecord] = [:]
         var recordsKnown = true
-        do {
-            records = try known ?? state.store.feeds()
-        } catch {
-            records = [:]
-            recordsKnown = false
-            diagnostics.append(
-                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
-                    + "without its validators, Retry-After or cache lifetime")
-        }
-        adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
-        // What bounds each feed's stored entries' dates: a feed served from the state whose
-        // entries all come too late for the timeline is not read. (Not known: it is read.)
         var storedDates: [String: StoredDates] = [:]
-        if state.store.keepsEntries {
+        await stateThread.run {
             do {
-                storedDates = try state.store.storedDates()
+                records = try known ?? state.store.feeds()
             } catch {
+                records = [:]
+                recordsKnown = false
                 diagnostics.append(
-                    "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
-                        + "from the state is read whole")
+                    "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+                        + "without its validators, Retry-After or cache lifetime")
+            }
+            adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
+            // What bounds each feed's stored entries' dates: a feed served from the state whose
+            // entries all come too late for the timeline is not read. (Not known: it is read.)
+            if state.store.keepsEntries {
+                do {
+                    storedDates = try state.store.storedDates()
+                } catch {
+                    diagnostics.append(
+                        "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
+                            + "from the state is read whole")
+                }
             }
         }
         let plans = list.subscriptions.map {
@@ -215,47 +220,54 @@ public enum Aggregator {
                         subscriptionLists.append((plans[index].subscription, document))
                         continue
                     }
-                    let report = settle(
-                        consume outcome, plan: plans[index], index: firstIndex + index, state: state,
-                        recordsKnown: recordsKnown, storedDates: storedDates[plans[index].subscription.url],
-                        dating: dating, timeline: &timeline, pending: &pending)
+                    let handover = Handover(outcome)
+                    let plan = plans[index]
+                    let dates = storedDates[plan.subscription.url]
+                    let report = await stateThread.run {
+                        settle(
+                            handover.take(), plan: plan, index: firstIndex + index, state: state,
+                            recordsKnown: recordsKnown, storedDates: dates, dating: dating, timeline: &timeline,
+                            pending: &pending)
+                    }
                     reports[index] = report
                     progress(report, done, plans.count)
                 }
                 startMore()
             }
         }
-        do {
-            let unstored = try state.store.commit()
-            if !unstored.isEmpty {
-                for index in reports.indices {
-                    guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
-                    reports[index]?.noteStateFailure("its fetch cannot be recorded: \(error)")
+        await stateThread.run {
+            do {
+                let unstored = try state.store.commit()
+                if !unstored.isEmpty {
+                    for index in reports.indices {
+                        guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
+                        reports[index]?.noteStateFailure("its fetch cannot be recorded: \(error)")
+                    }
+                }
+            } catch {
+                diagnostics.append(
+                    "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
+            }
+            do {
+                try state.store.record(all: pending)
+            } catch {
+                diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
+            }
+            if state.health {  // every outcome is stored now
+                for index in reports.indices where reports[index] != nil {
+                    collectHealth(of: &reports[index]!, store: state.store, now: rules.now)
                 }
             }
-        } catch {
-            diagnostics.append(
-                "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
-        }
-        do {
-            try state.store.record(all: pending)
-        } catch {
-            diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
-        }
-        if state.health {  // every outcome is stored now
-            for index in reports.indices where reports[index] != nil {
-                collectHealth(of: &reports[index]!, store: state.store, now: rules.now)
+            // Only entries a feed no longer lists are ever pruned.
+            let changed = reports.compactMap { report in
+                report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
             }
-        }
-        // Only entries a feed no longer lists are ever pruned.
-        let changed = reports.compactMap { report in
-            report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
-        }
-        do {
-            try state.store.prune(
-                feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
-        } catch {
-            diagnostics.append("state: old entries cannot be pruned (\(error))")
+            do {
+                try state.store.prune(
+                    feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
+            } catch {
+                diagnostics.append("state: old entries cannot be pruned (\(error))")
+            }
         }
         return RunResult(
             timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics,

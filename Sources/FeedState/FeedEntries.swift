@@ -3,17 +3,16 @@ import FeedModel
 /// One feed's stored entries as the SQLite store keeps them: a single row
 /// (a document) per feed, read and written whole. A feed is read and
 /// written as a unit anyway (its listing replaces the last one; its history
-/// is pruned together), and one row per feed costs SQLite a row's work
-/// where one row per entry cost sixty: storing was most of what a first run
-/// with a state cost.
+/// is pruned together), and one row per feed costs SQLite one row's work
+/// where a row per entry would cost one per entry (sixty for a typical feed).
 ///
 /// The document is a version byte, then each entry's facts (key, first and
 /// last seen, dates, places) and its codec bytes (`EntryCodec`), the whole
 /// compressed as one block (`EntryCompression`, version 2). One block per
 /// feed rather than one per entry: a feed's entries share their markup and
-/// words, so the block takes 60% of the bytes the entries compressed one by
-/// one took (the benchmark corpus: 36.4 MB of state became 22.0 MB), and one
-/// LZ4 call per feed costs less than sixty. The block's checksum makes a
+/// words, so one block takes about 60% of the bytes of the entries
+/// compressed one by one (on the benchmark corpus), and one LZ4 call per
+/// feed costs less than sixty. The block's checksum makes a
 /// damaged document unreadable as a whole (the feed's validators are then
 /// dropped and its next fetch lists its entries again); an entry whose
 /// codec bytes do not decode is still just that entry, unreadable.

@@ -4,16 +4,19 @@ import Synchronization
 
 /// Where a SQLite store's outcomes are stored: a connection of its own, on
 /// a thread of its own. Merging a fetched feed's document, writing it and
-/// checkpointing the journal then go on beside the run's parsing, where in
-/// the run's one parent task they were a third of a first run's time.
+/// checkpointing the journal then go on beside the run's parsing and its
+/// reads of the store, instead of holding them up.
 ///
 /// Each outcome is a savepoint in a batch of `batchLimit` (one transaction):
-/// a feed's entries and validators commit together, as every feed's did in
-/// its own transaction, at a fraction of the cost; an outcome that fails is
-/// undone alone and kept for `commit` to report.
+/// a feed's entries and validators commit together, as if each feed had a
+/// transaction of its own, at a fraction of the cost; an outcome that fails
+/// is undone alone and kept for `commit` to report.
 ///
 /// `@unchecked Sendable`: `database`, `batch` and `failures` are used on
-/// `queue` only; `submit`, `flush` and `commit` are called from one task.
+/// `queue` only. `submit`, `flush` and `commit` wait (for room, for the
+/// queue), so they are called from the run's state thread only, never from
+/// Swift's cooperative pool: the run makes every store call there
+/// (`Aggregator`'s `StateThread`), one at a time.
 final class StateWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "feedmerge.state-writer")
     /// Outcomes handed over and not yet stored, at most `depth`: the run waits
@@ -39,9 +42,9 @@ final class StateWriter: @unchecked Sendable {
     private var batchesSinceWait = 0
     /// Every this many batches, the next one waits until the journal is copied, so that
     /// it starts the journal over (SQLite restarts it only for a writer that finds every
-    /// page copied): the journal stays about this many batches long, where a long first
-    /// run that never waited grew it to half the state (125 MB at 10,000 feeds), which
-    /// then cost 0.2 s to delete at the end.
+    /// page copied): the journal stays about this many batches long. A run that never
+    /// waited would grow it to half the state, and deleting it at the end would cost
+    /// tenths of a second.
     static let batchesPerJournal = 16
 
     init(path: String) throws(StateError) {
@@ -139,11 +142,10 @@ final class StateWriter: @unchecked Sendable {
 
 /// Copies a store's journal (WAL) into its database on a connection and a
 /// thread of its own: a passive checkpoint after each committed batch, as
-/// far as no reader holds it back. SQLite's own checkpoints ran on the
-/// writer's thread when the journal passed 1,000 pages, and each waited for
-/// the disk twice (the journal's sync, then the database's) while the run's
-/// outcomes queued behind it (at 10,000 feeds the run kept two cores 83%
-/// busy, against 90% without a state; 89% with this). A checkpoint that fails leaves the pages in the
+/// far as no reader holds it back. SQLite's own checkpoints would run on the
+/// writer's thread when the journal passes 1,000 pages, each waiting for the
+/// disk twice (the journal's sync, then the database's) while the run's
+/// outcomes queue behind it. A checkpoint that fails leaves the pages in the
 /// journal, where every reader finds them, for the next one (or closing).
 ///
 /// `@unchecked Sendable`: `database` is used on `queue` only.

@@ -1,0 +1,83 @@
+import Foundation
+
+/// A run's thread for its store: every call the run makes to the store
+/// runs here while the run's task waits suspended. SQLite's reads, its busy
+/// timeout and the store writer's back-pressure then block this thread,
+/// never one of Swift's cooperative pool, which has only as many threads as
+/// cores and runs the fetching and parsing children meanwhile.
+///
+/// Jobs run one at a time, in the order given, and the caller is suspended
+/// until its job is done: a job may use the caller's values that are not
+/// `Sendable` (the timeline, the store), which nothing else touches meanwhile.
+final class StateThread: @unchecked Sendable {
+    // Unchecked: `jobs` and `stopped` are touched only under `condition`.
+    private let condition = NSCondition()
+    private var jobs: [() -> Void] = []
+    private var stopped = false
+
+    init() {
+        Thread { [self] in serve() }.start()
+    }
+
+    /// Marks the threads that are a run's state thread.
+    private static let marker: pthread_key_t = {
+        var key = pthread_key_t()
+        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
+        return key
+    }()
+
+    /// Whether the calling thread is a run's state thread.
+    static var isCurrent: Bool { pthread_getspecific(marker) != nil }
+
+    private func serve() {
+        _ = pthread_setspecific(Self.marker, UnsafeRawPointer(bitPattern: 1))
+        while true {
+            condition.lock()
+            while jobs.isEmpty && !stopped { condition.wait() }
+            if jobs.isEmpty {
+                condition.unlock()
+                return
+            }
+            let job = jobs.removeFirst()
+            condition.unlock()
+            job()
+        }
+    }
+
+    /// Runs `job` on the thread; suspends the caller (never blocks it) until it is done.
+    func run<Result>(_ job: @escaping () -> Result) async -> Result {
+        let work = Unchecked(job)
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Unchecked<Result>, Never>) in
+            condition.lock()
+            jobs.append { continuation.resume(returning: Unchecked(work.value())) }
+            condition.signal()
+            condition.unlock()
+        }
+        return result.value
+    }
+
+    /// The thread ends once the jobs given are done.
+    func stop() {
+        condition.lock()
+        stopped = true
+        condition.signal()
+        condition.unlock()
+    }
+}
+
+/// A value handed between the caller and the state thread, which never use it at the same time.
+private struct Unchecked<Value>: @unchecked Sendable {
+    var value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Holds one value until it is taken: a value moved into a job keeps no second reference,
+/// so the job can change it in place (a feed's entries, dated where they are).
+final class Handover<Value> {
+    private var value: Value?
+    init(_ value: consuming Value) { self.value = value }
+    func take() -> Value {
+        guard let taken = value.take() else { preconditionFailure("a handover is taken once") }
+        return taken
+    }
+}
