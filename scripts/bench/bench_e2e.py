@@ -5,7 +5,10 @@ with --limit 100), beside sfeed_update + sfeed_atom and the Python
 reference aggregator (thread pool + urllib + feedparser-rs, or feedparser
 with --with-feedparser). Same job count for all. Median of N runs.
 
-    bench_e2e.py CORPUS_DIR FEEDMERGE_BINARY [--runs N] [--jobs 16] [--with-feedparser]
+    bench_e2e.py CORPUS_DIR FEEDMERGE_BINARY [--runs N] [--jobs 16] [--with-feedparser] [--compare BINARY]
+
+--compare adds the same feedmerge rows for another build (say, the code
+before a change), interleaved with the others in every run.
 """
 import argparse
 import glob
@@ -28,6 +31,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=16)
     ap.add_argument("--with-feedparser", action="store_true")
+    ap.add_argument("--compare", metavar="BINARY", help="another feedmerge build, timed in the same runs")
     args = ap.parse_args()
     folder = os.path.abspath(os.path.join(args.corpus, "feeds"))
     names = sorted(os.path.basename(f) for f in glob.glob(os.path.join(folder, "*.xml")))
@@ -78,6 +82,12 @@ def main():
              lambda: checked([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,
                               out + ".py.atom", "--jobs", str(n), "--parser", "feedparser_rs"], [out + ".py.atom"])),
         ]
+        if args.compare:
+            other = os.path.abspath(args.compare)
+            for label, limit in (("all entries", "0"), ("--limit 100", "100")):
+                tools.append(("compared build, %s" % label,
+                              lambda limit=limit: checked([other, opml, "-o", out + ".atom", "-o", out + ".rss", "-o",
+                                                           out + ".json", "--limit", limit] + common, feedmerge_outputs)))
         if args.with_feedparser:
             tools.append(("python: urllib + feedparser",
                           lambda: checked([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,

@@ -90,6 +90,7 @@ def main():
     ap.add_argument("feedmerge")
     ap.add_argument("bench")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--compare", metavar="BENCH", help="another build's sanitize-bench, timed in the same runs")
     args = ap.parse_args()
     values = extract(args.corpus, args.feedmerge)
     peer = tempfile.NamedTemporaryFile("w", suffix=".py", delete=False)
@@ -102,6 +103,11 @@ def main():
         ("nh3 (ammonia, html5ever)", [sys.executable, peer.name, "nh3", values]),
         ("bleach", [sys.executable, peer.name, "bleach", values]),
     ]
+    if args.compare:
+        tools += [
+            ("compared build sanitize (HTML)", [args.compare, values]),
+            ("compared build sanitizeToXHTML", [args.compare, "--xhtml", values]),
+        ]
     results = {}
     for _ in range(args.runs):  # interleaved, so machine noise hits every tool alike
         for name, cmd in tools:
