@@ -154,7 +154,7 @@ public enum Aggregator {
         var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
         // Every call to the store runs on the run's state thread (see StateThread).
-        let stateThread = StateThread()
+        let stateThread = StateThread(inline: !state.store.blocksCallers)
         defer { stateThread.stop() }
         var records: [String: FeedRecord] = [:]
         var recordsKnown = true
@@ -212,25 +212,33 @@ public enum Aggregator {
             var done = 0
             while let (index, outcome) = await group.next() {
                 finished[index] = outcome
+                // Every outcome that can be settled now, in one job on the state thread.
+                var ready: [(index: Int, outcome: Handover<Outcome>)] = []
                 while let outcome = finished.removeValue(forKey: nextToSettle) {
                     let index = nextToSettle
                     nextToSettle += 1
-                    done += 1
                     if case .subscriptionList(let document) = outcome {
+                        done += 1
                         subscriptionLists.append((plans[index].subscription, document))
                         continue
                     }
-                    let handover = Handover(outcome)
-                    let plan = plans[index]
-                    let dates = storedDates[plan.subscription.url]
-                    let report = await stateThread.run {
-                        settle(
-                            handover.take(), plan: plan, index: firstIndex + index, state: state,
-                            recordsKnown: recordsKnown, storedDates: dates, dating: dating, timeline: &timeline,
-                            pending: &pending)
+                    ready.append((index, Handover(outcome)))
+                }
+                if !ready.isEmpty {
+                    let settled = await stateThread.run {
+                        ready.map { index, outcome in
+                            let plan = plans[index]
+                            return settle(
+                                outcome.take(), plan: plan, index: firstIndex + index, state: state,
+                                recordsKnown: recordsKnown, storedDates: storedDates[plan.subscription.url],
+                                dating: dating, timeline: &timeline, pending: &pending)
+                        }
                     }
-                    reports[index] = report
-                    progress(report, done, plans.count)
+                    for (position, report) in settled.enumerated() {
+                        done += 1
+                        reports[ready[position].index] = report
+                        progress(report, done, plans.count)
+                    }
                 }
                 startMore()
             }

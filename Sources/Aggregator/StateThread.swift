@@ -14,9 +14,12 @@ final class StateThread: @unchecked Sendable {
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var stopped = false
+    /// Jobs run on the caller's thread: the store never blocks (it is in memory).
+    private let inline: Bool
 
-    init() {
-        Thread { [self] in serve() }.start()
+    init(inline: Bool = false) {
+        self.inline = inline
+        if !inline { Thread { [self] in serve() }.start() }
     }
 
     /// Marks the threads that are a run's state thread.
@@ -46,6 +49,7 @@ final class StateThread: @unchecked Sendable {
 
     /// Runs `job` on the thread; suspends the caller (never blocks it) until it is done.
     func run<Result>(_ job: @escaping () -> Result) async -> Result {
+        if inline { return job() }
         let work = Unchecked(job)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Unchecked<Result>, Never>) in
             condition.lock()

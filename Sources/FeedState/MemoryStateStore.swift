@@ -13,6 +13,9 @@ public final class MemoryStateStore: StateStore {
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
 
+    /// In memory: a call never waits.
+    public var blocksCallers: Bool { false }
+
     public func feeds() throws(StateError) -> [String: FeedRecord] { records }
 
     public func feed(_ url: String) throws(StateError) -> FeedRecord? { records[url] }

@@ -262,6 +262,10 @@ public protocol StateStore: AnyObject {
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
     func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
+    /// Whether a call may block its thread (the disk, a lock, a server): a
+    /// run then makes its calls on a thread of its own, never on Swift's
+    /// cooperative pool.
+    var blocksCallers: Bool { get }
     /// The run is done with the store: it may tidy its file now (the SQLite
     /// store copies its journal into the database), beside what the run
     /// still does, such as writing its outputs. Releasing the store waits
@@ -286,4 +290,7 @@ extension StateStore {
 
     /// A store with nothing to tidy.
     public func finish() {}
+
+    /// A store on a disk or a server.
+    public var blocksCallers: Bool { true }
 }
