@@ -146,7 +146,7 @@ public enum Aggregator {
         _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules,
         state: StateOptions = .withoutState(), records known: [String: FeedRecord]? = nil,
         continuing: consuming Timeline? = nil, firstIndex: Int = 0,
-        progress: @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
+        progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> RunResult {
         var timeline = (consume continuing) ?? Timeline(rules: rules)
         var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
@@ -209,35 +209,38 @@ public enum Aggregator {
                 }
             }
             startMore()
+            // Touched by the state thread's jobs only, as are the timeline and `reports` until
+            // the last job has run.
             var done = 0
             while let (index, outcome) = await group.next() {
                 finished[index] = outcome
-                // Every outcome that can be settled now, in one job on the state thread.
+                // Every outcome that can be settled now, in one job on the state thread, which the
+                // parent does not wait for: it goes on starting and receiving feeds.
                 var ready: [(index: Int, outcome: Handover<Outcome>)] = []
+                var lists = 0
                 while let outcome = finished.removeValue(forKey: nextToSettle) {
                     let index = nextToSettle
                     nextToSettle += 1
                     if case .subscriptionList(let document) = outcome {
-                        done += 1
+                        lists += 1
                         subscriptionLists.append((plans[index].subscription, document))
                         continue
                     }
                     ready.append((index, Handover(outcome)))
                 }
-                if !ready.isEmpty {
-                    let settled = await stateThread.run {
-                        ready.map { index, outcome in
+                if !ready.isEmpty || lists > 0 {
+                    await stateThread.enqueue {
+                        done += lists
+                        for (index, outcome) in ready {
                             let plan = plans[index]
-                            return settle(
+                            let report = settle(
                                 outcome.take(), plan: plan, index: firstIndex + index, state: state,
                                 recordsKnown: recordsKnown, storedDates: storedDates[plan.subscription.url],
                                 dating: dating, timeline: &timeline, pending: &pending)
+                            done += 1
+                            reports[index] = report
+                            progress(report, done, plans.count)
                         }
-                    }
-                    for (position, report) in settled.enumerated() {
-                        done += 1
-                        reports[ready[position].index] = report
-                        progress(report, done, plans.count)
                     }
                 }
                 startMore()

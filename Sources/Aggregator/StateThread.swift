@@ -6,19 +6,26 @@ import Foundation
 /// never one of Swift's cooperative pool, which has only as many threads as
 /// cores and runs the fetching and parsing children meanwhile.
 ///
-/// Jobs run one at a time, in the order given, and the caller is suspended
-/// until its job is done: a job may use the caller's values that are not
-/// `Sendable` (the timeline, the store), which nothing else touches meanwhile.
+/// Jobs run one at a time, in the order given. `run` suspends the caller
+/// until its job is done; `enqueue` only while `depth` jobs wait already.
+/// A job may use the caller's values that are not `Sendable` (the timeline,
+/// the store) as long as the caller leaves them to the jobs until a `run`
+/// returns: the caller gives its values over, it does not share them.
 final class StateThread: @unchecked Sendable {
-    // Unchecked: `jobs` and `stopped` are touched only under `condition`.
+    // Unchecked: `jobs`, `stopped` and `waiter` are touched only under `condition`.
     private let condition = NSCondition()
     private var jobs: [() -> Void] = []
     private var stopped = false
+    /// The caller of `enqueue` waiting for room.
+    private var waiter: CheckedContinuation<Void, Never>?
     /// Jobs run on the caller's thread: the store never blocks (it is in memory).
     private let inline: Bool
+    /// Jobs that may wait at once: what they carry (parsed feeds) stays bounded.
+    private let depth: Int
 
-    init(inline: Bool = false) {
+    init(inline: Bool = false, depth: Int = 64) {
         self.inline = inline
+        self.depth = depth
         if !inline { Thread { [self] in serve() }.start() }
     }
 
@@ -42,7 +49,10 @@ final class StateThread: @unchecked Sendable {
                 return
             }
             let job = jobs.removeFirst()
+            var room: CheckedContinuation<Void, Never>?
+            if jobs.count < depth { swap(&room, &waiter) }
             condition.unlock()
+            room?.resume()
             job()
         }
     }
@@ -58,6 +68,24 @@ final class StateThread: @unchecked Sendable {
             condition.unlock()
         }
         return result.value
+    }
+
+    /// Queues `job` and returns, or suspends while `depth` jobs wait already.
+    func enqueue(_ job: @escaping () -> Void) async {
+        if inline { return job() }
+        let work = Unchecked(job)
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            jobs.append(work.value)
+            condition.signal()
+            if jobs.count <= depth {
+                condition.unlock()
+                continuation.resume()
+            } else {
+                waiter = continuation
+                condition.unlock()
+            }
+        }
     }
 
     /// The thread ends once the jobs given are done.
