@@ -29,7 +29,8 @@ import Testing
                 let spec = lines.first { $0.contains("'*\(name)[") || $0.contains("'*\(name)=[") }
                 found = spec != nil
             case .fish:
-                let condition = command.map { "'__fish_seen_subcommand_from \($0)'" } ?? "'not __fish_seen_subcommand_from"
+                let condition =
+                    command.map { "'__fish_seen_subcommand_from \($0)'" } ?? "'not __fish_seen_subcommand_from"
                 let flag = name.hasPrefix("--") ? " -l \(name.dropFirst(2)) " : " -s \(name.dropFirst()) "
                 found = lines.contains { $0.contains("-n \(condition)") && $0.contains(flag) }
             }
@@ -58,7 +59,8 @@ import Testing
         let input = lines.map { $0.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: "\t") + "\n" }.joined()
         let outcome = try bash.run(["-c", driver, "bash", file.path], input: input)
         try #require(outcome.status == 0, "\(outcome.standardError)")
-        return outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+        return outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(
+            String.init)
     }
 
     @Test(.tags(.externalProgram), .enabled(if: bash != nil, "bash is not installed"))
@@ -93,7 +95,8 @@ import Testing
         #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(outcome.standardError)")
     }
 
-    @Test(.tags(.externalProgram), .enabled(if: fish != nil, "fish is not installed (scripts/setup --test installs it)"))
+    @Test(
+        .tags(.externalProgram), .enabled(if: fish != nil, "fish is not installed (scripts/setup --test installs it)"))
     func fishReadsItsScriptAndCompletesLi() throws {
         let fish = try #require(Self.fish)
         let syntax = try fish.run(["--no-config", "-n"], input: CompletionScript.fish.render())

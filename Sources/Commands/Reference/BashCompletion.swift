@@ -38,7 +38,9 @@ struct BashCompletion {
         lines += ["        esac", "        return", "    fi", "    case $command in"]
         for command in commands {
             var reply = reply(command.operandValue)
-            if command.word == nil { reply = "((COMP_CWORD == 1)) && _feedmerge_words '\(words.joined(separator: " "))'; " + reply }
+            if command.word == nil {
+                reply = "((COMP_CWORD == 1)) && _feedmerge_words '\(words.joined(separator: " "))'; " + reply
+            }
             lines.append("        \(command.word ?? "merge")) \(reply) ;;")
         }
         lines += [

@@ -4,7 +4,10 @@ enum ManPage {
     /// What the environment changes; what `MergeOptions` reads from it.
     static let environment = [
         ("SOURCE_DATE_EPOCH", "The run's time, in seconds since 1970, when --now is not given."),
-        ("XDG_STATE_HOME", "The state is $XDG_STATE_HOME/feedmerge/state.sqlite unless --state or --no-state is given."),
+        (
+            "XDG_STATE_HOME",
+            "The state is $XDG_STATE_HOME/feedmerge/state.sqlite unless --state or --no-state is given."
+        ),
         ("HOME", "Without XDG_STATE_HOME, the state is ~/.local/state/feedmerge/state.sqlite."),
     ]
 
@@ -45,7 +48,10 @@ enum ManPage {
         }
         page.append(".SH EXIT STATUS")
         page += ExitStatus.allCases.flatMap { status in
-            [".TP", "\\fB\(status.rawValue)\\fR", Roff.text(status.meaning.collapsingWhitespace.capitalizedFirst + ".")]
+            [
+                ".TP", "\\fB\(status.rawValue)\\fR",
+                Roff.text(status.meaning.collapsingWhitespace.capitalizedFirst + "."),
+            ]
         }
         page.append(".SH ENVIRONMENT")
         page += environment.flatMap { [".TP", Roff.bold($0.0), Roff.text($0.1)] }
@@ -71,7 +77,8 @@ enum ManPage {
     /// A command's options, under their group's heading (`.SS` for the main command).
     private static func options(of command: CommandReference, heading: String = ".SS") -> [String] {
         command.sections.flatMap { section in
-            var lines = heading == ".SS" ? [".SS \(Roff.text(section.title))"] : [".PP", Roff.text(section.title + ":")]
+            var lines =
+                heading == ".SS" ? [".SS \(Roff.text(section.title))"] : [".PP", Roff.text(section.title + ":")]
             for entry in section.entries {
                 var label = entry.names.map(Roff.bold).joined(separator: ", ")
                 if let placeholder = entry.placeholder { label += " " + Roff.italic(placeholder) }

@@ -27,7 +27,9 @@ enum Roff {
         return lines.joined(separator: "\n")
     }
 
-    static func bold(_ text: String) -> String { "\\fB" + escaped(text, everyDashAMinus: true, guarded: false) + "\\fR" }
+    static func bold(_ text: String) -> String {
+        "\\fB" + escaped(text, everyDashAMinus: true, guarded: false) + "\\fR"
+    }
 
     static func italic(_ text: String) -> String { "\\fI" + fragment(text) + "\\fR" }
 
