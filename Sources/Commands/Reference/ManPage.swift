@@ -23,11 +23,10 @@ enum ManPage {
             "feedmerge \\- merge many feeds into one timeline",
             ".SH SYNOPSIS",
         ]
-        let synopses =
-            commands.map(\.synopsis) + [
-                "feedmerge --version", "feedmerge [COMMAND] --help", "feedmerge --generate-man",
-                "feedmerge --generate-completion bash|zsh|fish",
-            ]
+        let alone = CommandReference.mainOnly.map {
+            "feedmerge \($0.names[0])" + ($0.placeholder.map { " " + $0 } ?? "")
+        }
+        let synopses = commands.map(\.synopsis) + ["feedmerge [COMMAND] --help"] + alone
         page += synopses.map(Roff.synopsis).joined(separator: "\n.br\n").split(separator: "\n").map(String.init)
         page.append(".SH DESCRIPTION")
         page += paragraphs(main.summary)
