@@ -12,11 +12,13 @@ public enum FeedmergeCommandLine {
         feedmerge \(feedmergeVersion): merge many feeds into one timeline
 
         usage:
-          feedmerge [options] SOURCE... -o OUTPUT...   merge feeds (the main job; options below)
-          feedmerge parse [options] FILE...           print each feed file as normalized JSON
-          feedmerge fetch [options] URL... | -        fetch URLs; print status, size and time of each
+          feedmerge [options] SOURCE... -o OUTPUT...   \(MergeOptions.interface.brief)
+          feedmerge parse [options] FILE...           \(ParseCommand.interface.brief)
+          feedmerge fetch [options] URL... | -        \(FetchCommand.interface.brief)
           feedmerge --version
           feedmerge [COMMAND] --help
+          feedmerge --generate-man                    print the manual page feedmerge(1) (roff)
+          feedmerge --generate-completion SHELL       print the completion script for bash, zsh or fish
         """
 
     /// Runs what `arguments` (without the program name) ask for.
@@ -51,6 +53,20 @@ public enum FeedmergeCommandLine {
                 return usageError(UsageError("--version takes nothing else"), command: "feedmerge")
             }
             print("feedmerge \(feedmergeVersion) (\(allocator))")
+            return ExitStatus.success.rawValue
+        case "--generate-man":
+            guard arguments.count == 1 else {
+                return usageError(UsageError("--generate-man takes nothing else"), command: "feedmerge")
+            }
+            StandardOutput.write(ManPage.render())
+            return ExitStatus.success.rawValue
+        case let first? where first == "--generate-completion" || first.hasPrefix("--generate-completion="):
+            let words = first.split(separator: "=", maxSplits: 1).dropFirst().map(String.init) + arguments.dropFirst()
+            guard words.count == 1, let script = CompletionScript(rawValue: words[0]) else {
+                let error = UsageError("--generate-completion takes one shell: bash, zsh or fish")
+                return usageError(error, command: "feedmerge")
+            }
+            StandardOutput.write(script.render())
             return ExitStatus.success.rawValue
         case nil:
             StandardOutput.error(overview)

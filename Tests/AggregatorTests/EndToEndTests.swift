@@ -147,7 +147,7 @@ import TestSupport
 
     /// The JSON Feed 1.1 schema is third-party data that only the team's
     /// machines and CI have (../shared); a user's clone skips this test.
-    @Test(.enabled(if: jsonFeedSchema != nil, "needs ../shared/corpora"))
+    @Test(.tags(.corpus), .enabled(if: jsonFeedSchema != nil, "needs ../shared/corpora"))
     func jsonOutputValidatesAgainstTheJSONFeedSchema() throws {
         let outputs = try merge(into: Self.temporaryFolder("jsonschema"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }

@@ -39,7 +39,9 @@ import FeedParse
 
     @Test(arguments: ownFixtures) func ownFixture(_ path: String) throws { try check(path) }
 
-    @Test(.enabled(if: !realWorld.isEmpty, "../shared/corpora is not beside the project"), arguments: realWorld)
+    @Test(
+        .tags(.corpus, .slow), .fullTier,
+        .enabled(if: !realWorld.isEmpty, "../shared/corpora is not beside the project"), arguments: realWorld)
     func realWorldFeed(_ path: String) throws { try check(path) }
 
     func check(_ path: String) throws {

@@ -175,7 +175,7 @@ import Testing
         : themes == nil ? "needs Planet Venus's themes in $FEEDMERGE_VENUS_THEMES or ../venus-themes" : nil
 
     @Test(
-        .enabled(if: skip == nil, "\(skip ?? "")"),
+        .tags(.corpus, .slow), .fullTier, .enabled(if: skip == nil, "\(skip ?? "")"),
         arguments: ["asf/index.html.xslt", "musings/index.html.xslt", "mobile/mobile.html.xslt"])
     func aVenusThemeShowsEveryEntryAndEverySubscription(theme: String) throws {
         let server = Self.server

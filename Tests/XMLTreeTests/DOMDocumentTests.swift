@@ -121,7 +121,7 @@ import TestSupport
     /// Plain, well-formed UTF-8 skips the repair pass. Over every fixture
     /// (and the shared corpora when present) that must give the same tree
     /// as repairing first.
-    @Test func skippingRepairNeverChangesADocument() throws {
+    @Test(.tags(.corpus)) func skippingRepairNeverChangesADocument() throws {
         var roots = [Self.fixtures, Self.fixtures.appendingPathComponent("../../FeedParseTests/Fixtures").standardized]
         let corpora = SharedCorpora.folder
         let hasCorpora = corpora != nil

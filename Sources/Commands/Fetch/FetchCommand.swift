@@ -13,6 +13,7 @@ struct FetchCommand {
 
     static let interface = CommandInterface<FetchCommand>(
         name: "feedmerge fetch",
+        brief: "fetch URLs; print status, size and time of each",
         synopsis: "feedmerge fetch [options] URL... | -",
         summary: """
             Fetches every URL at once and prints one line per URL, in order:
@@ -20,6 +21,7 @@ struct FetchCommand {
             - reads the URLs from standard input, one per line (# comments).
             """,
         groups: [FetchOptions.group(\.configuration, maxBytesHelp: "largest decoded body accepted")],
+        operandName: "URL",
         operand: { command, url in
             if url == "-" && command.urls.contains("-") { throw UsageError("- (standard input) is given twice") }
             command.urls.append(url)

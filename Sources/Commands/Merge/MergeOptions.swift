@@ -47,6 +47,7 @@ struct MergeOptions {
 
     static let interface = CommandInterface<MergeOptions>(
         name: "feedmerge",
+        brief: "merge feeds (the main job; options below)",
         synopsis: "feedmerge [options] SOURCE... -o OUTPUT [--format F] [-o OUTPUT [--format F]]...",
         summary: """
             Merges the feeds of the SOURCEs into one timeline and writes it to every OUTPUT.
@@ -185,6 +186,7 @@ struct MergeOptions {
                     },
                 ]),
         ],
+        operandName: "SOURCE",
         operand: { options, source in options.sources.append(source) },
         notes: """
             Undated entries (and those whose date cannot be read, which the run names)
@@ -194,15 +196,23 @@ struct MergeOptions {
             once normalized (the #fragment counts) is one entry, kept once, from the
             feed where it is dated earliest. Entries that name no author are credited
             to their feed's authors.
-
-            \(ExitStatus.table)
-
-            Examples:
-              feedmerge feeds.opml -o merged.atom
-              feedmerge feeds.opml -o site/atom.xml -o site/feed.json --title "Planet Example"
-              feedmerge https://blog.example.org/feed.xml notes.rss -o feed.xml --format rss
-              curl -s https://example.org/feeds.opml | feedmerge - -o -
-            """)
+            """,
+        listsExitStatus: true,
+        examples: [
+            ("The feeds of an OPML list merged into one Atom feed:", "feedmerge feeds.opml -o merged.atom"),
+            (
+                "A planet's feeds, in two formats, with a title:",
+                "feedmerge feeds.opml -o site/atom.xml -o site/feed.json --title \"Planet Example\""
+            ),
+            (
+                "A feed on the web and a local one, merged as RSS:",
+                "feedmerge https://blog.example.org/feed.xml notes.rss -o feed.xml --format rss"
+            ),
+            (
+                "A list read from standard input, the merged Atom feed written to standard output:",
+                "curl -s https://example.org/feeds.opml | feedmerge - -o -"
+            ),
+        ])
 
     /// Reads a command line (after the program name).
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {

@@ -47,16 +47,25 @@ enum Request<Settings> {
 }
 
 /// A command's whole interface: its name, synopsis, options and operands.
+/// `--help`, the man page and the shell completions are all read from it.
 struct CommandInterface<Settings>: Sendable {
     /// As typed: `feedmerge`, `feedmerge parse`.
     var name: String
+    /// What it does, in the words of the overview's list of commands.
+    var brief: String
     var synopsis: String
     var summary: String
     var groups: [OptionGroup<Settings>]
+    /// The operands' placeholder in the synopsis (`SOURCE`, `FILE`, `URL`).
+    var operandName: String
     /// Takes one operand (a SOURCE, a FILE, a URL; `-` is one too).
     var operand: @Sendable (inout Settings, String) throws -> Void
-    /// Text after the options (rules, examples).
+    /// Text after the options (rules).
     var notes: String = ""
+    /// Whether the help ends with the exit status table (`ExitStatus.table`).
+    var listsExitStatus = false
+    /// Command lines shown as examples (`--help` shows the commands, the man page both).
+    var examples: [(purpose: String, command: String)] = []
 
     var options: [Option<Settings>] { groups.flatMap(\.options) }
 
@@ -145,6 +154,15 @@ struct CommandInterface<Settings>: Sendable {
         if !notes.isEmpty {
             lines.append("")
             lines.append(notes)
+        }
+        if listsExitStatus {
+            lines.append("")
+            lines.append(ExitStatus.table)
+        }
+        if !examples.isEmpty {
+            lines.append("")
+            lines.append("Examples:")
+            lines += examples.map { "  " + $0.command }
         }
         return lines.joined(separator: "\n")
     }

@@ -16,6 +16,7 @@ struct ParseCommand {
 
     static let interface = CommandInterface<ParseCommand>(
         name: "feedmerge parse",
+        brief: "print each feed file as normalized JSON",
         synopsis: "feedmerge parse [--url URL] [--content-type TYPE] [--sanitize] [--summary] FILE...",
         summary: """
             Prints one JSON object per FILE (- for standard input), one per line, in order:
@@ -42,6 +43,7 @@ struct ParseCommand {
                     ) { command, _ in command.summaryOnly = true },
                 ])
         ],
+        operandName: "FILE",
         operand: { command, file in command.files.append(file) },
         notes: "Exit status: 0 every file parsed; 1 some did not; 2 usage error.")
 

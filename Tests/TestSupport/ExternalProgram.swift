@@ -1,0 +1,43 @@
+import Foundation
+
+/// A program outside the toolchain (bash, zsh, fish, groff) that a test runs:
+/// found on PATH or absent, in which case the test says so and is skipped.
+public struct ExternalProgram: Sendable {
+    public var path: String
+
+    /// The program on PATH, or nil.
+    public init?(_ name: String) {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        guard let folder = folders.first(where: { FileManager.default.isExecutableFile(atPath: "\($0)/\(name)") })
+        else { return nil }
+        path = "\(folder)/\(name)"
+    }
+
+    /// What one run gave.
+    public struct Outcome: Sendable {
+        public var status: Int32
+        public var standardOutput: String
+        public var standardError: String
+    }
+
+    /// Runs it to its end. Output goes through temporary files, not pipes, so that a
+    /// child the program leaves behind cannot keep the test waiting.
+    public func run(_ arguments: [String], input: String = "") throws -> Outcome {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("program-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let paths = ["in", "out", "err"].map { folder.appendingPathComponent($0) }
+        try Data(input.utf8).write(to: paths[0])
+        for path in paths.dropFirst() { _ = FileManager.default.createFile(atPath: path.path, contents: nil) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = try FileHandle(forReadingFrom: paths[0])
+        process.standardOutput = try FileHandle(forWritingTo: paths[1])
+        process.standardError = try FileHandle(forWritingTo: paths[2])
+        try process.run()
+        process.waitUntilExit()
+        let text = { (url: URL) in String(decoding: (try? Data(contentsOf: url)) ?? Data(), as: UTF8.self) }
+        return Outcome(status: process.terminationStatus, standardOutput: text(paths[1]), standardError: text(paths[2]))
+    }
+}
