@@ -112,7 +112,7 @@ struct MergeOptions {
                     ) { $0.themePath = $1 },
                     Option(
                         "--theme-timeout", value: "S",
-                        help: "stop a theme that runs longer than S seconds (the page is\nnot written, exit status 4)",
+                        help: "stop a theme that runs longer than S seconds (its page is\nnot written; the previous one stays)",
                         default: { "\(Int($0.themeTimeout))" }
                     ) { $0.themeTimeout = Double(try OptionValue.positive($1, for: "--theme-timeout")) },
                     Option("--summary-only", help: "the page shows each entry's summary, not its content") {
