@@ -53,6 +53,8 @@ struct MergeOptions {
             Merges the feeds of the SOURCEs into one timeline and writes it to every OUTPUT.
             SOURCE: an OPML file or URL (recognised by its content), a feed URL, a local
             feed file, or - for standard input (an OPML list, a list of URLs, or a feed).
+            A list fetched over the network or piped in names web feeds only: local files
+            are read when named here or in a local list (see SECURITY.md).
             OUTPUT: a file, or - for standard output. Its format comes from its name
             (.atom, .rss, .json; atom.xml, rss.xml; .html for the planet page, .opml for
             the subscription list) or from the --format that follows it.
