@@ -127,6 +127,26 @@ import Testing
         #expect(help.status == 0 && help.standardOutput.contains("--per-host N"))
     }
 
+    @Test func aFolderGivenAsAnOutputIsNamedAsOne() throws {
+        let w = try workspace("folder-output")
+        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--no-state"])
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("is a folder") && run.standardError.contains("/index.html"))
+        let formatted = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--format", "rss"])
+        #expect(formatted.status == 2 && formatted.standardError.contains("is a folder"), "\(formatted.standardError)")
+    }
+
+    @Test func parseSaysAURLIsNotAFileAndReadsFileURLs() throws {
+        let w = try workspace("parse-url")
+        try Data("<rss version=\"2.0\"><channel><title>Local</title></channel></rss>".utf8)
+            .write(to: URL(fileURLWithPath: w.path("feed.xml")))
+        let run = try CommandRun.feedmerge(["parse", server.url("/feed/1"), "file://" + w.path("feed.xml")])
+        let lines = run.standardOutput.split(separator: "\n")
+        #expect(run.status == 1 && lines.count == 2, "\(run.standardOutput)")
+        #expect(lines.first?.contains("is a URL: download it first") == true && !run.standardOutput.contains("No such"))
+        #expect(lines.last?.contains("\"title\":\"Local\"") == true, "\(run.standardOutput)")
+    }
+
     @Test func anUnwritableOutputStopsTheRunBeforeAnyFetchAndTouchesNothing() throws {
         let w = try workspace("unwritable")
         try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("ok.atom")))

@@ -279,8 +279,13 @@ extension MergeOptions.OutputRequest {
     /// What it is to hold: the `--format` given, else what its name says;
     /// standard output is Atom unless told.
     func resolvedFormat() throws(UsageError) -> OutputKind {
+        if path == "-" && format == nil { return .feed(.atom) }
+        var isFolder: ObjCBool = false
+        if path != "-", FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), isFolder.boolValue {
+            let example = (path.hasSuffix("/") ? path : path + "/") + "index.html"
+            throw UsageError("-o \(path) is a folder: name a file in it (for the page, -o \(example))")
+        }
         if let format { return format }
-        if path == "-" { return .feed(.atom) }
         switch OutputFormat.recognise(fileName: path) {
         case .format(let format): return .feed(format)
         case .page: return .page

@@ -77,8 +77,14 @@ struct ParseCommand {
 
     private func read(_ file: String) throws(ReadFailure) -> [UInt8] {
         if file == "-" { return Array(FileHandle.standardInput.readDataToEndOfFile()) }
+        let path = LocalFile.path(of: file) ?? file
+        if path == file && file.contains("://") {
+            throw ReadFailure(
+                description: "parse reads files, and \(file) is a URL: download it first (feedmerge fetch "
+                    + "shows what it answers), then give --url \(file) so its links resolve")
+        }
         do {
-            return try LocalFile.contents(of: file)
+            return try LocalFile.contents(of: path)
         } catch {
             throw ReadFailure(description: error.description)
         }
