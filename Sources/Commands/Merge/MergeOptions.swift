@@ -207,8 +207,8 @@ struct MergeOptions {
                 "feedmerge feeds.opml -o site/atom.xml -o site/feed.json --title \"Planet Example\""
             ),
             (
-                "A feed on the web and a local one, merged as RSS:",
-                "feedmerge https://blog.example.org/feed.xml notes.rss -o feed.xml --format rss"
+                "A feed on the web and a local one, merged as RSS (which needs a home page):",
+                "feedmerge https://blog.example.org/feed.xml notes.rss -o feed.xml --format rss --link https://example.org/"
             ),
             (
                 "A list read from standard input, the merged Atom feed written to standard output:",
