@@ -92,7 +92,7 @@ article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; over
 .content.text { white-space: pre-line; }
 aside { font-size: .95rem; }
 aside h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
-.subscriptions li { padding: .4rem 0; border-bottom: 1px solid var(--line); }
+.subscriptions li { padding: .4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
 .subscriptions .status { display: block; color: var(--muted); font-size: .9rem; }
 .subscriptions .failing .status, .subscriptions .gone .status { color: var(--bad); }
 .subscriptions .stale .status { color: var(--warn); }
