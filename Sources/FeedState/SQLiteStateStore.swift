@@ -125,6 +125,13 @@ public final class SQLiteStateStore: StateStore {
         let target = migrations.count
         var version = 0
         try database.prepare("PRAGMA user_version").query { version = Int($0.integer(0) ?? 0) }
+        // A newer feedmerge's file: this one would misread it, and its writes could damage it.
+        guard version <= target else {
+            throw StateError(
+                path: database.path,
+                message: "its schema is version \(version), newer than this feedmerge's (\(target)): "
+                    + "run the feedmerge that wrote it, or a newer one")
+        }
         guard version < target else { return }
         // Schema 4 rebuilds both tables; the foreign-key setting cannot change inside a transaction.
         try database.execute("PRAGMA foreign_keys=OFF")
