@@ -53,9 +53,17 @@ import Testing
         // Asked to wait (429, Retry-After) while failing: deferred the next run, still failing on the page.
         try await control("/set/atompage/retry")
         _ = try run(feeds, w)
+        let retried = try text(w, "index.html")
         let deferred = try run(feeds, w)
         #expect(deferred.standardError.contains("not modified"), "\(deferred.standardError)")
-        #expect(try text(w, "index.html").contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">"))
+        let deferredPage = try text(w, "index.html")
+        #expect(deferredPage.contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">"))
+        // The reason stays with it: the deferred run says what the run that failed said.
+        let reason = { (page: String) in
+            page.components(separatedBy: "Failing since ").dropFirst().first?.prefix { $0 != "<" }
+        }
+        #expect(reason(deferredPage) == reason(retried) && reason(retried)?.contains("HTTP 429") == true,
+            "\(String(describing: reason(retried))) became \(String(describing: reason(deferredPage)))")
         try await control("/set/atompage/ok")
     }
 

@@ -81,7 +81,9 @@ extension MergeRun {
             return PlanetSource(
                 name: report.subscription.title ?? report.source?.title ?? report.subscription.url, feedURL: feedURL,
                 title: report.source?.title, link: report.source?.link ?? report.subscription.htmlURL,
-                id: report.source?.id, status: status, message: report.reason,
+                id: report.source?.id, status: status,
+                // A feed deferred after failing says why it failed, as the run that failed did.
+                message: report.reason ?? (status == .failing || status == .gone ? report.record?.lastError : nil),
                 httpStatus: report.httpStatus ?? report.record?.lastStatus,
                 location: report.movedTo ?? report.record?.movedTo, lastSuccess: report.record?.lastSuccess,
                 newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
