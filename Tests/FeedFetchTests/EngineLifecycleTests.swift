@@ -121,6 +121,30 @@ import Testing
         #expect(engine.transfersInFlight == 0)
     }
 
+    /// A task cancelled before its submission arrived: the transfer ends as cancelled when it
+    /// does arrive, and the cancellation is not kept after.
+    @Test func aCancellationBeforeTheSubmissionStillCancels() async throws {
+        let engine = TransferEngine(configuration: Self.configuration)
+        defer { engine.shutDown() }
+        let id = engine.makeID()
+        engine.cancel(id: id)
+        let request = FetchRequest(url: server.url("/ok"))
+        let result = await withCheckedContinuation { continuation in
+            engine.submit(.init(id: id, request: request, continuation: continuation))
+        }
+        guard case .failure(let error) = result else {
+            Issue.record("a transfer cancelled before it was submitted ran")
+            return
+        }
+        #expect(error.code == .cancelled)
+        // One more turn of the thread, which then says what it holds.
+        let next = engine.makeID()
+        _ = await withCheckedContinuation { continuation in
+            engine.submit(.init(id: next, request: request, continuation: continuation))
+        }
+        #expect(engine.heldCancellations == 0 && engine.transfersInFlight == 0)
+    }
+
     @Test func refusedOptionIsNamedInTheError() async throws {
         var configuration = FetchConfiguration()
         configuration.connectTimeoutSeconds = -1
