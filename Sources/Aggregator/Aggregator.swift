@@ -320,8 +320,9 @@ public enum Aggregator {
     /// same state gives the same outputs.
     static func movedRecords(_ records: [String: FeedRecord]) -> [String: String] {
         var movedFrom: [String: String] = [:]
-        for (url, record) in records.sorted(by: { $0.key < $1.key }) {
-            guard let target = record.movedTo, target != url else { continue }
+        let moved = records.filter { url, record in record.movedTo.map { $0 != url } ?? false }
+        for (url, record) in moved.sorted(by: { $0.key < $1.key }) {
+            guard let target = record.movedTo else { continue }
             if let chosen = movedFrom[target], let other = records[chosen],
                 (record.lastSuccess?.secondsSince1970 ?? .min) <= (other.lastSuccess?.secondsSince1970 ?? .min)
             {

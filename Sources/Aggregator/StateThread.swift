@@ -1,10 +1,10 @@
 import Foundation
 
 /// A run's thread for its store: every call the run makes to the store
-/// runs here while the run's task waits suspended. SQLite's reads, its busy
-/// timeout and the store writer's back-pressure then block this thread,
-/// never one of Swift's cooperative pool, which has only as many threads as
-/// cores and runs the fetching and parsing children meanwhile.
+/// runs here, never on the run's task. SQLite's reads, its busy timeout and
+/// the store writer's back-pressure then block this thread, never one of
+/// Swift's cooperative pool, which has only as many threads as cores and
+/// runs the fetching and parsing children meanwhile.
 ///
 /// Jobs run one at a time, in the order given. `run` suspends the caller
 /// until its job is done; `enqueue` only while `depth` jobs wait already.

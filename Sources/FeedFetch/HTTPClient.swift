@@ -56,17 +56,13 @@ public final class HTTPClient: Sendable {
     }
 
     /// The host of an http(s) URL as written (brackets kept around IPv6,
-    /// percent-escapes decoded), without user information and port.
+    /// percent-escapes decoded): the per-host limit's key without its port.
     static func host(of url: String) -> String? {
-        guard let start = url.range(of: "://")?.upperBound else { return nil }
-        var authority = url[start...].prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        var host: Substring
-        if authority.hasPrefix("["), let close = authority.firstIndex(of: "]") {
-            host = authority[...close]
-        } else {
-            host = authority.prefix { $0 != ":" }
-        }
+        guard url.contains("://") else { return nil }
+        let authority = TransferEngine.host(of: url)
+        let host =
+            authority.hasPrefix("[")
+            ? authority.prefix { $0 != "]" } + "]" : authority.prefix { $0 != ":" }
         return String(host).removingPercentEncoding ?? String(host)
     }
 }

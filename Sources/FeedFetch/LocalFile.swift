@@ -37,6 +37,16 @@ public enum LocalFile {
     public struct ReadError: Error, CustomStringConvertible {
         public var description: String
         public var tooLarge = false
+
+        init(description: String, tooLarge: Bool = false) {
+            self.description = description
+            self.tooLarge = tooLarge
+        }
+
+        /// A call that failed on `path`, with what `errno` says.
+        init(failing what: String, _ path: String) {
+            description = "cannot \(what) \(path): \(String(cString: strerror(errno)))"
+        }
     }
 
     /// Why a local path named by someone other than the operator is not read.
@@ -51,9 +61,7 @@ public enum LocalFile {
     /// and checked again: a FIFO with no writer cannot hold a thread, and
     /// opening a device cannot act on it.
     public static func contents(of path: String, limit: Int = .max) throws(ReadError) -> [UInt8] {
-        func failure(_ what: String) -> ReadError {
-            ReadError(description: "cannot \(what) \(path): \(String(cString: strerror(errno)))")
-        }
+        func failure(_ what: String) -> ReadError { ReadError(failing: what, path) }
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure("read") }
         if let kind = notRegular(info) { throw ReadError(description: "\(path) is \(kind), not a regular file") }
@@ -90,9 +98,7 @@ public enum LocalFile {
     private static func read(_ descriptor: Int32, path: String, sizeHint: Int, limit: Int) throws(ReadError)
         -> [UInt8]
     {
-        func failure(_ what: String) -> ReadError {
-            ReadError(description: "cannot \(what) \(path): \(String(cString: strerror(errno)))")
-        }
+        func failure(_ what: String) -> ReadError { ReadError(failing: what, path) }
         func tooLarge() -> ReadError { ReadError(description: "\(path) is larger than \(limit) bytes", tooLarge: true) }
         guard sizeHint <= limit else { throw tooLarge() }
         // The size is a hint (pipes and /proc files say 0): one more byte

@@ -229,7 +229,7 @@ final class TransferEngine: Sendable {
     static func host(of url: String) -> String {
         guard let schemeEnd = url.range(of: "://") else { return "" }
         let rest = url[schemeEnd.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
         if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
         return authority.lowercased()
     }

@@ -170,8 +170,8 @@ enum HTMLResult {
         ).lowercased()
         if compact.hasPrefix("javascript:") || compact.hasPrefix("vbscript:") { return true }
         guard compact.hasPrefix("data:") else { return false }
-        let isImage = element.map { String(cString: $0.pointee.name).lowercased() } .map { ["img", "source", "image"].contains($0) } ?? false
-        return !(isImage && compact.hasPrefix("data:image/"))
+        guard let element, compact.hasPrefix("data:image/") else { return true }
+        return !["img", "source", "image"].contains(String(cString: element.pointee.name).lowercased())
     }
 
     private static func attributes(of node: xmlNodePtr, into out: inout TextBuffer) {
@@ -194,17 +194,30 @@ enum HTMLResult {
                 }
             }
             guard isWritableName(name), !runsCode(name) else { continue }
-            var value = ""
-            var text = current.pointee.children
-            while let part = text {
-                if let content = part.pointee.content { value += String(cString: content) }
-                text = part.pointee.next
+            // Only a URL's value is read whole, to judge its scheme; the others go out as they are.
+            var url: String?
+            if urlAttributes.contains(name.lowercased()) {
+                var value = ""
+                var part = current.pointee.children
+                while let text = part {
+                    if let content = text.pointee.content { value += String(cString: content) }
+                    part = text.pointee.next
+                }
+                if runsScript(url: value, element: node) { continue }
+                url = value
             }
-            if urlAttributes.contains(name.lowercased()), runsScript(url: value, element: node) { continue }
             out.append(byte: UInt8(ascii: " "))
             out.append(contentsOf: name)
             out.append("=\"")
-            value.withCString { $0.withMemoryRebound(to: xmlChar.self, capacity: 1) { escaped($0, attribute: true, into: &out) } }
+            if let url {
+                url.withCString { $0.withMemoryRebound(to: xmlChar.self, capacity: 1) { escaped($0, attribute: true, into: &out) } }
+            } else {
+                var part = current.pointee.children
+                while let text = part {
+                    if let content = text.pointee.content { escaped(content, attribute: true, into: &out) }
+                    part = text.pointee.next
+                }
+            }
             out.append(byte: UInt8(ascii: "\""))
         }
     }
