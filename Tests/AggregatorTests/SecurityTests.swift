@@ -86,6 +86,17 @@ import Testing
         #expect(named.status == 0 && named.standardOutput.contains(Secrets.title), "\(named.standardError)")
     }
 
+    @Test func fetchReadsANamedFileButNotOneAPipedListNames() throws {
+        let s = try Secrets("fetch")
+        let named = try CommandRun.feedmerge(["fetch", s.secret])
+        #expect(named.status == 0 && named.standardOutput.hasPrefix("\(s.secret)\t200\t"), "\(named.standardOutput)")
+        let piped = try CommandRun.feedmerge(["fetch", "-"], input: Data("\(s.secret)\n\(s.missing)\n".utf8))
+        #expect(piped.status == 1, "\(piped.standardOutput)")
+        for path in [s.secret, s.missing] {
+            #expect(piped.standardOutput.contains("\(path)\terror\t\(LocalFile.refusal)"), "\(piped.standardOutput)")
+        }
+    }
+
     @Test func aFIFOOrAFolderNamedByTheOperatorIsRefusedWithoutBlocking() throws {
         let s = try Secrets("fifo")
         let start = Date()

@@ -46,15 +46,19 @@ struct FetchCommand {
 
     func run() async -> Int32 {
         // Standard input is read once the command line is known to be good.
-        let urls = self.urls.flatMap { url in url == "-" ? Self.standardInputURLs() : [url] }
+        // Named on the command line, a local path is the operator's to read; a list on standard
+        // input names web addresses only, like any list that may come from elsewhere.
+        let urls: [(url: String, named: Bool)] = self.urls.flatMap { url in
+            url == "-" ? Self.standardInputURLs().map { ($0, false) } : [(url, true)]
+        }
         let client = HTTPClient(configuration: configuration)
         var lines = [String](repeating: "", count: urls.count)
         var failures = 0
         await withTaskGroup(of: (Int, String, Bool).self) { group in
-            for (index, url) in urls.enumerated() {
+            for (index, (url, named)) in urls.enumerated() {
                 group.addTask {
                     do {
-                        let response = try await client.fetch(FetchRequest(url: url))
+                        let response = try await client.fetch(FetchRequest(url: url, mayReadLocalFile: named))
                         let seconds = String(format: "%.3f", response.timings.total)
                         return (
                             index,
