@@ -49,6 +49,12 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"])]
         ),
+        // libpq: the PostgreSQL store's client.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Small helpers every layer shares (hashing, trimming): no dependencies.
         .target(name: "Basics"),
         .target(name: "FeedModel"),
@@ -70,6 +76,8 @@ let package = Package(
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CLZ4", "FeedModel"]),
+        // The state on a PostgreSQL server, behind FeedState's public boundary only.
+        .target(name: "PostgreSQLState", dependencies: ["CLibPQ", "FeedModel", "FeedState"]),
         .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(
@@ -90,7 +98,7 @@ let package = Package(
             name: "Commands",
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
-                "HTMLSanitizer", "PlanetPage", "Subscriptions", "TextOutput", "TimelineMerge",
+                "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "TextOutput", "TimelineMerge",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
@@ -118,7 +126,7 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
-                "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
+                "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),

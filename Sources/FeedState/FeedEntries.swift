@@ -1,7 +1,10 @@
 import FeedModel
 
-/// One feed's stored entries as the SQLite store keeps them: a single row
-/// (a document) per feed, read and written whole. A feed is read and
+/// One feed's stored entries as every store on a disk or a server keeps
+/// them (SQLite, PostgreSQL): a single value (a document) per feed, read
+/// and written whole, with the rules of an outcome (`upsert`), of reading
+/// (`entries`, `lazyEntries`, `sightings`) and of retention (`prune`) in one
+/// place, so that no store writes them again. A feed is read and
 /// written as a unit anyway (its listing replaces the last one; its history
 /// is pruned together), and one row per feed costs SQLite one row's work
 /// where a row per entry would cost one per entry (sixty for a typical feed).
@@ -21,8 +24,8 @@ import FeedModel
 /// bytes compressed alone) is read as well; a document is written as
 /// version 2 whenever it is written (`document`), and schema 5 rewrites
 /// every stored one.
-struct FeedEntries {
-    struct Row {
+public struct FeedEntries: Sendable {
+    struct Row: Sendable {
         var key: String
         var firstSeen: Int64
         var lastSeen: Int64
@@ -58,7 +61,7 @@ struct FeedEntries {
     /// own limit on a value is a billion bytes).
     static let largest = 1 << 30
 
-    init() {}
+    public init() {}
 
     init(rows: [Row]) {
         for row in rows {
@@ -72,7 +75,7 @@ struct FeedEntries {
     }
 
     /// - Returns: nil when the bytes are not a document of a known version (damaged).
-    init?(document: [UInt8]) {
+    public init?(document: [UInt8]) {
         switch document.first {
         case Self.plainVersion:
             self.init(rows: document, from: 1)
@@ -105,7 +108,7 @@ struct FeedEntries {
     /// (version 1 when that would not be smaller). An entry read from a
     /// version 1 document is stored by its codec bytes again, so that it
     /// is not compressed twice.
-    var document: [UInt8] {
+    public var document: [UInt8] {
         var out = EntryCodec.Writer()
         out.bytes.reserveCapacity(16 + rows.reduce(0) { $0 + $1.key.utf8.count + $1.stored.count + 40 })
         out.count(rows.count)
@@ -134,12 +137,12 @@ struct FeedEntries {
         return packed
     }
 
-    var isEmpty: Bool { rows.isEmpty }
+    public var isEmpty: Bool { rows.isEmpty }
 
     /// The entries a feed lists now, in feed order: a known key keeps its
     /// first-seen facts and takes the new content, place and date (a key
     /// listed twice keeps its last); a new key is first seen now.
-    mutating func upsert(_ prepared: PreparedEntries, now: Int64) {
+    public mutating func upsert(_ prepared: PreparedEntries, now: Int64) {
         // A feed's first listing whose keys do not repeat has every key new: no index is
         // needed (it is made when a later listing needs it).
         let indexed = !(rows.isEmpty && prepared.keysAreUnique)
@@ -166,7 +169,7 @@ struct FeedEntries {
         }
     }
 
-    var sightings: [String: EntrySighting] {
+    public var sightings: [String: EntrySighting] {
         var result: [String: EntrySighting] = [:]
         result.reserveCapacity(rows.count)
         for row in rows { result[row.key] = row.sighting }
@@ -176,7 +179,7 @@ struct FeedEntries {
     /// The entries whose latest possible date is on or after `cutoff`, but
     /// for those in `except`, in the store's order; only those are decoded.
     /// - Parameter unreadable: counts the entries whose stored form cannot be decoded.
-    func entries(notOlderThan cutoff: Timestamp?, except: Set<String>, unreadable: inout Int) -> [StoredEntry] {
+    public func entries(notOlderThan cutoff: Timestamp?, except: Set<String>, unreadable: inout Int) -> [StoredEntry] {
         chosen(notOlderThan: cutoff, except: except).compactMap { index in
             let row = rows[index]
             guard let entry = EntryCompression.entry(row.stored) else {
@@ -190,7 +193,7 @@ struct FeedEntries {
     }
 
     /// `entries(notOlderThan:except: [])`, each only skimmed (`LazyStoredEntry`).
-    func lazyEntries(notOlderThan cutoff: Timestamp?, unreadable: inout Int) -> [LazyStoredEntry] {
+    public func lazyEntries(notOlderThan cutoff: Timestamp?, unreadable: inout Int) -> [LazyStoredEntry] {
         chosen(notOlderThan: cutoff, except: []).compactMap { index in
             let row = rows[index]
             guard let bytes = EntryCompression.codecBytes(row.stored),
@@ -215,7 +218,7 @@ struct FeedEntries {
     }
 
     /// What bounds the entries' dates (`StoredDates`), split at `pivot`.
-    func dates(pivot: Int64) -> StoredDates {
+    public func dates(pivot: Int64) -> StoredDates {
         var dates = StoredDates()
         for row in rows {
             dates.add(
@@ -226,7 +229,7 @@ struct FeedEntries {
     }
 
     /// How many entries, and the newest one's date (its own, else first seen).
-    var summary: (count: Int, newest: Timestamp?) {
+    public var summary: (count: Int, newest: Timestamp?) {
         (rows.count, rows.map { $0.entryDate ?? $0.firstSeen }.max().map(stamp))
     }
 
@@ -236,7 +239,7 @@ struct FeedEntries {
     /// (Not the feed's last success: a 304 moves that on, and the entries it
     /// still lists would count as gone.)
     /// - Returns: whether any entry went.
-    mutating func prune(cutoff: Int64, keepPerFeed: Int) -> Bool {
+    public mutating func prune(cutoff: Int64, keepPerFeed: Int) -> Bool {
         guard let lastListed = rows.map(\.lastSeen).max() else { return false }
         let newest = Set(rows.indices.sorted { Self.inStoreOrder(rows[$0], rows[$1]) }.prefix(keepPerFeed))
         let kept = rows.indices.filter { index in

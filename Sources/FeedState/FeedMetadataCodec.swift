@@ -3,10 +3,10 @@ import FeedModel
 /// A feed's metadata in the state, in `EntryCodec`'s binary form: a version
 /// byte, then every field of `FeedMetadata` in a fixed order. A new field
 /// means a new version byte.
-enum FeedMetadataCodec {
+public enum FeedMetadataCodec {
     static let version: UInt8 = 1
 
-    static func encode(_ metadata: FeedMetadata) -> [UInt8] {
+    public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
         out.byte(version)
         out.text(metadata.title)
@@ -29,7 +29,7 @@ enum FeedMetadataCodec {
     }
 
     /// - Returns: nil when the bytes are not metadata of this version.
-    static func decode(_ bytes: [UInt8]) -> FeedMetadata? {
+    public static func decode(_ bytes: [UInt8]) -> FeedMetadata? {
         var r = EntryCodec.Reader(bytes: bytes)
         guard r.byte() == version else { return nil }
         var m = FeedMetadata()

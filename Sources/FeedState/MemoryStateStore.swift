@@ -126,7 +126,7 @@ public final class MemoryStateStore: StateStore {
     }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        let full = feeds == nil || (lastFullPrune > 0 && now.secondsSince1970 - lastFullPrune >= 86_400)
+        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFullPrune, now: now.secondsSince1970)
         let cutoff = Timestamp(secondsSince1970: now.secondsSince1970 - Int64(keepDays) * 86_400)
         for feed in full ? Array(records.keys) : feeds ?? [] {
             guard let entries = stored[feed] else { continue }
@@ -137,6 +137,6 @@ public final class MemoryStateStore: StateStore {
                 entry.lastSeen >= lastListed || (entry.lastSeen >= cutoff && newest.contains(key))
             }
         }
-        if full || lastFullPrune == 0 { lastFullPrune = now.secondsSince1970 }
+        if RetentionSchedule.notesPass(full: full, lastFull: lastFullPrune) { lastFullPrune = now.secondsSince1970 }
     }
 }

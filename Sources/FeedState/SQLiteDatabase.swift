@@ -1,12 +1,5 @@
 internal import CSQLite
 
-/// An error from SQLite, with the call and what SQLite said.
-public struct StateError: Error, Sendable, CustomStringConvertible {
-    public var path: String
-    public var message: String
-    public var description: String { "\(path): \(message)" }
-}
-
 /// One SQLite connection: the only owner of its `sqlite3*`. Used from one
 /// task at a time (the parent of the pipeline), never shared.
 final class SQLiteDatabase {

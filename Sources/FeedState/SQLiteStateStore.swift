@@ -349,7 +349,7 @@ public final class SQLiteStateStore: StateStore {
         // The whole state once a day (age-based retention); otherwise only the
         // feeds whose listing changed in this run.
         // A new state has nothing old to drop: its first full pass is a day away.
-        let full = feeds == nil || (lastFull > 0 && now.secondsSince1970 - lastFull >= 86_400)
+        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         try database.transaction { () throws(StateError) in
             let select = try database.prepare(
@@ -370,7 +370,7 @@ public final class SQLiteStateStore: StateStore {
                 for url in feeds ?? [] { try select.query([.text(url)], row: prune) }
             }
             for (feed, document, dates) in pruned { try database.store(document: document, dates: dates, feed: feed) }
-            if full || lastFull == 0 {
+            if RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
                 try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
                     .run([.integer(now.secondsSince1970)])
             }

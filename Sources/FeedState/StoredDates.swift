@@ -82,7 +82,7 @@ public struct StoredDates: Sendable, Equatable {
     }
 
     /// As the state file keeps them (a version byte, then the six facts).
-    var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var out = EntryCodec.Writer()
         out.byte(1)
         out.varint(UInt64(count))
@@ -95,7 +95,7 @@ public struct StoredDates: Sendable, Equatable {
     }
 
     /// nil when the bytes are not such facts (damaged, or of a later version).
-    init?(encoded bytes: [UInt8]) {
+    public init?(encoded bytes: [UInt8]) {
         var r = EntryCodec.Reader(bytes: bytes)
         guard r.byte() == 1 else { return nil }
         // (Not `r.count()`, which bounds a count by the bytes that follow it.)

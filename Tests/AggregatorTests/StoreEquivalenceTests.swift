@@ -2,16 +2,18 @@ import FeedFetch
 import FeedModel
 import FeedState
 import Foundation
+import PostgreSQLState
+import TestSupport
 import Testing
 
 @testable import Aggregator
 import Subscriptions
 import TimelineMerge
 
-/// The SQLite store and the memory store hold the same facts: the same
-/// run sequence (new feed with a backlog, dropped, edited and restamped
-/// entries, a failing feed served from the state, retention) gives the same
-/// timeline and the same reports through either.
+/// The SQLite store, the PostgreSQL store and the memory store hold the
+/// same facts: the same run sequence (new feed with a backlog, dropped,
+/// edited and restamped entries, a failing feed served from the state,
+/// retention) gives the same timeline and the same reports through each.
 @Suite struct StoreEquivalenceTests {
     static let day: Int64 = 86_400
     static let start: Int64 = 1_700_000_000
@@ -75,7 +77,7 @@ import TimelineMerge
         return results
     }
 
-    @Test(arguments: [nil, 5]) func sqliteAndMemoryStoresGiveTheSameRuns(limit: Int?) async throws {
+    @Test(arguments: [nil, 5]) func sqlitePostgreSQLAndMemoryStoresGiveTheSameRuns(limit: Int?) async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "feedmerge-stores-\(getpid())-\(limit ?? 0)")
         try? FileManager.default.removeItem(at: folder)
@@ -84,9 +86,15 @@ import TimelineMerge
         let sqlite = try SQLiteStateStore(path: folder.appendingPathComponent("state.sqlite").path)
         let viaSQLite = try await runs(store: sqlite, limit: limit, folder: folder)
         let viaMemory = try await runs(store: MemoryStateStore(), limit: limit, folder: folder)
+        let postgreSQL = try PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database())
+        let viaPostgreSQL = try await runs(store: postgreSQL, limit: limit, folder: folder)
         for (run, (left, right)) in zip(viaSQLite, viaMemory).enumerated() {
             #expect(left.1 == right.1, "run \(run): reports differ")
             #expect(left.0 == right.0, "run \(run): timelines differ")
+        }
+        for (run, (left, right)) in zip(viaPostgreSQL, viaMemory).enumerated() {
+            #expect(left.1 == right.1, "run \(run): PostgreSQL's reports differ")
+            #expect(left.0 == right.0, "run \(run): PostgreSQL's timelines differ")
         }
         // The sequence did what it is meant to exercise.
         #expect(viaSQLite[1].1[1].contains("restamping true"), "\(viaSQLite[1].1)")

@@ -18,7 +18,7 @@ import TimelineMerge
 struct MergeRun {
     let options: MergeOptions
     let rules: TimelineRules
-    let statePath: String?
+    let stateLocation: StateLocation?
     /// Each `-o` with what it holds.
     let destinations: [(path: String, kind: OutputKind)]
     /// The page's theme, compiled before anything else happens (nil: no page).
@@ -30,7 +30,7 @@ struct MergeRun {
         for output in options.outputs { destinations.append((output.path, try output.resolvedFormat())) }
         self.destinations = destinations
         rules = try options.rules(now: options.runTime(environment: environment))
-        statePath = options.resolvedStatePath(environment: environment)
+        stateLocation = options.resolvedStatePath(environment: environment).map(StateLocation.init)
         if destinations.contains(where: { $0.kind == .page }) {
             do throws(Theme.Failure) {
                 if let path = options.themePath {
@@ -56,28 +56,32 @@ struct MergeRun {
             StandardOutput.error("feedmerge: no feed was fetched, no output written")
             return .nothingWritten
         }
-        var lock: StateLock?
+        var opened: StateLocation.Opened?
         var state: StateOptions?
         // What the state knows of each feed; sources among them are not read ahead (see SourceReader).
         var records: [String: FeedRecord]?
-        if let statePath {
-            do {
-                lock = try StateLock(statePath: statePath)
-                let store = try SQLiteStateStore(path: statePath)
-                records = try store.feeds()
-                state = stateOptions(store: store)
-            } catch let failure as StateLock.Failure {
-                outputs.discard()
-                StandardOutput.error("feedmerge: state: \(failure)")
-                if case .held = failure { return .stateLocked }
-                return .stateCannotBeCreated
+        if let stateLocation {
+            do throws(StateError) {
+                let open = try stateLocation.open()
+                opened = open
+                records = try open.store.feeds()
+                state = stateOptions(store: open.store)
             } catch {
                 outputs.discard()
-                StandardOutput.error("feedmerge: state: \(error); nothing was done")
-                return .stateUnusable
+                switch error.kind {
+                case .held:
+                    StandardOutput.error("feedmerge: state: \(error)")
+                    return .stateLocked
+                case .cannotCreate:
+                    StandardOutput.error("feedmerge: state: \(error)")
+                    return .stateCannotBeCreated
+                case .unusable:
+                    StandardOutput.error("feedmerge: state: \(error); nothing was done")
+                    return .stateUnusable
+                }
             }
         }
-        defer { withExtendedLifetime(lock) {} }
+        defer { withExtendedLifetime(opened) {} }
 
         let client = HTTPClient(configuration: options.fetch)
         var list: SubscriptionList

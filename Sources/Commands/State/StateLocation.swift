@@ -1,0 +1,64 @@
+import FeedState
+import PostgreSQLState
+
+/// Where `--state` says the state lives: a SQLite file (a path), or a
+/// PostgreSQL database (a libpq connection string: a `postgresql://` or
+/// `postgres://` URI, or `key=value` words such as `dbname=planet host=db`).
+enum StateLocation: Equatable {
+    case sqlite(path: String)
+    case postgreSQL(conninfo: String)
+
+    /// The keywords libpq's `key=value` connection strings begin with (its documentation's list).
+    static let connectionKeywords: Set<String> = [
+        "host", "hostaddr", "port", "dbname", "user", "password", "passfile", "channel_binding", "connect_timeout",
+        "client_encoding", "options", "application_name", "fallback_application_name", "keepalives",
+        "keepalives_idle", "keepalives_interval", "keepalives_count", "tcp_user_timeout", "replication",
+        "gssencmode", "sslmode", "requiressl", "sslcompression", "sslcert", "sslkey", "sslpassword",
+        "sslrootcert", "sslcrl", "sslcrldir", "sslsni", "requirepeer", "ssl_min_protocol_version",
+        "ssl_max_protocol_version", "krbsrvname", "gsslib", "service", "target_session_attrs",
+    ]
+
+    init(_ value: String) {
+        if value.hasPrefix("postgresql://") || value.hasPrefix("postgres://") {
+            self = .postgreSQL(conninfo: value)
+            return
+        }
+        let first = value.drop(while: \.isWhitespace).prefix { $0 != "=" && !$0.isWhitespace }
+        if value.drop(while: \.isWhitespace).dropFirst(first.count).first == "=",
+            Self.connectionKeywords.contains(String(first))
+        {
+            self = .postgreSQL(conninfo: value)
+        } else {
+            self = .sqlite(path: value)
+        }
+    }
+
+    /// An open store, with what keeps other runs out while it is open (the
+    /// SQLite file's lock; a PostgreSQL store holds its own).
+    struct Opened {
+        let store: any StateStore
+        let lock: StateLock?
+    }
+
+    /// Opens the state, taking its lock first.
+    /// - Throws: `StateError`, whose kind says held, cannot create, or unusable.
+    func open() throws(StateError) -> Opened {
+        switch self {
+        case .sqlite(let path):
+            let lock: StateLock
+            do {
+                lock = try StateLock(statePath: path)
+            } catch {
+                switch error {
+                case .held(let lockPath):
+                    throw StateError(path: lockPath, message: "another run holds it; nothing was done", kind: .held)
+                case .cannotCreate(let failedPath, let reason):
+                    throw StateError(path: failedPath, message: reason, kind: .cannotCreate)
+                }
+            }
+            return Opened(store: try SQLiteStateStore(path: path), lock: lock)
+        case .postgreSQL(let conninfo):
+            return Opened(store: try PostgreSQLStateStore(connecting: conninfo), lock: nil)
+        }
+    }
+}

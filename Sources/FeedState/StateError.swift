@@ -1,0 +1,44 @@
+/// A store's failure: where (a file's path, a server's database) and why,
+/// in the words of the library that failed (SQLite, libpq), and what kind
+/// of failure it is, which decides what a run does about it.
+public struct StateError: Error, Sendable, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// A read or a write failed (a damaged value, a full disk, a lost
+        /// connection): the run goes on without what it could not read or store.
+        case unusable
+        /// The state cannot be created where it was named (a folder, a file,
+        /// a database's tables).
+        case cannotCreate
+        /// Another run holds the state: trying again later will help.
+        case held
+    }
+
+    /// The state's file, or a server's database (`postgresql://user@host/db`, never a password).
+    public var path: String
+    public var message: String
+    public var kind: Kind
+    public var description: String { "\(path): \(message)" }
+
+    public init(path: String, message: String, kind: Kind = .unusable) {
+        self.path = path
+        self.message = message
+        self.kind = kind
+    }
+}
+
+/// When a run prunes every feed's entries (retention by age), not only the
+/// feeds whose listing changed: once a day, and never on a new state, which
+/// has nothing old to drop (its first full pass is a day away). The same for
+/// every store.
+public enum RetentionSchedule {
+    /// - Parameters:
+    ///   - feeds: the feeds the run asks for; nil asks for all now.
+    ///   - lastFull: when the last full pass was (0: never).
+    public static func isFullPass(feeds: [String]?, lastFull: Int64, now: Int64) -> Bool {
+        feeds == nil || (lastFull > 0 && now - lastFull >= 86_400)
+    }
+
+    /// Whether the store notes `now` as its last full pass (a new state notes
+    /// its first run, from which the day is counted).
+    public static func notesPass(full: Bool, lastFull: Int64) -> Bool { full || lastFull == 0 }
+}

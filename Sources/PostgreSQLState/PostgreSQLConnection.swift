@@ -1,0 +1,257 @@
+internal import CLibPQ
+import FeedState
+import Foundation
+
+/// A value for a statement's parameter, sent in PostgreSQL's binary form
+/// (no number is printed and parsed again, no `bytea` escaped).
+enum Parameter {
+    case text(String?)
+    case integer(Int64?)
+    case bytes([UInt8]?)
+    case flag(Bool)
+
+    /// The parameter's type (`pg_type`'s OIDs): text, int8, bytea, bool.
+    var type: Oid {
+        switch self {
+        case .text: 25
+        case .integer: 20
+        case .bytes: 17
+        case .flag: 16
+        }
+    }
+
+    /// The binary form; nil is SQL's NULL.
+    var encoded: [UInt8]? {
+        switch self {
+        case .text(let text): text.map { Array($0.utf8) }
+        case .integer(let value): value.map { withUnsafeBytes(of: $0.bigEndian, Array.init) }
+        case .bytes(let bytes): bytes
+        case .flag(let value): [value ? 1 : 0]
+        }
+    }
+}
+
+/// A statement the connection prepares once, the first time it is run,
+/// and runs by name afterwards.
+struct Statement: Hashable {
+    let name: String
+    let sql: String
+    let types: [Oid]
+}
+
+/// One row of a result in binary form.
+struct Row {
+    fileprivate let result: OpaquePointer
+    fileprivate let row: Int32
+
+    func isNull(_ column: Int32) -> Bool { PQgetisnull(result, row, column) == 1 }
+
+    func bytes(_ column: Int32) -> [UInt8]? {
+        guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
+        let count = Int(PQgetlength(result, row, column))
+        return value.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+    }
+
+    func text(_ column: Int32) -> String? { bytes(column).map { String(decoding: $0, as: UTF8.self) } }
+
+    /// An int2, int4 or int8 column.
+    func integer(_ column: Int32) -> Int64? {
+        guard let bytes = bytes(column), [2, 4, 8].contains(bytes.count) else { return nil }
+        var value: Int64 = bytes[0] & 0x80 != 0 ? -1 : 0
+        for byte in bytes { value = value << 8 | Int64(byte) }
+        return value
+    }
+
+    func flag(_ column: Int32) -> Bool { bytes(column)?.first.map { $0 != 0 } ?? false }
+}
+
+/// One libpq connection: the only owner of its `PGconn*`, used by one
+/// thread at a time (the run's state thread). Every failure is a
+/// `StateError` with libpq's own words.
+final class PostgreSQLConnection {
+    private let handle: OpaquePointer
+    /// The database as messages name it: `postgresql://user@host/db`, never a password.
+    let name: String
+    private var prepared: Set<String> = []
+
+    /// Connects with a libpq connection string: a URI (`postgresql://…`) or
+    /// `key=value` words; what it leaves out comes from libpq's `PG*`
+    /// variables and `~/.pgpass`, as libpq documents.
+    init(_ conninfo: String) throws(StateError) {
+        guard let handle = PQconnectdb(conninfo) else {
+            throw StateError(path: "postgresql", message: "cannot connect: libpq is out of memory")
+        }
+        name = Self.name(of: handle)
+        guard PQstatus(handle) == CONNECTION_OK else {
+            let reason = Self.message(of: handle)
+            PQfinish(handle)
+            throw StateError(path: name, message: "cannot connect: " + reason)
+        }
+        self.handle = handle
+        // Messages in English whatever the server's locale, and no notices on standard error.
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+    }
+
+    deinit { PQfinish(handle) }
+
+    private static func name(of handle: OpaquePointer) -> String {
+        func field(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        var host = field(PQhost(handle))
+        if host.hasPrefix("/") { host = "[\(host)]" }
+        let port = field(PQport(handle))
+        return "postgresql://\(field(PQuser(handle)))@\(host)\(port.isEmpty ? "" : ":" + port)/\(field(PQdb(handle)))"
+    }
+
+    /// libpq's last message, on one line.
+    private static func message(of handle: OpaquePointer) -> String {
+        let text = PQerrorMessage(handle).map { String(cString: $0) } ?? ""
+        return Self.oneLine(text)
+    }
+
+    static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: "; ")
+    }
+
+    func error(_ message: String, kind: StateError.Kind = .unusable) -> StateError {
+        StateError(path: name, message: message, kind: kind)
+    }
+
+    /// The failure a result reports, or nil when it succeeded.
+    private func failure(of result: OpaquePointer?) -> StateError? {
+        guard let result else { return error(Self.message(of: handle)) }
+        switch PQresultStatus(result) {
+        case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_PIPELINE_SYNC:
+            return nil
+        default:
+            let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
+            let reason = Self.oneLine(text.isEmpty ? Self.message(of: handle).description : text)
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
+            // 42501: insufficient privilege; 3D000/3F000: no such database or schema.
+            let kind: StateError.Kind = ["42501", "3D000", "3F000"].contains(state) ? .cannotCreate : .unusable
+            return error(reason, kind: kind)
+        }
+    }
+
+    /// Whether the connection still works (a server restarted, a network gone: it does not).
+    var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
+
+    /// Runs SQL text (one statement or several), no parameters, no rows.
+    func execute(_ sql: String) throws(StateError) {
+        let result = PQexec(handle, sql)
+        defer { PQclear(result) }
+        if let failure = failure(of: result) { throw failure }
+    }
+
+    /// Runs a statement with parameters; `row` is called for each row of its result.
+    func query(_ statement: Statement, _ parameters: [Parameter] = [], row: (Row) throws(StateError) -> Void = { _ in })
+        throws(StateError)
+    {
+        try prepare(statement)
+        let result = withParameters(parameters) { values, lengths, formats in
+            PQexecPrepared(handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
+        }
+        defer { PQclear(result) }
+        if let failure = failure(of: result) { throw failure }
+        guard let result else { return }
+        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index)) }
+    }
+
+    /// Runs SQL text with parameters (for the statements run once: a migration's, the lock's).
+    func query(_ sql: String, _ parameters: [Parameter] = [], row: (Row) throws(StateError) -> Void = { _ in })
+        throws(StateError)
+    {
+        let types = parameters.map(\.type)
+        let result = withParameters(parameters) { values, lengths, formats in
+            PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 1)
+        }
+        defer { PQclear(result) }
+        if let failure = failure(of: result) { throw failure }
+        guard let result else { return }
+        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index)) }
+    }
+
+    private func prepare(_ statement: Statement) throws(StateError) {
+        guard !prepared.contains(statement.name) else { return }
+        let result = PQprepare(handle, statement.name, statement.sql, Int32(statement.types.count), statement.types)
+        defer { PQclear(result) }
+        if let failure = failure(of: result) { throw failure }
+        prepared.insert(statement.name)
+    }
+
+    /// Sends the statements one after the other without waiting for each
+    /// answer (libpq's pipeline mode: one round trip for them all), in one
+    /// transaction. Nothing is kept unless all of them succeed.
+    /// - Returns: nil when all were stored; else the first failure (the
+    ///   transaction is rolled back).
+    func pipeline(_ statements: [(Statement, [Parameter])]) throws(StateError) -> StateError? {
+        for (statement, _) in statements { try prepare(statement) }
+        guard PQenterPipelineMode(handle) == 1 else { throw error(Self.message(of: handle)) }
+        defer { PQexitPipelineMode(handle) }
+        var sent = 0
+        var failure: StateError?
+        func send(_ body: () -> Int32) {
+            if failure == nil && body() != 1 { failure = error(Self.message(of: handle)) }
+            if failure == nil { sent += 1 }
+        }
+        send { PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) }
+        for (statement, parameters) in statements {
+            send {
+                withParameters(parameters) { values, lengths, formats in
+                    PQsendQueryPrepared(handle, statement.name, Int32(parameters.count), values, lengths, formats, 1)
+                }
+            }
+        }
+        send { PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) }
+        guard PQpipelineSync(handle) == 1 else { throw error(Self.message(of: handle)) }
+        // Each statement's result, then a NULL; PGRES_PIPELINE_ABORTED for those after a failure.
+        var answered = 0
+        while answered < sent {
+            guard let result = PQgetResult(handle) else {
+                answered += 1
+                continue
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_ABORTED {
+                if failure == nil { failure = error("the batch was aborted") }
+            } else if let reported = self.failure(of: result), failure == nil || failure?.message == "the batch was aborted" {
+                failure = reported
+            }
+            PQclear(result)
+        }
+        // The sync's own result.
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
+        }
+        guard isOpen else { throw failure ?? error(Self.message(of: handle)) }
+        if PQtransactionStatus(handle) != PQTRANS_IDLE {
+            PQexitPipelineMode(handle)
+            try execute("ROLLBACK")
+        }
+        return failure
+    }
+
+    /// Calls `body` with the parameters as libpq's arrays (values, lengths, formats: all binary).
+    private func withParameters<Result>(
+        _ parameters: [Parameter],
+        _ body: (UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?, UnsafePointer<Int32>?) -> Result
+    ) -> Result {
+        let encoded = parameters.map(\.encoded)
+        let lengths = encoded.map { Int32($0?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: parameters.count)
+        // Each value's bytes, kept alive (and at a fixed address) for the call.
+        let buffers: [UnsafeMutablePointer<CChar>?] = encoded.map { bytes in
+            guard let bytes else { return nil }
+            let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
+            bytes.withUnsafeBytes { raw in
+                if let base = raw.baseAddress { buffer.initialize(from: base.assumingMemoryBound(to: CChar.self), count: bytes.count) }
+            }
+            return buffer
+        }
+        defer { for buffer in buffers { buffer?.deallocate() } }
+        let values = buffers.map { UnsafePointer($0) }
+        return body(values, lengths, formats)
+    }
+}

@@ -1,0 +1,159 @@
+internal import CLibPQ
+import FeedState
+
+/// The tables, and the statements the store runs on them.
+///
+/// A row per feed (`feeds`: its record), and beside it a row per feed with
+/// its entries as one compressed `FeedEntries` document (`feed_entries`),
+/// as in the SQLite file. Not a row per entry: a run reads and writes a
+/// feed's entries as a unit (its listing replaces the last one, its history
+/// is pruned together), and a row per entry would cost PostgreSQL a tuple
+/// header, an index entry and a statement per entry (sixty for a typical
+/// feed) where a document costs one of each per feed. The documents are
+/// LZ4-compressed by `FeedEntries` already, so their column is stored
+/// `EXTERNAL` (out of line, not compressed a second time by TOAST). A
+/// feed's `entry_dates` (`StoredDates`) is written in the same statement
+/// as its document, so the two never disagree. Times are seconds since
+/// 1970 in `bigint`, as in the SQLite file: the stores copy into each other
+/// unchanged. The only indexes are the keys (`url` unique, `id`), which
+/// every statement looks rows up by.
+enum PostgreSQLSchema {
+    /// Schema versions, applied in order; `meta.schema_version` says how far a database got.
+    static let migrations: [String] = [
+        """
+        CREATE TABLE feeds(
+            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            url text NOT NULL UNIQUE,
+            moved_to text, etag text, last_modified text,
+            first_seen bigint NOT NULL, last_fetch bigint, last_success bigint, last_status bigint,
+            consecutive_failures bigint NOT NULL DEFAULT 0, last_error text, not_before bigint,
+            gone boolean NOT NULL DEFAULT false, title text, link text, restamping boolean NOT NULL DEFAULT false,
+            metadata bytea, failing_since bigint, entry_dates bytea);
+        CREATE TABLE feed_entries(
+            feed bigint PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+            document bytea NOT NULL);
+        ALTER TABLE feed_entries ALTER COLUMN document SET STORAGE EXTERNAL;
+        """
+    ]
+
+    /// Brings the database to the newest schema, under an advisory lock
+    /// (two runs starting on a new database do not both create it), one
+    /// version per transaction. A database of a newer schema is refused:
+    /// this feedmerge would misread it, and its writes could damage it.
+    static func migrate(_ connection: PostgreSQLConnection) throws(StateError) {
+        let target = Int64(migrations.count)
+        try connection.execute("BEGIN")
+        do throws(StateError) {
+            try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLStateStore.migrationLock)])
+            try connection.execute("CREATE TABLE IF NOT EXISTS meta(name text PRIMARY KEY, value bigint NOT NULL)")
+            var version: Int64 = 0
+            try connection.query("SELECT value FROM meta WHERE name = 'schema_version'") { version = $0.integer(0) ?? 0 }
+            guard version <= target else {
+                throw connection.error(
+                    "its schema is version \(version), newer than this feedmerge's (\(target)): "
+                        + "run the feedmerge that wrote it, or a newer one")
+            }
+            for index in Int(version)..<Int(target) {
+                try connection.execute(migrations[index])
+                try connection.query(
+                    """
+                    INSERT INTO meta(name, value) VALUES ('schema_version', $1)
+                    ON CONFLICT(name) DO UPDATE SET value = excluded.value
+                    """, [.integer(Int64(index + 1))])
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}
+
+/// The statements a store runs (prepared once per connection).
+enum Statements {
+    static let feedColumns = """
+        url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+        consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since
+        """
+    static let selectFeeds = Statement(name: "select_feeds", sql: "SELECT \(feedColumns) FROM feeds", types: [])
+    static let selectFeed = Statement(
+        name: "select_feed", sql: "SELECT \(feedColumns) FROM feeds WHERE url = $1", types: [25])
+    static let selectDates = Statement(
+        name: "select_dates", sql: "SELECT url, entry_dates FROM feeds WHERE entry_dates IS NOT NULL", types: [])
+    static let selectDocument = Statement(
+        name: "select_document",
+        sql: "SELECT e.document FROM feed_entries e JOIN feeds f ON f.id = e.feed WHERE f.url = $1", types: [25])
+    static let selectFeedDocument = Statement(
+        name: "select_feed_document",
+        sql: "SELECT e.feed, e.document FROM feed_entries e JOIN feeds f ON f.id = e.feed WHERE f.url = $1",
+        types: [25])
+    static let documentsAfter = Statement(
+        name: "documents_after", sql: "SELECT feed, document FROM feed_entries WHERE feed > $1 ORDER BY feed LIMIT $2",
+        types: [20, 20])
+
+    /// What every outcome sets: $1 url, $2 now, $3 status, $4 not before, $5 moved to.
+    private static let insert = "INSERT INTO feeds AS f(url, first_seen, last_fetch, last_status, not_before, moved_to"
+    private static let conflict = """
+        ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
+            not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, f.moved_to)
+        """
+    private static let common: [Oid] = [25, 20, 20, 20, 25]
+
+    static let skipped = Statement(
+        name: "skipped", sql: "\(insert)) VALUES ($1, $2, $2, $3, $4, $5) \(conflict)", types: common)
+    static let notModified = Statement(
+        name: "not_modified",
+        sql: """
+            \(insert), last_success) VALUES ($1, $2, $2, $3, $4, $5, $2) \(conflict),
+                last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL
+            """, types: common)
+    /// $6 message, $7 gone.
+    static let failed = Statement(
+        name: "failed",
+        sql: """
+            \(insert), consecutive_failures, last_error, gone, failing_since)
+            VALUES ($1, $2, $2, $3, $4, $5, 1, $6, $7, $2) \(conflict),
+                consecutive_failures = f.consecutive_failures + 1, last_error = excluded.last_error,
+                gone = f.gone OR excluded.gone, failing_since = COALESCE(f.failing_since, excluded.failing_since)
+            """, types: common + [25, 16])
+    /// $6 etag, $7 last modified, $8 title, $9 link, $10 metadata, $11 restamping, $12 entry dates.
+    private static let fetchedRecord = """
+        \(insert), etag, last_modified, last_success, title, link, metadata, restamping, entry_dates)
+        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2, $8, $9, $10, $11, $12) \(conflict),
+            etag = excluded.etag, last_modified = excluded.last_modified, last_success = excluded.last_success,
+            consecutive_failures = 0, failing_since = NULL, last_error = NULL, gone = false,
+            title = COALESCE(excluded.title, f.title), link = COALESCE(excluded.link, f.link),
+            metadata = excluded.metadata, restamping = excluded.restamping, entry_dates = excluded.entry_dates
+        """
+    private static let fetchedTypes: [Oid] = common + [25, 25, 25, 25, 17, 16, 17]
+    static let fetched = Statement(name: "fetched", sql: fetchedRecord, types: fetchedTypes)
+    /// $13 the document.
+    static let fetchedWithDocument = Statement(
+        name: "fetched_with_document",
+        sql: """
+            WITH record AS (\(fetchedRecord) RETURNING id)
+            INSERT INTO feed_entries(feed, document) SELECT id, $13 FROM record
+            ON CONFLICT(feed) DO UPDATE SET document = excluded.document
+            """, types: fetchedTypes + [17])
+    static let dropValidators = Statement(
+        name: "drop_validators", sql: "UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = $1", types: [25])
+    static let rename = Statement(
+        name: "rename", sql: "UPDATE feeds SET url = $2, moved_to = NULL WHERE url = $1", types: [25, 25])
+    /// $1 feed id, $2 document, $3 entry dates.
+    static let storeDocument = Statement(
+        name: "store_document",
+        sql: """
+            WITH document AS (
+                INSERT INTO feed_entries(feed, document) VALUES ($1, $2)
+                ON CONFLICT(feed) DO UPDATE SET document = excluded.document)
+            UPDATE feeds SET entry_dates = $3 WHERE id = $1
+            """, types: [20, 17, 17])
+    static let lastFullPrune = Statement(
+        name: "last_full_prune", sql: "SELECT value FROM meta WHERE name = 'last_full_prune'", types: [])
+    static let noteFullPrune = Statement(
+        name: "note_full_prune",
+        sql: """
+            INSERT INTO meta(name, value) VALUES ('last_full_prune', $1)
+            ON CONFLICT(name) DO UPDATE SET value = excluded.value
+            """, types: [20])
+}

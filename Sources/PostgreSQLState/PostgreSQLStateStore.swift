@@ -1,0 +1,337 @@
+import FeedModel
+import FeedState
+import Foundation
+
+/// The state in a PostgreSQL database, through libpq: the same facts as the
+/// SQLite file, in the same shapes (`FeedRecord` in a row per feed, the
+/// feed's entries as one `FeedEntries` document beside it), so that a state
+/// moves between the two unchanged (`StateCopy`).
+///
+/// Outcomes are gathered in batches of `batchLimit` and sent in one
+/// transaction through libpq's pipeline mode: one round trip per batch, not
+/// per statement. A batch the server refuses is sent again outcome by
+/// outcome, each alone, so that one bad outcome costs only its own feed.
+/// A fetched feed whose document comes out the same bytes as the one read
+/// is not sent again: only its record is written.
+///
+/// One run at a time holds the state: a session advisory lock, taken when
+/// the store opens and let go when it closes (or when the server sees the
+/// connection end: a killed run holds nothing).
+public final class PostgreSQLStateStore: StateStore {
+    private let connection: PostgreSQLConnection
+
+    /// Outcomes per batch: a killed run loses at most these (their feeds are
+    /// fetched whole again next time, having no validators stored).
+    static let batchLimit = 64
+
+    /// The advisory lock a run holds for its whole life, and the one a migration holds.
+    static let runLock: Int64 = 0x6665_6564_6D65_7201
+    static let migrationLock: Int64 = 0x6665_6564_6D65_7202
+
+    /// Opens the database a libpq connection string names, brings its schema
+    /// up to date, and takes the run's lock.
+    /// - Throws: `.held` when another run holds the state; `.cannotCreate`
+    ///   when the tables cannot be made (no privilege); else `.unusable`,
+    ///   with libpq's reason (server unreachable, authentication refused,
+    ///   database missing, a schema newer than this feedmerge's).
+    public init(connecting conninfo: String) throws(StateError) {
+        connection = try PostgreSQLConnection(conninfo)
+        var locked = false
+        try connection.query("SELECT pg_try_advisory_lock($1)", [.integer(Self.runLock)]) { locked = $0.flag(0) }
+        guard locked else {
+            throw connection.error("another run holds this state; nothing was done", kind: .held)
+        }
+        try PostgreSQLSchema.migrate(connection)
+    }
+
+    /// The name messages give the database (`postgresql://user@host/db`).
+    public var name: String { connection.name }
+
+    /// A store dropped with outcomes not sent (a run that stopped early)
+    /// sends them now, and says on standard error what could not be kept.
+    deinit {
+        do {
+            for (url, error) in try commit().sorted(by: { $0.key < $1.key }) {
+                Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
+            }
+        } catch {
+            Self.say("feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole")
+        }
+    }
+
+    private static func say(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    public var keepsEntries: Bool { true }
+
+    // MARK: Records
+
+    public func feeds() throws(StateError) -> [String: FeedRecord] {
+        try flush()
+        var result: [String: FeedRecord] = [:]
+        try connection.query(Statements.selectFeeds) { row in
+            let record = Self.feedRecord(row)
+            result[record.url] = record
+        }
+        return result
+    }
+
+    public func feed(_ url: String) throws(StateError) -> FeedRecord? {
+        try flush()
+        var result: FeedRecord?
+        try connection.query(Statements.selectFeed, [.text(url)]) { result = Self.feedRecord($0) }
+        return result
+    }
+
+    /// A record whose stored metadata cannot be read is given without its
+    /// validators (as the SQLite store does): the feed is fetched whole.
+    private static func feedRecord(_ row: Row) -> FeedRecord {
+        let metadata = row.bytes(15).map(FeedMetadataCodec.decode)
+        let damaged = metadata.map { $0 == nil } ?? false
+        var record = FeedRecord(url: row.text(0) ?? "", firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0))
+        record.movedTo = row.text(1)
+        record.etag = damaged ? nil : row.text(2)
+        record.lastModified = damaged ? nil : row.text(3)
+        record.lastFetch = row.integer(5).map(Timestamp.init(secondsSince1970:))
+        record.lastSuccess = row.integer(6).map(Timestamp.init(secondsSince1970:))
+        record.lastStatus = row.integer(7).map { Int($0) }
+        record.consecutiveFailures = Int(row.integer(8) ?? 0)
+        record.lastError = row.text(9)
+        record.notBefore = row.integer(10).map(Timestamp.init(secondsSince1970:))
+        record.gone = row.flag(11)
+        record.title = row.text(12)
+        record.link = row.text(13)
+        record.metadata = metadata ?? nil
+        record.restamping = row.flag(14)
+        record.failingSince = row.integer(16).map(Timestamp.init(secondsSince1970:))
+        return record
+    }
+
+    public func storedDates() throws(StateError) -> [String: StoredDates] {
+        try flush()
+        var result: [String: StoredDates] = [:]
+        try connection.query(Statements.selectDates) { row in
+            if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) { result[row.text(0) ?? ""] = dates }
+        }
+        return result
+    }
+
+    // MARK: Outcomes
+
+    /// Outcomes recorded and not sent yet, in order, each one statement.
+    private var batch: [(url: String, statement: Statement, parameters: [Parameter])] = []
+    /// The documents of the batch's fetched feeds, as they will be stored:
+    /// what the store gives back of those feeds until the batch is sent.
+    private var unsent: [String: FeedEntries] = [:]
+    /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
+    private var failures: [String: StateError] = [:]
+
+    public func record(_ update: FeedUpdate) throws(StateError) {
+        let (statement, parameters) = try outcome(update)
+        batch.append((update.url, statement, parameters))
+        if batch.count >= Self.batchLimit { try flush() }
+    }
+
+    public func record(all updates: [FeedUpdate]) throws(StateError) {
+        for update in updates {
+            let (statement, parameters) = try outcome(update)
+            batch.append((update.url, statement, parameters))
+        }
+        // A feed whose document was found damaged, and still is, loses its validators:
+        // the next run fetches it whole and stores a new one.
+        for url in damaged.sorted() where try storedDocument(of: url) == nil {
+            batch.append((url, Statements.dropValidators, [.text(url)]))
+        }
+        damaged = []
+        try flush()
+        defer { failures = [:] }
+        if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
+    }
+
+    public func commit() throws(StateError) -> [String: StateError] {
+        try flush()
+        cached = nil
+        defer { failures = [:] }
+        return failures
+    }
+
+    /// Sends the batch: one transaction, pipelined; refused, each outcome alone.
+    private func flush() throws(StateError) {
+        guard !batch.isEmpty else { return }
+        let sending = batch
+        batch = []
+        unsent = [:]
+        guard try connection.pipeline(sending.map { ($0.statement, $0.parameters) }) != nil else { return }
+        for outcome in sending {
+            do {
+                try connection.query(outcome.statement, outcome.parameters)
+            } catch {
+                failures[outcome.url] = error
+                guard connection.isOpen else {
+                    for rest in sending where failures[rest.url] == nil { failures[rest.url] = error }
+                    throw error
+                }
+            }
+        }
+    }
+
+    /// The statement that stores an outcome. A fetched feed's document is
+    /// the stored one with the listing upserted (`FeedEntries.upsert`).
+    private func outcome(_ update: FeedUpdate) throws(StateError) -> (Statement, [Parameter]) {
+        let now = update.now.secondsSince1970
+        let common: [Parameter] = [
+            .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
+            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
+        ]
+        switch update.outcome {
+        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
+            let before = try storedDocument(of: update.url)
+            var document = before ?? FeedEntries()
+            let bytesBefore = before.map(\.document)
+            document.upsert(entries, now: now)
+            let bytes = document.document
+            unsent[update.url] = document
+            if cached?.url == update.url { cached = nil }
+            let parameters =
+                common + [
+                    .text(etag), .text(lastModified), .text(metadata.title?.value), .text(metadata.link),
+                    .bytes(FeedMetadataCodec.encode(metadata)), .flag(restamping),
+                    .bytes(document.dates(pivot: now).encoded),
+                ]
+            // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
+            if bytesBefore == bytes { return (Statements.fetched, parameters) }
+            return (Statements.fetchedWithDocument, parameters + [.bytes(bytes)])
+        case .notModified:
+            return (Statements.notModified, common)
+        case .skipped:
+            return (Statements.skipped, common)
+        case .failed(let message, let gone):
+            return (Statements.failed, common + [.text(message), .flag(gone)])
+        }
+    }
+
+    // MARK: Entries
+
+    /// Feeds whose document was found damaged in this run.
+    private var damaged: Set<String> = []
+
+    /// The last document read, by feed URL: a fetched feed's is read for its
+    /// sightings, then for its unlisted entries.
+    private var cached: (url: String, document: FeedEntries)?
+
+    /// A feed's document (an empty one when it has none); nil when it is damaged.
+    /// Throws only when the server cannot be read.
+    private func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
+        if let document = unsent[url] { return document }
+        if let cached, cached.url == url { return cached.document }
+        var bytes: [UInt8]?
+        try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
+        guard let bytes else { return FeedEntries() }
+        guard let document = FeedEntries(document: bytes) else { return nil }
+        cached = (url, document)
+        return document
+    }
+
+    private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
+        guard let document = try storedDocument(of: url) else {
+            damaged.insert(url)
+            throw connection.error("the stored entries of \(url) are damaged")
+        }
+        return document
+    }
+
+    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
+        try documentOf(url).sightings
+    }
+
+    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
+        -> [StoredEntry]
+    {
+        var unreadable = 0
+        let result = try documentOf(url).entries(notOlderThan: cutoff, except: except, unreadable: &unreadable)
+        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
+        return result
+    }
+
+    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
+        var unreadable = 0
+        let result = try documentOf(url).lazyEntries(notOlderThan: cutoff, unreadable: &unreadable)
+        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
+        return result
+    }
+
+    /// Entries `entries(of:)` skipped, by feed, until taken.
+    private var unreadableCounts: [String: Int] = [:]
+
+    public func takeUnreadableCount(of url: String) -> Int {
+        unreadableCounts.removeValue(forKey: url) ?? 0
+    }
+
+    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
+        try flush()
+        return try documentOf(url).summary
+    }
+
+    public func rename(feed url: String, to newURL: String) throws(StateError) {
+        try flush()
+        cached = nil
+        try connection.query(Statements.rename, [.text(url), .text(newURL)])
+    }
+
+    /// The retention schedule and each document's own rule (`FeedEntries.prune`),
+    /// read `pruneChunk` documents at a time: memory stays that of a few feeds.
+    public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        try flush()
+        cached = nil
+        var lastFull: Int64 = 0
+        try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
+        let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
+        var writes: [(Statement, [Parameter])] = []
+        func prune(_ row: Row) {
+            // A damaged document is left as it is: reading it reports it.
+            guard let bytes = row.bytes(1), var document = FeedEntries(document: bytes),
+                document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
+            else { return }
+            writes.append(
+                (
+                    Statements.storeDocument,
+                    [
+                        .integer(row.integer(0)), .bytes(document.document),
+                        .bytes(document.dates(pivot: now.secondsSince1970).encoded),
+                    ]
+                ))
+        }
+        if full {
+            var after: Int64 = 0
+            var more = true
+            while more {
+                more = false
+                try connection.query(Statements.documentsAfter, [.integer(after), .integer(Self.pruneChunk)]) { row in
+                    after = row.integer(0) ?? after
+                    more = true
+                    prune(row)
+                }
+                try send(&writes)
+            }
+        } else {
+            for url in feeds ?? [] {
+                try connection.query(Statements.selectFeedDocument, [.text(url)]) { prune($0) }
+                if writes.count >= Self.pruneChunk { try send(&writes) }
+            }
+        }
+        if RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
+            writes.append((Statements.noteFullPrune, [.integer(now.secondsSince1970)]))
+        }
+        try send(&writes)
+    }
+
+    static let pruneChunk: Int64 = 256
+
+    private func send(_ writes: inout [(Statement, [Parameter])]) throws(StateError) {
+        guard !writes.isEmpty else { return }
+        defer { writes = [] }
+        if let failure = try connection.pipeline(writes) { throw failure }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+
+/// A throwaway PostgreSQL server for the tests of one process
+/// (`scripts/lib/postgres_server.py`: initdb and pg_ctl in a temporary
+/// folder, a Unix socket there, fsync off), started the first time a test
+/// asks for a database. It stops when its standard input closes, that is
+/// when the test process ends, even killed: no server outlives the tests.
+/// Each test gets a database of its own (`database()`).
+public final class PostgreSQLServer: @unchecked Sendable {
+    // Unchecked: `process`' pipes are used under `lock` only.
+    private let process = Process()
+    private let input = Pipe()
+    private let output = Pipe()
+    private let lock = NSLock()
+    private var created = 0
+    /// The folder of the server's socket (and its data).
+    public let socketFolder: String
+
+    /// The script's path, in the repository beside the tests.
+    public static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../scripts/lib/postgres_server.py").standardizedFileURL
+
+    private init() throws {
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", Self.script.path]
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        socketFolder = Self.line(from: output)
+        guard socketFolder.hasPrefix("/") else {
+            throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "the server did not start (see its message above)"])
+        }
+    }
+
+    private static func line(from pipe: Pipe) -> String {
+        var line = Data()
+        while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) {
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// The server of this test process; a test process that cannot start
+    /// it stops here (`scripts/setup --test` installs PostgreSQL).
+    public static let shared: PostgreSQLServer = {
+        do {
+            return try PostgreSQLServer()
+        } catch {
+            fatalError("cannot start a PostgreSQL server for the tests (scripts/setup --test installs it): \(error)")
+        }
+    }()
+
+    /// A new empty database, as a libpq connection string.
+    public func database() -> String {
+        lock.lock()
+        defer { lock.unlock() }
+        created += 1
+        let name = "test_\(getpid())_\(created)"
+        input.fileHandleForWriting.write(Data("createdb \(name)\n".utf8))
+        let answer = Self.line(from: output)
+        precondition(answer == "ok \(name)", "createdb \(name): \(answer)")
+        return connectionString(database: name)
+    }
+
+    /// The connection string of a database on this server (which need not exist).
+    public func connectionString(database: String, user: String = "postgres") -> String {
+        "host=\(socketFolder) user=\(user) dbname=\(database)"
+    }
+
+    /// Runs SQL on a database with psql (to damage a stored value, to look at a table);
+    /// gives what psql printed, unaligned, tuples only.
+    @discardableResult
+    public static func psql(_ conninfo: String, _ sql: String) throws -> String {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, conninfo]
+        process.standardOutput = output
+        try process.run()
+        let printed = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "psql failed: \(sql)"])
+        }
+        return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}

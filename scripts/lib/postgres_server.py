@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""A throwaway PostgreSQL server for the tests and benchmarks.
+
+    python3 scripts/lib/postgres_server.py [--durable]
+
+Creates a cluster in a new temporary folder (initdb), starts it with
+pg_ctl on a Unix socket in that folder (no TCP port), prints the socket
+folder on its first line, then creates each database named on a line of
+standard input ("createdb NAME", answered "ok NAME" or "error ...").
+When standard input closes (its user ended, even killed), the server is
+stopped by its pid and the folder removed: no server outlives its user.
+
+As root, the cluster belongs to the postgres user (initdb refuses root).
+Without --durable the server runs with fsync=off: a test's data need not
+survive a power cut, and each commit then costs no disk flush. The
+benchmarks pass --durable: what they measure is what users run.
+"""
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+
+
+def binaries():
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/pg_ctl"),
+                   key=lambda p: int(p.split("/")[4]) if p.split("/")[4].isdigit() else 0)
+    if not found:
+        sys.exit("postgres_server: no PostgreSQL server installed (scripts/setup --test installs it)")
+    return os.path.dirname(found[-1])
+
+
+def main():
+    durable = "--durable" in sys.argv[1:]
+    bin_dir = binaries()
+    folder = tempfile.mkdtemp(prefix="feedmerge-postgres-")
+    data = os.path.join(folder, "data")
+    run_as = []
+    if os.getuid() == 0:
+        user = pwd.getpwnam("postgres")
+        os.chown(folder, user.pw_uid, user.pw_gid)
+        run_as = ["runuser", "-u", "postgres", "--"]
+    os.chmod(folder, 0o755)
+
+    def run(*command, **kwargs):
+        return subprocess.run(run_as + list(command), check=True, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.PIPE, **kwargs)
+
+    pid = None
+    try:
+        run(os.path.join(bin_dir, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
+            "-E", "UTF8", "--locale=C", "--no-sync")
+        settings = [f"-k {folder}", "-c listen_addresses=''", "-c max_connections=200"]
+        if not durable:
+            settings += ["-c fsync=off", "-c full_page_writes=off"]
+        run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-l", os.path.join(folder, "log"), "-w",
+            "-o", " ".join(settings), "start")
+        with open(os.path.join(data, "postmaster.pid")) as f:
+            pid = int(f.readline())
+        print(folder, flush=True)
+        for line in sys.stdin:
+            words = line.split()
+            if len(words) == 2 and words[0] == "createdb":
+                result = subprocess.run(
+                    [os.path.join(bin_dir, "createdb"), "-h", folder, "-U", "postgres", words[1]],
+                    capture_output=True, text=True)
+                answer = f"ok {words[1]}" if result.returncode == 0 else "error " + result.stderr.strip()
+                print(answer.replace("\n", " "), flush=True)
+    except subprocess.CalledProcessError as error:
+        sys.stderr.write(f"postgres_server: {' '.join(error.cmd)} failed: {error.stderr.decode()}\n")
+        print("", flush=True)
+    finally:
+        if pid is not None:
+            try:
+                os.kill(pid, signal.SIGQUIT)  # immediate shutdown: the data is thrown away
+                for _ in range(200):
+                    os.kill(pid, 0)
+                    subprocess.run(["sleep", "0.025"])
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # stopped by its standard input closing
+    main()
