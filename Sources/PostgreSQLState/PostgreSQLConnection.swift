@@ -129,12 +129,26 @@ final class PostgreSQLConnection {
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             // 42501: insufficient privilege; 3D000/3F000: no such database or schema.
             let kind: StateError.Kind = ["42501", "3D000", "3F000"].contains(state) ? .cannotCreate : .unusable
+            // 08: a connection exception; 57P: the server ended the session (shut down, restarted,
+            // `pg_terminate_backend`), which libpq learns of only at its next read.
+            if state.hasPrefix("08") || state.hasPrefix("57P") { ended = true }
             return error(reason, kind: kind)
         }
     }
 
     /// Whether the connection still works (a server restarted, a network gone: it does not).
-    var isOpen: Bool { PQstatus(handle) == CONNECTION_OK }
+    var isOpen: Bool { !ended && PQstatus(handle) == CONNECTION_OK }
+    /// The server said it ended the session.
+    private var ended = false
+
+    /// Connects again after the connection was lost (what it had prepared is gone with it).
+    /// - Returns: whether it works again.
+    func reopen() -> Bool {
+        PQreset(handle)
+        prepared = []
+        ended = false
+        return isOpen
+    }
 
     /// Runs SQL text (one statement or several), no parameters, no rows.
     func execute(_ sql: String) throws(StateError) {

@@ -36,12 +36,44 @@ public final class PostgreSQLStateStore: StateStore {
     ///   database missing, a schema newer than this feedmerge's).
     public init(connecting conninfo: String) throws(StateError) {
         connection = try PostgreSQLConnection(conninfo)
+        try lock()
+        try PostgreSQLSchema.migrate(connection)
+    }
+
+    private func lock() throws(StateError) {
         var locked = false
         try connection.query("SELECT pg_try_advisory_lock($1)", [.integer(Self.runLock)]) { locked = $0.flag(0) }
         guard locked else {
             throw connection.error("another run holds this state; nothing was done", kind: .held)
         }
-        try PostgreSQLSchema.migrate(connection)
+    }
+
+    /// A connection lost during the run (the server restarted, the network
+    /// dropped) is opened again before the next call, and the run's lock
+    /// taken again: what was lost with it is reported where it was lost
+    /// (those feeds are fetched whole next time), and the rest of the run is
+    /// still stored.
+    /// Runs a read (or a write that gives the same rows run twice) once
+    /// more on a new connection when the connection is found lost during it.
+    private func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
+        try reopenIfLost()
+        do {
+            return try body()
+        } catch {
+            guard !connection.isOpen else { throw error }
+            try reopenIfLost()
+            return try body()
+        }
+    }
+
+    private func reopenIfLost() throws(StateError) {
+        guard !connection.isOpen else { return }
+        guard connection.reopen() else { throw connection.error("the connection was lost and cannot be opened again") }
+        do {
+            try lock()
+        } catch {
+            throw connection.error("the connection was lost, and another run took the state meanwhile")
+        }
     }
 
     /// The name messages give the database (`postgresql://user@host/db`).
@@ -70,9 +102,12 @@ public final class PostgreSQLStateStore: StateStore {
     public func feeds() throws(StateError) -> [String: FeedRecord] {
         try flush()
         var result: [String: FeedRecord] = [:]
-        try connection.query(Statements.selectFeeds) { row in
-            let record = Self.feedRecord(row)
-            result[record.url] = record
+        try retrying { () throws(StateError) in
+            result = [:]
+            try connection.query(Statements.selectFeeds) { row in
+                let record = Self.feedRecord(row)
+                result[record.url] = record
+            }
         }
         return result
     }
@@ -80,7 +115,9 @@ public final class PostgreSQLStateStore: StateStore {
     public func feed(_ url: String) throws(StateError) -> FeedRecord? {
         try flush()
         var result: FeedRecord?
-        try connection.query(Statements.selectFeed, [.text(url)]) { result = Self.feedRecord($0) }
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.selectFeed, [.text(url)]) { result = Self.feedRecord($0) }
+        }
         return result
     }
 
@@ -111,8 +148,11 @@ public final class PostgreSQLStateStore: StateStore {
     public func storedDates() throws(StateError) -> [String: StoredDates] {
         try flush()
         var result: [String: StoredDates] = [:]
-        try connection.query(Statements.selectDates) { row in
-            if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) { result[row.text(0) ?? ""] = dates }
+        try retrying { () throws(StateError) in
+            result = [:]
+            try connection.query(Statements.selectDates) { row in
+                if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) { result[row.text(0) ?? ""] = dates }
+            }
         }
         return result
     }
@@ -156,23 +196,42 @@ public final class PostgreSQLStateStore: StateStore {
         return failures
     }
 
-    /// Sends the batch: one transaction, pipelined; refused, each outcome alone.
+    /// Sends the batch: one transaction, pipelined (on a connection opened
+    /// again if it was lost); refused, each outcome alone. An outcome that cannot be stored is kept in `failures` for
+    /// `commit` to report (a lost connection: the whole batch); only a
+    /// connection that cannot be opened again throws.
     private func flush() throws(StateError) {
-        guard !batch.isEmpty else { return }
+        guard !batch.isEmpty else { return try reopenIfLost() }
         let sending = batch
         batch = []
         unsent = [:]
-        guard try connection.pipeline(sending.map { ($0.statement, $0.parameters) }) != nil else { return }
-        for outcome in sending {
-            do {
-                try connection.query(outcome.statement, outcome.parameters)
+        var stored = 0  // the outcomes sent alone that were stored
+        do throws(StateError) {
+            try reopenIfLost()
+            let statements = sending.map { ($0.statement, $0.parameters) }
+            let refused: StateError?
+            do throws(StateError) {
+                refused = try connection.pipeline(statements)
             } catch {
-                failures[outcome.url] = error
-                guard connection.isOpen else {
-                    for rest in sending where failures[rest.url] == nil { failures[rest.url] = error }
-                    throw error
-                }
+                // The connection was found lost (a server restarted, a session ended): the batch
+                // once more on a new one. (Each statement gives the same row when run twice but a
+                // failure's count, which a connection lost during the commit itself may count twice.)
+                guard !connection.isOpen else { throw error }
+                try reopenIfLost()
+                refused = try connection.pipeline(statements)
             }
+            guard refused != nil else { return }
+            for outcome in sending {
+                do throws(StateError) {
+                    try connection.query(outcome.statement, outcome.parameters)
+                } catch {
+                    failures[outcome.url] = error
+                    if !connection.isOpen { throw error }
+                }
+                stored += 1
+            }
+        } catch {
+            for outcome in sending[stored...] where failures[outcome.url] == nil { failures[outcome.url] = error }
         }
     }
 
@@ -226,7 +285,9 @@ public final class PostgreSQLStateStore: StateStore {
         if let document = unsent[url] { return document }
         if let cached, cached.url == url { return cached.document }
         var bytes: [UInt8]?
-        try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
+        }
         guard let bytes else { return FeedEntries() }
         guard let document = FeedEntries(document: bytes) else { return nil }
         cached = (url, document)
@@ -276,7 +337,7 @@ public final class PostgreSQLStateStore: StateStore {
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try flush()
         cached = nil
-        try connection.query(Statements.rename, [.text(url), .text(newURL)])
+        try retrying { () throws(StateError) in try connection.query(Statements.rename, [.text(url), .text(newURL)]) }
     }
 
     /// The retention schedule and each document's own rule (`FeedEntries.prune`),
@@ -285,7 +346,9 @@ public final class PostgreSQLStateStore: StateStore {
         try flush()
         cached = nil
         var lastFull: Int64 = 0
-        try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+        }
         let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         var writes: [(Statement, [Parameter])] = []

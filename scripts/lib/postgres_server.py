@@ -10,6 +10,10 @@ standard input ("createdb NAME", answered "ok NAME" or "error ...").
 When standard input closes (its user ended, even killed), the server is
 stopped by its pid and the folder removed: no server outlives its user.
 
+Besides the superuser postgres (no password), two roles for the tests of
+failures: feedmerge_password, whose password is "right" (a wrong one is
+refused), and feedmerge_reader, who may connect but create nothing.
+
 As root, the cluster belongs to the postgres user (initdb refuses root).
 Without --durable the server runs with fsync=off: a test's data need not
 survive a power cut, and each commit then costs no disk flush. The
@@ -53,6 +57,11 @@ def main():
     try:
         run(os.path.join(bin_dir, "initdb"), "-D", data, "-U", "postgres", "-A", "trust",
             "-E", "UTF8", "--locale=C", "--no-sync")
+        hba = os.path.join(data, "pg_hba.conf")
+        with open(hba) as f:
+            rules = f.read()
+        with open(hba, "w") as f:
+            f.write("local all feedmerge_password scram-sha-256\n" + rules)
         settings = [f"-k {folder}", "-c listen_addresses=''", "-c max_connections=200"]
         if not durable:
             settings += ["-c fsync=off", "-c full_page_writes=off"]
@@ -60,6 +69,9 @@ def main():
             "-o", " ".join(settings), "start")
         with open(os.path.join(data, "postmaster.pid")) as f:
             pid = int(f.readline())
+        subprocess.run([os.path.join(bin_dir, "psql"), "-X", "-q", "-h", folder, "-U", "postgres", "-d", "postgres",
+                        "-c", "CREATE ROLE feedmerge_password LOGIN PASSWORD 'right'",
+                        "-c", "CREATE ROLE feedmerge_reader LOGIN"], check=True, capture_output=True)
         print(folder, flush=True)
         for line in sys.stdin:
             words = line.split()

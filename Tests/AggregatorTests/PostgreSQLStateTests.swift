@@ -1,0 +1,133 @@
+import FeedFetch
+import FeedState
+import Foundation
+import PostgreSQLState
+import TestSupport
+import Testing
+
+/// A state on a PostgreSQL server, through the command line: what a user
+/// sees when the server cannot be reached, refuses them, lacks the
+/// database, or goes away during a run: one line with libpq's reason and
+/// the exit status of the table, and outputs still written from what the
+/// run fetched.
+@Suite struct PostgreSQLStateTests {
+    let server = PostgreSQLServer.shared
+
+    /// A feed file and the arguments of a run that writes it to `out.json` with `state`.
+    func run(_ w: StateTests.Workspace, state: String, environment: [String: String] = [:]) throws -> CommandRun {
+        let feed = w.path("feed.rss")
+        if !FileManager.default.fileExists(atPath: feed) {
+            let items = (1...3).map { "<item><guid>urn:pg:\($0)</guid><title>Item \($0)</title></item>" }.joined()
+            try Data("<rss version=\"2.0\"><channel><title>P</title>\(items)</channel></rss>".utf8)
+                .write(to: URL(fileURLWithPath: feed))
+        }
+        return try CommandRun.feedmerge(
+            [feed, "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", state, "-q"],
+            environment: environment)
+    }
+
+    @Test func aServerThatCannotBeReachedIsOneLineAndExit74() throws {
+        let w = try StateTests.Workspace("pg-unreachable")
+        let result = try run(w, state: "host=\(w.path("no-server-here")) user=postgres dbname=x")
+        #expect(result.status == 74, "\(result.standardError)")
+        #expect(result.standardError.contains("cannot connect"), "\(result.standardError)")
+        #expect(result.standardError.contains("No such file or directory"), "libpq's reason: \(result.standardError)")
+        #expect(result.standardError.split(separator: "\n").count == 1, "\(result.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: w.path("out.json")), "nothing is written")
+    }
+
+    @Test func aRefusedPasswordIsLibpqsReasonAndExit74() throws {
+        let w = try StateTests.Workspace("pg-password")
+        let database = server.database()
+        let wrong = try run(
+            w, state: server.connectionString(database: database.split(separator: "=").last.map(String.init) ?? "",
+                user: "feedmerge_password") + " password=wrong")
+        #expect(wrong.status == 74, "\(wrong.standardError)")
+        #expect(wrong.standardError.contains("password authentication failed"), "\(wrong.standardError)")
+        #expect(!wrong.standardError.contains("wrong"), "the password is never printed: \(wrong.standardError)")
+    }
+
+    /// libpq's own variables work as libpq documents them (here PGPASSWORD).
+    @Test func libpqsVariablesAreRead() throws {
+        let w = try StateTests.Workspace("pg-variables")
+        let database = server.database()
+        let name = database.split(separator: "=").last.map(String.init) ?? ""
+        try PostgreSQLServer.psql(database, "GRANT CREATE ON SCHEMA public TO feedmerge_password")
+        let result = try run(
+            w, state: "postgresql:///\(name)",
+            environment: ["PGHOST": server.socketFolder, "PGUSER": "feedmerge_password", "PGPASSWORD": "right"])
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(try PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds") == "1")
+    }
+
+    @Test func aMissingDatabaseIsSaidSoAndExit74() throws {
+        let w = try StateTests.Workspace("pg-missing")
+        let result = try run(w, state: server.connectionString(database: "no_such_database"))
+        #expect(result.status == 74, "\(result.standardError)")
+        #expect(result.standardError.contains("database \"no_such_database\" does not exist"), "\(result.standardError)")
+    }
+
+    /// A role that may not create the tables: the state cannot be created (73).
+    @Test func tablesThatCannotBeCreatedAreExit73() throws {
+        let w = try StateTests.Workspace("pg-no-create")
+        let database = server.database()
+        let name = database.split(separator: "=").last.map(String.init) ?? ""
+        let result = try run(w, state: server.connectionString(database: name, user: "feedmerge_reader"))
+        #expect(result.status == 73, "\(result.standardError)")
+        #expect(result.standardError.contains("permission denied"), "\(result.standardError)")
+    }
+
+    @Test func aStateHeldByAnotherRunIsExit75() throws {
+        let w = try StateTests.Workspace("pg-held")
+        let database = server.database()
+        do {
+            let holder = try PostgreSQLStateStore(connecting: database)
+            let result = try run(w, state: database)
+            #expect(result.status == 75, "\(result.standardError)")
+            #expect(result.standardError.contains("another run holds"), "\(result.standardError)")
+            withExtendedLifetime(holder) {}
+        }
+        let after = try run(w, state: database)
+        #expect(after.status == 0, "the lock goes with its connection: \(after.standardError)")
+    }
+
+    @Test func aNewerSchemaIsRefused() throws {
+        let w = try StateTests.Workspace("pg-newer")
+        let database = server.database()
+        #expect(try run(w, state: database).status == 0)
+        try PostgreSQLServer.psql(database, "UPDATE meta SET value = 99 WHERE name = 'schema_version'")
+        let result = try run(w, state: database)
+        #expect(result.status == 74, "\(result.standardError)")
+        #expect(result.standardError.contains("newer than this feedmerge's"), "\(result.standardError)")
+        #expect(try PostgreSQLServer.psql(database, "SELECT value FROM meta WHERE name = 'schema_version'") == "99")
+    }
+
+    /// The server ends the run's connection while feeds are still being
+    /// fetched (an administrator's `pg_terminate_backend`, a server restart):
+    /// the store opens a new connection, takes the lock again and stores the
+    /// run's outcomes; the outputs are written as always.
+    @Test func aConnectionEndedMidRunIsOpenedAgain() async throws {
+        let w = try StateTests.Workspace("pg-lost")
+        let database = server.database()
+        let name = database.split(separator: "=").last.map(String.init) ?? ""
+        let state = PlanetServer.state
+        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/2")))
+        let arguments = [
+            state.url("/order/P"), state.url("/order/R"), "-o", w.path("out.json"), "--now", "2024-07-01T00:00:00Z",
+            "--state", database,
+        ]
+        let run = Task.detached { try CommandRun.feedmerge(arguments) }
+        // While R is delayed: P's outcome is recorded, not sent yet (a batch is 64 outcomes).
+        try await Task.sleep(for: .seconds(1))
+        let ended = try PostgreSQLServer.psql(
+            server.connectionString(database: "postgres"),
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)') t")
+        let result = try await run.value
+        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/0")))
+        #expect(ended == "1", "the run's connection was ended")
+        #expect(result.status == 0, "\(result.standardError)")
+        let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
+        #expect(written.contains("R post") && written.contains("order/P"), "\(written)")
+        #expect(try PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds WHERE last_status = 200") == "2")
+    }
+}
