@@ -15,6 +15,7 @@ public enum FeedmergeCommandLine {
           feedmerge [options] SOURCE... -o OUTPUT...   \(MergeOptions.interface.brief)
           feedmerge parse [options] FILE...           \(ParseCommand.interface.brief)
           feedmerge fetch [options] URL... | -        \(FetchCommand.interface.brief)
+          feedmerge state copy FROM TO                \(StateCommand.interface.brief)
           feedmerge --version
           feedmerge [COMMAND] --help
           feedmerge --generate-man                    print the manual page feedmerge(1) (roff)
@@ -47,6 +48,20 @@ public enum FeedmergeCommandLine {
                 return ExitStatus.success.rawValue
             case .run(let command):
                 return await command.run()
+            }
+        case "state":
+            let request: Request<StateCommand>
+            do {
+                request = try StateCommand.parse(arguments.dropFirst())
+            } catch {
+                return usageError(error, command: "feedmerge state")
+            }
+            switch request {
+            case .help:
+                print(StateCommand.interface.help(defaults: StateCommand()))
+                return ExitStatus.success.rawValue
+            case .run(let command):
+                return command.run()
             }
         case "--version":
             guard arguments.count == 1 else {

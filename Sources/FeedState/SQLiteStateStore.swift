@@ -5,7 +5,7 @@ import Foundation
 /// time (the lock), versioned schema migrations. Reads go through this
 /// store's connection; outcomes are stored by `StateWriter` on its own.
 public final class SQLiteStateStore: StateStore {
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
 
     /// Schema versions, applied in order; `PRAGMA user_version` says how far a file got.
     /// (Schemas 1-3 stay as they were written: a file of any of them is brought up from there.)
@@ -93,7 +93,7 @@ public final class SQLiteStateStore: StateStore {
 
 
     /// Stores outcomes on a connection and a thread of its own.
-    private let writer: StateWriter
+    let writer: StateWriter
 
     public init(path: String) throws(StateError) {
         database = try SQLiteDatabase(path: path)

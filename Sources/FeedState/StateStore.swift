@@ -294,3 +294,33 @@ extension StateStore {
     /// A store on a disk or a server.
     public var blocksCallers: Bool { true }
 }
+
+/// One feed's whole stored state as one store gives it to another
+/// (`feedmerge state copy`): its record, its entries' document as stored
+/// (`FeedEntries.document`, never decoded on the way), and what bounds its
+/// entries' dates.
+public struct FeedSnapshot: Sendable {
+    public var record: FeedRecord
+    /// nil: no entries stored.
+    public var document: [UInt8]?
+    public var dates: StoredDates?
+
+    public init(record: FeedRecord, document: [UInt8]?, dates: StoredDates?) {
+        self.record = record
+        self.document = document
+        self.dates = dates
+    }
+}
+
+/// A store whose whole content can be read out and written into another:
+/// a state moves between SQLite and PostgreSQL without losing its history,
+/// and a run on the copy gives the same bytes.
+public protocol CopyableStateStore: StateStore {
+    /// Every feed, one at a time, in URL order (memory stays that of one feed).
+    func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError)
+    /// Adds feeds the store does not hold, in one transaction per call.
+    func importFeeds(_ feeds: [FeedSnapshot]) throws(StateError)
+    /// When retention last went over every feed (0: never), and setting it.
+    func lastFullPrune() throws(StateError) -> Int64
+    func setLastFullPrune(_ time: Int64) throws(StateError)
+}

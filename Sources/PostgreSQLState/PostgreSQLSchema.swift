@@ -148,6 +148,21 @@ enum Statements {
                 ON CONFLICT(feed) DO UPDATE SET document = excluded.document)
             UPDATE feeds SET entry_dates = $3 WHERE id = $1
             """, types: [20, 17, 17])
+    static let selectSnapshot = Statement(
+        name: "select_snapshot",
+        sql: """
+            SELECT \(feedColumns), entry_dates, (SELECT document FROM feed_entries WHERE feed = feeds.id)
+            FROM feeds WHERE url = $1
+            """, types: [25])
+    /// Every column of a feed and its document ($19, none when NULL).
+    static let insertSnapshot = Statement(
+        name: "insert_snapshot",
+        sql: """
+            WITH record AS (
+                INSERT INTO feeds(\(feedColumns), entry_dates)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id)
+            INSERT INTO feed_entries(feed, document) SELECT id, $19 FROM record WHERE $19 IS NOT NULL
+            """, types: [25, 25, 25, 25, 20, 20, 20, 20, 20, 25, 20, 16, 25, 25, 16, 17, 20, 17, 17])
     static let lastFullPrune = Statement(
         name: "last_full_prune", sql: "SELECT value FROM meta WHERE name = 'last_full_prune'", types: [])
     static let noteFullPrune = Statement(

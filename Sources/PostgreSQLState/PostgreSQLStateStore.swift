@@ -18,7 +18,7 @@ import Foundation
 /// the store opens and let go when it closes (or when the server sees the
 /// connection end: a killed run holds nothing).
 public final class PostgreSQLStateStore: StateStore {
-    private let connection: PostgreSQLConnection
+    let connection: PostgreSQLConnection
 
     /// Outcomes per batch: a killed run loses at most these (their feeds are
     /// fetched whole again next time, having no validators stored).
@@ -123,7 +123,7 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// A record whose stored metadata cannot be read is given without its
     /// validators (as the SQLite store does): the feed is fetched whole.
-    private static func feedRecord(_ row: Row) -> FeedRecord {
+    static func feedRecord(_ row: Row) -> FeedRecord {
         let metadata = row.bytes(15).map(FeedMetadataCodec.decode)
         let damaged = metadata.map { $0 == nil } ?? false
         var record = FeedRecord(url: row.text(0) ?? "", firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0))
@@ -158,6 +158,11 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     // MARK: Outcomes
+
+    /// Every outcome recorded so far sent, and any that could not be stored thrown.
+    func flushForCopy() throws(StateError) {
+        if let failure = try commit().first { throw failure.value }
+    }
 
     /// Outcomes recorded and not sent yet, in order, each one statement.
     private var batch: [(url: String, statement: Statement, parameters: [Parameter])] = []

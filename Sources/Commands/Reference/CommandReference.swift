@@ -45,6 +45,7 @@ extension CommandReference {
             CommandReference(MergeOptions.interface, defaults: MergeOptions(), more: mainOnly),
             CommandReference(ParseCommand.interface, defaults: ParseCommand()),
             CommandReference(FetchCommand.interface, defaults: FetchCommand()),
+            CommandReference(StateCommand.interface, defaults: StateCommand()),
         ]
     }
 

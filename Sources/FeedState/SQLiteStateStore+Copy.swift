@@ -1,0 +1,67 @@
+import FeedModel
+
+/// The whole state out of and into a SQLite file (`CopyableStateStore`).
+extension SQLiteStateStore: CopyableStateStore {
+    public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {
+        try writer.flush()
+        var urls: [String] = []
+        try database.prepare("SELECT url FROM feeds ORDER BY url").query { urls.append($0.text(0) ?? "") }
+        let select = try database.prepare(
+            Self.selectFeeds.replacingOccurrences(of: " FROM feeds", with: ", entry_dates, "
+                + "(SELECT document FROM feed_entries WHERE feed = feeds.id) FROM feeds") + " WHERE url = ?")
+        for url in urls {
+            var snapshot: FeedSnapshot?
+            try select.query([.text(url)]) { row in
+                snapshot = FeedSnapshot(
+                    record: Self.feedRecord(row), document: row.isNull(18) ? nil : row.blob(18),
+                    dates: row.isNull(17) ? nil : StoredDates(encoded: row.blob(17)))
+            }
+            if let snapshot { try body(snapshot) }
+        }
+    }
+
+    public func importFeeds(_ feeds: [FeedSnapshot]) throws(StateError) {
+        try writer.flush()
+        let insert = try database.prepare(
+            """
+            INSERT INTO feeds(url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+                consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+            """)
+        try database.transaction { () throws(StateError) in
+            for feed in feeds {
+                let r = feed.record
+                var id: Int64 = 0
+                try insert.query([
+                    .text(r.url), .text(r.movedTo), .text(r.etag), .text(r.lastModified),
+                    .integer(r.firstSeen.secondsSince1970), .integer(r.lastFetch?.secondsSince1970),
+                    .integer(r.lastSuccess?.secondsSince1970), .integer(r.lastStatus.map(Int64.init)),
+                    .integer(Int64(r.consecutiveFailures)), .text(r.lastError), .integer(r.notBefore?.secondsSince1970),
+                    .integer(r.gone ? 1 : 0), .text(r.title), .text(r.link), .integer(r.restamping ? 1 : 0),
+                    r.metadata.map { .blob(FeedMetadataCodec.encode($0)) } ?? .text(nil),
+                    .integer(r.failingSince?.secondsSince1970),
+                ]) { id = $0.integer(0) ?? 0 }
+                if let document = feed.document {
+                    try database.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
+                        .run([.integer(id), .blob(document)])
+                }
+                // After the document, whose triggers forget the facts.
+                if let dates = feed.dates {
+                    try database.prepare("UPDATE feeds SET entry_dates = ? WHERE id = ?")
+                        .run([.blob(dates.encoded), .integer(id)])
+                }
+            }
+        }
+    }
+
+    public func lastFullPrune() throws(StateError) -> Int64 {
+        var value: Int64 = 0
+        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query { value = $0.integer(0) ?? 0 }
+        return value
+    }
+
+    public func setLastFullPrune(_ time: Int64) throws(StateError) {
+        try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
+            .run([.integer(time)])
+    }
+}

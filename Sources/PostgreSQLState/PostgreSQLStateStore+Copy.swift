@@ -1,0 +1,50 @@
+import FeedModel
+import FeedState
+
+/// The whole state out of and into a PostgreSQL database (`CopyableStateStore`).
+extension PostgreSQLStateStore: CopyableStateStore {
+    public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {
+        try flushForCopy()
+        var urls: [String] = []
+        try connection.query("SELECT url FROM feeds ORDER BY url COLLATE \"C\"") { urls.append($0.text(0) ?? "") }
+        for url in urls {
+            var snapshot: FeedSnapshot?
+            try connection.query(Statements.selectSnapshot, [.text(url)]) { row in
+                snapshot = FeedSnapshot(
+                    record: Self.feedRecord(row), document: row.bytes(18),
+                    dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
+            }
+            if let snapshot { try body(snapshot) }
+        }
+    }
+
+    public func importFeeds(_ feeds: [FeedSnapshot]) throws(StateError) {
+        try flushForCopy()
+        let writes: [(Statement, [Parameter])] = feeds.map { feed in
+            let r = feed.record
+            return (
+                Statements.insertSnapshot,
+                [
+                    .text(r.url), .text(r.movedTo), .text(r.etag), .text(r.lastModified),
+                    .integer(r.firstSeen.secondsSince1970), .integer(r.lastFetch?.secondsSince1970),
+                    .integer(r.lastSuccess?.secondsSince1970), .integer(r.lastStatus.map(Int64.init)),
+                    .integer(Int64(r.consecutiveFailures)), .text(r.lastError), .integer(r.notBefore?.secondsSince1970),
+                    .flag(r.gone), .text(r.title), .text(r.link), .flag(r.restamping),
+                    .bytes(r.metadata.map(FeedMetadataCodec.encode)), .integer(r.failingSince?.secondsSince1970),
+                    .bytes(feed.dates?.encoded), .bytes(feed.document),
+                ]
+            )
+        }
+        if let failure = try connection.pipeline(writes) { throw failure }
+    }
+
+    public func lastFullPrune() throws(StateError) -> Int64 {
+        var value: Int64 = 0
+        try connection.query(Statements.lastFullPrune) { value = $0.integer(0) ?? 0 }
+        return value
+    }
+
+    public func setLastFullPrune(_ time: Int64) throws(StateError) {
+        try connection.query(Statements.noteFullPrune, [.integer(time)])
+    }
+}
