@@ -36,12 +36,14 @@ extension Aggregator {
             : plan.record ?? attempt("its record cannot be read", report: &report) { () throws(StateError) in
                 try store.feed(url)
             } ?? nil
-        let sightings =
+        // Read once, before the outcome is recorded: the sightings, then the unlisted entries, from one copy.
+        let history =
             isNew
-            ? [:]
+            ? FeedHistory.empty
             : attempt("its entries' history cannot be read; they are merged as without a state", report: &report) {
-                () throws(StateError) in try store.sightings(of: url)
+                () throws(StateError) in try store.history(of: url)
             }
+        let sightings = history?.sightings
         let restamping =
             (before?.restamping ?? false)
             || sightings.map { dating.isRestamping(fetched.feed.entries, keys: keys, sightings: $0) } ?? false
@@ -53,13 +55,12 @@ extension Aggregator {
         // first fetch, or the same entries again), nothing to read back.
         let listedKeys = sightings.isEmpty ? [] : Set(keys)
         report.listsEveryStoredEntry = sightings.keys.allSatisfy(listedKeys.contains)
-        let unlisted =
-            report.listsEveryStoredEntry
-            ? []
-            : attempt("the entries it no longer lists cannot be read and are left out", report: &report) {
-                () throws(StateError) in try store.entries(of: url, notOlderThan: cutoff, except: listedKeys)
-            } ?? []
-        noteUnreadable(of: url, in: store, report: &report)
+        var unlisted: [StoredEntry] = []
+        if !report.listsEveryStoredEntry, let history {
+            let read = history.entries(notOlderThan: cutoff, except: listedKeys)
+            unlisted = read.entries
+            noteUnreadable(read.unreadable, report: &report)
+        }
         return RememberedEntries.date(
             &fetched.feed.entries, keys: keys, keysAreUnique: fetched.prepared!.keysAreUnique, sightings: sightings,
             unlisted: unlisted, cutoff: cutoff, dating: dating, restamping: restamping,
@@ -89,11 +90,15 @@ extension Aggregator {
             }
         }
         guard readingEntries else { return ([], []) }
-        let stored =
-            attempt("its stored entries cannot be read and are left out", report: &report) {
-                () throws(StateError) in try store.lazyEntries(of: url, notOlderThan: cutoff)
-            } ?? []
-        noteUnreadable(of: url, in: store, report: &report)
+        var stored: [LazyStoredEntry] = []
+        if let history = attempt(
+            "its stored entries cannot be read and are left out", report: &report,
+            { () throws(StateError) in try store.history(of: url) })
+        {
+            let read = history.lazyEntries(notOlderThan: cutoff)
+            stored = read.entries
+            noteUnreadable(read.unreadable, report: &report)
+        }
         var record = plan.record
         if record == nil {
             record = attempt("its record cannot be read", report: &report) { () throws(StateError) in
@@ -142,9 +147,8 @@ extension Aggregator {
         }
     }
 
-    /// Stored entries that `entries(of:)` left out as unreadable, as a notice.
-    private static func noteUnreadable(of url: String, in store: any StateStore, report: inout FeedReport) {
-        let unreadable = store.takeUnreadableCount(of: url)
+    /// Stored entries a read of the feed's history left out as unreadable, as a notice.
+    private static func noteUnreadable(_ unreadable: Int, report: inout FeedReport) {
         if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
     }
 
@@ -154,7 +158,7 @@ extension Aggregator {
     static func collectHealth(of report: inout FeedReport, store: any StateStore, now: Timestamp) {
         let url = report.subscription.url
         do {
-            let summary = try store.summary(of: url)
+            let summary = try store.history(of: url).summary
             report.entriesStored = summary.count
             report.newestEntry = summary.newest.map { min($0, now) }
         } catch {

@@ -96,20 +96,8 @@ public final class MemoryStateStore: StateStore {
         stored[feed] = byKey
     }
 
-    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
-        (stored[url] ?? [:]).mapValues {
-            EntrySighting(
-                firstSeen: $0.firstSeen, lastSeen: $0.lastSeen, firstDate: $0.firstDate, firstPosition: $0.firstPosition
-            )
-        }
-    }
-
-    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
-        -> [StoredEntry]
-    {
-        (stored[url] ?? [:]).values.filter { entry in
-            !except.contains(entry.key) && cutoff.map { entry.latestDate >= $0 } ?? true
-        }.sorted(by: StoredEntry.inStoreOrder)
+    public func history(of url: String) throws(StateError) -> FeedHistory {
+        FeedHistory(entries: Array((stored[url] ?? [:]).values))
     }
 
     /// Each feed's, split at its latest sighting (the last time its entries were written).
@@ -118,11 +106,6 @@ public final class MemoryStateStore: StateStore {
             let pivot = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
             return StoredDates(entries.values.lazy.map { ($0.sighting, $0.entry.ownDate) }, pivot: pivot)
         }
-    }
-
-    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-        let entries = stored[url] ?? [:]
-        return (entries.count, entries.values.map { $0.entry.ownDate ?? $0.firstSeen }.max())
     }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {

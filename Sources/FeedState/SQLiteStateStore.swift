@@ -256,8 +256,7 @@ public final class SQLiteStateStore: StateStore {
     public func finish() { writer.checkpoint() }
 
     public func commit() throws(StateError) -> [String: StateError] {
-        cached = nil
-        return try writer.commit()
+        try writer.commit()
     }
 
     /// Also drops the validators of the feeds whose document was found
@@ -279,69 +278,27 @@ public final class SQLiteStateStore: StateStore {
     /// Feeds whose document was found damaged in this run.
     private var damaged: Set<String> = []
 
-    /// The last document read, by feed URL: a fetched feed's is read for its
-    /// sightings, then for its unlisted entries. (The writer's update of it
-    /// leaves those as they were; `commit` forgets it.)
-    private var cached: (url: String, document: FeedEntries)?
+    public var keepsEntries: Bool { true }
 
-    /// A feed's document; an empty one when it has none.
-    private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
-        if let cached, cached.url == url { return cached.document }
+    public func history(of url: String) throws(StateError) -> FeedHistory {
         guard let document = try database.storedDocument(of: url) else {
             damaged.insert(url)
             throw database.damagedDocument(of: url)
         }
-        cached = (url, document)
-        return document
-    }
-
-    public var keepsEntries: Bool { true }
-
-    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
-        try documentOf(url).sightings
-    }
-
-    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
-        -> [StoredEntry]
-    {
-        var unreadable = 0
-        let result = try documentOf(url).entries(
-            notOlderThan: cutoff, except: except, unreadable: &unreadable)
-        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
-        return result
-    }
-
-    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
-        var unreadable = 0
-        let result = try documentOf(url).lazyEntries(notOlderThan: cutoff, unreadable: &unreadable)
-        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
-        return result
-    }
-
-    /// Rows `entries(of:)` skipped, by feed, until taken.
-    private var unreadableCounts: [String: Int] = [:]
-
-    public func takeUnreadableCount(of url: String) -> Int {
-        unreadableCounts.removeValue(forKey: url) ?? 0
+        return FeedHistory(document: document)
     }
 
     /// The entries follow: they name their feed by its number.
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try writer.flush()
-        cached = nil
         try database.transaction { () throws(StateError) in
             try database.prepare("UPDATE feeds SET url = ?, moved_to = NULL WHERE url = ?")
                 .run([.text(newURL), .text(url)])
         }
     }
 
-    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-        try documentOf(url).summary
-    }
-
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         try writer.flush()
-        cached = nil
         var lastFull: Int64 = 0
         try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
             lastFull = $0.integer(0) ?? 0

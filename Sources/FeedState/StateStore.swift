@@ -223,9 +223,8 @@ public protocol StateStore: AnyObject {
     /// Stores one feed's outcome (entries, validators, health) atomically:
     /// all of it or none of it, now or by the next `commit` (a store may
     /// store outcomes on a thread of its own and gather them in one
-    /// transaction). What the store gives back of that feed (`sightings`,
-    /// `entries` apart from the ones it lists, `summary`, `feed`) is only
-    /// sure to include it after `commit`.
+    /// transaction). What the store gives back of that feed (`history`,
+    /// `feed`) is only sure to include it after `commit`.
     func record(_ update: FeedUpdate) throws(StateError)
     /// Makes every outcome recorded so far durable. `record(all:)`, `prune`
     /// and `rename` do so first.
@@ -234,30 +233,18 @@ public protocol StateStore: AnyObject {
     /// Stores several outcomes in one transaction (for the many small ones,
     /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
     func record(all updates: [FeedUpdate]) throws(StateError)
-    /// What the store knew of a feed's entries, by key (`EntryKey`): read
-    /// before a fetch is recorded, for the dating policy.
-    func sightings(of url: String) throws(StateError) -> [String: EntrySighting]
-    /// The entries stored for a feed, in `StoredEntry.inStoreOrder`; with
-    /// `notOlderThan`, only those whose `latestDate` is on or after it;
-    /// never those whose key is in `except` (the entries a fetch just
-    /// listed, which the run has already). Skipped ones are not even decoded.
-    func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError) -> [StoredEntry]
-    /// `entries(of:notOlderThan:except: [])`, each decoded only when asked
-    /// (`LazyStoredEntry.entry`); an entry that cannot be read is left out
-    /// and counted (`takeUnreadableCount`) as there.
-    func lazyEntries(of url: String, notOlderThan: Timestamp?) throws(StateError) -> [LazyStoredEntry]
-    /// How many stored entries of a feed `entries(of:)` skipped since the
-    /// last call because they could not be read (a damaged row costs that
-    /// entry, not the feed's others).
-    func takeUnreadableCount(of url: String) -> Int
+    /// What the store holds of a feed's entries now (`FeedHistory`): read
+    /// before its fetch is recorded, for the dating policy and the entries
+    /// the feed no longer lists; read after `commit`, for its summary.
+    /// Throws when it cannot be read (a damaged document: the feed's next
+    /// fetch replaces it).
+    func history(of url: String) throws(StateError) -> FeedHistory
     /// Continues a feed's record and entries under a new URL (the one a
     /// permanent redirect gave, once the subscription itself says it).
     func rename(feed url: String, to newURL: String) throws(StateError)
     /// What bounds each feed's stored entries' dates, by subscription URL,
     /// as the store holds them now (a feed it does not say is read whole).
     func storedDates() throws(StateError) -> [String: StoredDates]
-    /// How many entries are stored for a feed, and the newest one's date.
-    func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?)
     /// Drops entries a feed no longer lists once older than `keepDays`, or
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
@@ -274,16 +261,8 @@ public protocol StateStore: AnyObject {
 }
 
 extension StateStore {
-    /// A store that decodes its entries as it reads them.
-    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
-        try entries(of: url, notOlderThan: cutoff, except: []).map(LazyStoredEntry.init)
-    }
-
     /// A store that keeps no such facts: every feed's entries are read.
     public func storedDates() throws(StateError) -> [String: StoredDates] { [:] }
-
-    /// A store whose entries are always readable.
-    public func takeUnreadableCount(of url: String) -> Int { 0 }
 
     /// A store that stores each outcome as it is recorded (and throws there).
     public func commit() throws(StateError) -> [String: StateError] { [:] }

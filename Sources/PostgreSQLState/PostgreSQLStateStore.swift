@@ -280,8 +280,8 @@ public final class PostgreSQLStateStore: StateStore {
     /// Feeds whose document was found damaged in this run.
     private var damaged: Set<String> = []
 
-    /// The last document read, by feed URL: a fetched feed's is read for its
-    /// sightings, then for its unlisted entries.
+    /// The last document read, by feed URL: a fetched feed's history is
+    /// read just before its outcome is recorded, which upserts into it.
     private var cached: (url: String, document: FeedEntries)?
 
     /// A feed's document (an empty one when it has none); nil when it is damaged.
@@ -299,44 +299,12 @@ public final class PostgreSQLStateStore: StateStore {
         return document
     }
 
-    private func documentOf(_ url: String) throws(StateError) -> FeedEntries {
+    public func history(of url: String) throws(StateError) -> FeedHistory {
         guard let document = try storedDocument(of: url) else {
             damaged.insert(url)
             throw connection.error("the stored entries of \(url) are damaged")
         }
-        return document
-    }
-
-    public func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
-        try documentOf(url).sightings
-    }
-
-    public func entries(of url: String, notOlderThan cutoff: Timestamp?, except: Set<String>) throws(StateError)
-        -> [StoredEntry]
-    {
-        var unreadable = 0
-        let result = try documentOf(url).entries(notOlderThan: cutoff, except: except, unreadable: &unreadable)
-        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
-        return result
-    }
-
-    public func lazyEntries(of url: String, notOlderThan cutoff: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
-        var unreadable = 0
-        let result = try documentOf(url).lazyEntries(notOlderThan: cutoff, unreadable: &unreadable)
-        if unreadable > 0 { unreadableCounts[url, default: 0] += unreadable }
-        return result
-    }
-
-    /// Entries `entries(of:)` skipped, by feed, until taken.
-    private var unreadableCounts: [String: Int] = [:]
-
-    public func takeUnreadableCount(of url: String) -> Int {
-        unreadableCounts.removeValue(forKey: url) ?? 0
-    }
-
-    public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-        try flush()
-        return try documentOf(url).summary
+        return FeedHistory(document: document)
     }
 
     public func rename(feed url: String, to newURL: String) throws(StateError) {

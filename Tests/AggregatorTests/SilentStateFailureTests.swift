@@ -23,6 +23,6 @@ import Testing
         var entry = Entry()
         entry.id = "urn:fine"
         try store.record(Self.fetched(PreparedEntries([entry])))
-        #expect(try store.summary(of: "https://a.example/feed").count == 1)
+        #expect(try store.history(of: "https://a.example/feed").summary.count == 1)
     }
 }

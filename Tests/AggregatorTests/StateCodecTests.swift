@@ -315,16 +315,18 @@ extension EntryCompressionTests {
         let store = try SQLiteStateStore(path: path)
         let after = try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int ?? 0
         #expect(after < before / 2, "\(before) → \(after) bytes")
-        for url in feeds {
+        for (f, url) in feeds.enumerated() {
             let record = try #require(try store.feed(url))
             #expect(record.etag == "\"e\"" && record.title == "T")
-            let stored = try store.entries(of: url, notOlderThan: nil, except: [])
+            let history = try store.history(of: url)
+            let read = history.entries(notOlderThan: nil, except: [])
+            let stored = read.entries
             let expected = entries[url]!.filter { $0.id != "urn:1-29" }
             #expect(Set(stored.map(\.entry.id)) == Set(expected.map(\.id)))
             #expect(stored.map(\.entry) == stored.map { s in expected.first { $0.id == s.entry.id }! })
-            #expect(try store.sightings(of: url).count == 30)
+            #expect(history.sightings.count == 30)
+            #expect(read.unreadable == (f == 1 ? 1 : 0))
         }
-        #expect(store.takeUnreadableCount(of: feeds[1]) == 1)
         do {
             let database = try SQLiteDatabase(path: path)
             var checks: [String] = []
@@ -343,7 +345,7 @@ extension EntryCompressionTests {
         }
         // A renamed feed keeps its entries (they name it by number).
         try store.rename(feed: feeds[0], to: "http://a.example/moved")
-        #expect(try store.entries(of: "http://a.example/moved", notOlderThan: nil, except: []).count == 30)
+        #expect(try store.history(of: "http://a.example/moved").entries(notOlderThan: nil, except: []).entries.count == 30)
     }
 }
 
@@ -377,10 +379,10 @@ extension EntryCompressionTests {
         #expect(after < before, "\(before) → \(after) bytes")
         for (f, url) in feeds.enumerated() {
             #expect(try store.feed(url)?.etag == "\"e\"")
-            let stored = try store.entries(of: url, notOlderThan: nil, except: [])
+            let read = try store.history(of: url).entries(notOlderThan: nil, except: [])
             let expected = entries.filter { f == 0 || $0.id != "urn:7" }
-            #expect(stored.map(\.entry).sorted { $0.id! < $1.id! } == expected.sorted { $0.id! < $1.id! })
-            #expect(store.takeUnreadableCount(of: url) == (f == 1 ? 1 : 0))
+            #expect(read.entries.map(\.entry).sorted { $0.id! < $1.id! } == expected.sorted { $0.id! < $1.id! })
+            #expect(read.unreadable == (f == 1 ? 1 : 0))
         }
         let database = try SQLiteDatabase(path: path)
         var checks: [String] = []

@@ -39,14 +39,8 @@ import TimelineMerge
             if failRecord { throw failure() }
             try inner.record(all: updates)
         }
-        func sightings(of url: String) throws(StateError) -> [String: EntrySighting] { try inner.sightings(of: url) }
+        func history(of url: String) throws(StateError) -> FeedHistory { try inner.history(of: url) }
         func rename(feed url: String, to newURL: String) throws(StateError) { try inner.rename(feed: url, to: newURL) }
-        func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError)
-            -> [StoredEntry]
-        { try inner.entries(of: url, notOlderThan: notOlderThan, except: except) }
-        func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-            try inner.summary(of: url)
-        }
         func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
             if failRecord { throw failure() }
             try inner.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
@@ -141,9 +135,9 @@ import TimelineMerge
         #expect(reports[1].stateFailed && reports[1].notices.contains { $0.contains("refused by a test trigger") })
         #expect(reports[1].entriesKept > 0, "its fresh entries are in the timeline")
         #expect(try store.feed(good)?.lastSuccess != nil)
-        #expect(try !store.sightings(of: good).isEmpty)
+        #expect(try !store.history(of: good).sightings.isEmpty)
         #expect(try store.feed(refused) == nil, "nothing of the refused outcome is stored")
-        #expect(try store.sightings(of: refused).isEmpty)
+        #expect(try store.history(of: refused).sightings.isEmpty)
     }
 
     /// The command line: one stored entry that cannot be read costs that

@@ -29,27 +29,12 @@ import TimelineMerge
         func record(_ update: FeedUpdate) throws(StateError) { note("record"); try inner.record(update) }
         func commit() throws(StateError) -> [String: StateError] { note("commit"); return try inner.commit() }
         func record(all updates: [FeedUpdate]) throws(StateError) { note("record(all:)"); try inner.record(all: updates) }
-        func sightings(of url: String) throws(StateError) -> [String: EntrySighting] {
-            note("sightings")
-            return try inner.sightings(of: url)
+        func history(of url: String) throws(StateError) -> FeedHistory {
+            note("history")
+            return try inner.history(of: url)
         }
-        func entries(of url: String, notOlderThan: Timestamp?, except: Set<String>) throws(StateError)
-            -> [StoredEntry]
-        {
-            note("entries")
-            return try inner.entries(of: url, notOlderThan: notOlderThan, except: except)
-        }
-        func lazyEntries(of url: String, notOlderThan: Timestamp?) throws(StateError) -> [LazyStoredEntry] {
-            note("lazyEntries")
-            return try inner.lazyEntries(of: url, notOlderThan: notOlderThan)
-        }
-        func takeUnreadableCount(of url: String) -> Int { note("unreadable"); return inner.takeUnreadableCount(of: url) }
         func rename(feed url: String, to newURL: String) throws(StateError) { note("rename"); try inner.rename(feed: url, to: newURL) }
         func storedDates() throws(StateError) -> [String: StoredDates] { note("storedDates"); return try inner.storedDates() }
-        func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
-            note("summary")
-            return try inner.summary(of: url)
-        }
         func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
             note("prune")
             try inner.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
