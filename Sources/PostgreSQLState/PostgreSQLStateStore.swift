@@ -52,7 +52,34 @@ public final class PostgreSQLStateStore: StateStore {
     /// dropped) is opened again before the next call, and the run's lock
     /// taken again: what was lost with it is reported where it was lost
     /// (those feeds are fetched whole next time), and the rest of the run is
-    /// still stored.
+    /// still stored. A server that is restarting gets `reopenPatience` to
+    /// come back; one that does not is given up for the rest of the run
+    /// (`lost`): every later call fails at once, and the run goes on without
+    /// its state, as with a file that cannot be written.
+    private func reopenIfLost() throws(StateError) {
+        if let lost { throw lost }
+        guard !connection.isOpen else { return }
+        var waited = 0.0
+        var pause = 0.1
+        while !connection.reopen() {
+            guard waited < Self.reopenPatience else {
+                let error = connection.error("the connection was lost and cannot be opened again")
+                lost = error
+                throw error
+            }
+            usleep(UInt32(pause * 1_000_000))
+            waited += pause
+            pause = min(pause * 2, 1)
+        }
+        do {
+            try lock()
+        } catch {
+            let error = connection.error("the connection was lost, and another run took the state meanwhile")
+            lost = error
+            throw error
+        }
+    }
+
     /// Runs a read (or a write that gives the same rows run twice) once
     /// more on a new connection when the connection is found lost during it.
     private func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
@@ -66,15 +93,10 @@ public final class PostgreSQLStateStore: StateStore {
         }
     }
 
-    private func reopenIfLost() throws(StateError) {
-        guard !connection.isOpen else { return }
-        guard connection.reopen() else { throw connection.error("the connection was lost and cannot be opened again") }
-        do {
-            try lock()
-        } catch {
-            throw connection.error("the connection was lost, and another run took the state meanwhile")
-        }
-    }
+    /// How long a lost connection is tried again, in seconds (a server restart takes one or two).
+    static let reopenPatience = 10.0
+    /// The connection given up for the rest of the run, and why.
+    private var lost: StateError?
 
     /// The name messages give the database (`postgresql://user@host/db`).
     public var name: String { connection.name }

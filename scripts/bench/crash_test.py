@@ -9,10 +9,18 @@ random moment. After every kill:
   - the next run, left to finish, succeeds and loses no entry that a
     finished run had stored.
 
-    crash_test.py FEEDMERGE_BINARY [ITERATIONS]
+With --postgresql the state is a database on a throwaway PostgreSQL server
+(scripts/lib/postgres_server.py, fsync on), every document is read back
+whole instead of SQLite's integrity check, and every third iteration
+restarts the server mid-run (an immediate shutdown, as a crash would stop
+it) instead of killing feedmerge: that run may fail (exit 74) but must
+still write whole outputs, and the next run must lose nothing.
+
+    crash_test.py FEEDMERGE_BINARY [ITERATIONS] [SEED] [--postgresql]
 """
 import json
 import os
+import glob
 import random
 import shutil
 import signal
@@ -131,41 +139,91 @@ def document_keys(data):
     return [key for key, _ in document_rows(data)]
 
 
+class PostgreSQL:
+    """The state's database on a throwaway server, read with psql."""
+
+    def __init__(self):
+        script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib", "postgres_server.py")
+        self.server = subprocess.Popen([sys.executable, script, "--durable"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+        self.socket = self.server.stdout.readline().strip()
+        if not self.socket.startswith("/"):
+            sys.exit("crash test: the PostgreSQL server did not start")
+        self.ask("createdb crash")
+        self.conninfo = "host=%s user=postgres dbname=crash" % self.socket
+        psqls = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))
+        self.psql = psqls[-1] if psqls else "psql"
+
+    def ask(self, line):
+        self.server.stdin.write(line + "\n")
+        self.server.stdin.flush()
+        answer = self.server.stdout.readline().strip()
+        assert answer.startswith("ok"), answer
+
+    def rows(self, sql):
+        """Each row's columns; bytea columns come as hex (encode(..., 'hex'))."""
+        out = subprocess.run([self.psql, "-X", "-At", "-F", "\t", "-c", sql, self.conninfo], check=True,
+                             capture_output=True, text=True).stdout
+        return [line.split("\t") for line in out.splitlines() if line]
+
+    def stop(self):
+        self.server.stdin.close()
+        self.server.wait()
+
+
+def blob(hex_text):
+    return bytes.fromhex(hex_text) if hex_text else None
+
+
+def state_rows(state):
+    """Each feed's URL, entry_dates and document (None where absent)."""
+    if isinstance(state, PostgreSQL):
+        return [(url, blob(dates), blob(document)) for url, dates, document in state.rows(
+            "SELECT f.url, encode(f.entry_dates, 'hex'), encode(e.document, 'hex') "
+            "FROM feeds f LEFT JOIN feed_entries e ON f.id = e.feed")]
+    if not os.path.exists(state):
+        return []
+    with sqlite3.connect(state) as db:
+        return list(db.execute(
+            "SELECT f.url, f.entry_dates, e.document FROM feeds f LEFT JOIN feed_entries e ON f.id = e.feed"))
+
+
 def dates_disagreements(state):
     """Feeds whose entry_dates (StoredDates: a version byte, a count, then
     five optional integers: newest past, earliest future, latest, last first
     seen, last first seen of the undated) do not match their document."""
-    if not os.path.exists(state):
-        return []
     wrong = []
-    with sqlite3.connect(state) as db:
-        rows = db.execute(
-            "SELECT f.url, f.entry_dates, e.document FROM feeds f LEFT JOIN feed_entries e ON f.id = e.feed")
-        for url, dates, document in rows:
-            if dates is None:
-                if document is not None:
-                    wrong.append(url + " (no entry_dates)")
-                continue
-            assert dates[0] == 1, "entry_dates of an unknown version"
-            count, i = varint(dates, 1)
-            facts, _ = optional_integers(dates, i, 5)
-            entries = document_rows(document) if document is not None else []
-            latest = max((r[4] for _, r in entries), default=None)
-            first_seen = max((r[0] for _, r in entries), default=None)
-            if (count, facts[2], facts[3]) != (len(entries), latest, first_seen):
-                wrong.append(url)
+    for url, dates, document in state_rows(state):
+        if dates is None:
+            if document is not None:
+                wrong.append(url + " (no entry_dates)")
+            continue
+        assert dates[0] == 1, "entry_dates of an unknown version"
+        count, i = varint(dates, 1)
+        facts, _ = optional_integers(dates, i, 5)
+        entries = document_rows(document) if document is not None else []
+        latest = max((r[4] for _, r in entries), default=None)
+        first_seen = max((r[0] for _, r in entries), default=None)
+        if (count, facts[2], facts[3]) != (len(entries), latest, first_seen):
+            wrong.append(url)
     return wrong
 
 
 def stored_keys(state):
-    if not os.path.exists(state):
-        return set()
-    with sqlite3.connect(state) as db:
-        rows = db.execute("SELECT f.url, e.document FROM feed_entries e JOIN feeds f ON f.id = e.feed")
-        return set("%s %s" % (url, key) for url, document in rows for key in document_keys(document))
+    return set("%s %s" % (url, key) for url, _, document in state_rows(state) if document is not None
+               for key in document_keys(document))
 
 
 def integrity(state):
+    """SQLite's integrity check; for PostgreSQL, every document read back whole."""
+    if isinstance(state, PostgreSQL):
+        try:
+            for _, _, document in state_rows(state):
+                if document is not None:
+                    document_rows(document)
+        except Exception as error:
+            return "a document does not read back: %s" % error
+        return "ok"
     if not os.path.exists(state):
         return "ok"
     with sqlite3.connect(state) as db:
@@ -182,18 +240,20 @@ def complete(path):
 
 
 def main():
-    binary = os.path.abspath(sys.argv[1])
-    iterations = int(sys.argv[2]) if len(sys.argv) > 2 else 20
+    arguments = [a for a in sys.argv[1:] if a != "--postgresql"]
+    binary = os.path.abspath(arguments[0])
+    iterations = int(arguments[1]) if len(arguments) > 1 else 20
     work = tempfile.mkdtemp(prefix="feedmerge-crash-")
     feeds = os.path.join(work, "feeds")
     os.makedirs(feeds)
-    state = os.path.join(work, "state.sqlite")
+    postgresql = PostgreSQL() if "--postgresql" in sys.argv else None
+    state = postgresql or os.path.join(work, "state.sqlite")
     outputs = [os.path.join(work, "out." + ext) for ext in ("atom", "rss", "json")]
     args = [binary] + sorted(os.path.join(feeds, f) for f in ["feed%02d.xml" % n for n in range(60)])
     for out in outputs:
         args += ["-o", out]
-    args += ["--state", state, "--limit", "0", "-q", "--now", "2024-06-01T00:00:00Z", "--link", "http://crash.example/"]
-    rng = random.Random(int(sys.argv[3]) if len(sys.argv) > 3 else None)
+    args += ["--state", postgresql.conninfo if postgresql else state, "--limit", "0", "-q", "--now", "2024-06-01T00:00:00Z", "--link", "http://crash.example/"]
+    rng = random.Random(int(arguments[2]) if len(arguments) > 2 else None)
     failures = 0
     try:
         write_feeds(feeds, 0)
@@ -202,12 +262,20 @@ def main():
         duration = time.monotonic() - started  # kills land anywhere in a run this long
         finished_keys = stored_keys(state)
         previous = {out: complete(out) for out in outputs}
-        kills = 0
+        kills = restarts = 0
         for i in range(1, iterations + 1):
             write_feeds(feeds, i)
             proc = subprocess.Popen(args)
             time.sleep(rng.uniform(0.0, duration * 0.9))
-            if proc.poll() is None:
+            restarted = postgresql is not None and i % 3 == 0
+            if restarted:
+                if proc.poll() is None:
+                    restarts += 1
+                postgresql.ask("restart")  # the run goes on, or fails with exit 74, with whole outputs
+                if proc.wait() not in (0, 1, 74):
+                    print("iteration %d: a run whose server restarted exited %d" % (i, proc.returncode))
+                    failures += 1
+            elif proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 kills += 1
             proc.wait()
@@ -241,7 +309,8 @@ def main():
             finished_keys = keys
             for out in outputs:
                 new = complete(out)
-                if out in current and current[out] not in (previous[out], new):
+                # (A run whose server restarted finished: what it wrote is whole, and its own.)
+                if out in current and not restarted and current[out] not in (previous[out], new):
                     print("iteration %d: %s after the kill was neither the old nor the new version" % (i, out))
                     failures += 1
                 previous[out] = new
@@ -249,8 +318,11 @@ def main():
             if leftovers:
                 print("iteration %d: temporary files left after a finished run: %s" % (i, leftovers))
                 failures += 1
-        print("crash test: %d iterations, %d killed mid-run, %d problems" % (iterations, kills, failures))
+        store = "PostgreSQL, %d server restarts mid-run, " % restarts if postgresql else "SQLite, "
+        print("crash test (%s%d killed mid-run): %d iterations, %d problems" % (store, kills, iterations, failures))
     finally:
+        if postgresql:
+            postgresql.stop()
         shutil.rmtree(work, True)
     sys.exit(1 if failures else 0)
 

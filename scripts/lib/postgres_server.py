@@ -6,7 +6,9 @@
 Creates a cluster in a new temporary folder (initdb), starts it with
 pg_ctl on a Unix socket in that folder (no TCP port), prints the socket
 folder on its first line, then creates each database named on a line of
-standard input ("createdb NAME", answered "ok NAME" or "error ...").
+standard input ("createdb NAME", answered "ok NAME" or "error ..."), and
+restarts the server on "restart" (an immediate shutdown, as a crash would
+stop it, then a start: answered "ok restart" once it accepts connections).
 When standard input closes (its user ended, even killed), the server is
 stopped by its pid and the folder removed: no server outlives its user.
 
@@ -81,6 +83,13 @@ def main():
                     capture_output=True, text=True)
                 answer = f"ok {words[1]}" if result.returncode == 0 else "error " + result.stderr.strip()
                 print(answer.replace("\n", " "), flush=True)
+            elif words == ["restart"]:
+                run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")
+                run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-l", os.path.join(folder, "log"), "-w",
+                    "-o", " ".join(settings), "start")
+                with open(os.path.join(data, "postmaster.pid")) as f:
+                    pid = int(f.readline())
+                print("ok restart", flush=True)
     except subprocess.CalledProcessError as error:
         sys.stderr.write(f"postgres_server: {' '.join(error.cmd)} failed: {error.stderr.decode()}\n")
         print("", flush=True)
