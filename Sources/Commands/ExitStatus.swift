@@ -25,8 +25,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .usage: "usage error, or a subscription list that cannot be read"
         case .nothingWritten: "no output written (outputs left as they were)"
         case .someOutputsNotWritten: "some outputs (or --health) written, others not"
-        case .stateCannotBeCreated: "the state cannot be created (path and reason printed)"
-        case .stateUnusable: "the state cannot be read or written (path and reason printed; found\n      during the run, the outputs were still written)"
+        case .stateCannotBeCreated: "the state cannot be created (its name and the reason printed)"
+        case .stateUnusable: "the state cannot be read or written (its name and the reason printed;\n      found during the run, the outputs were still written)"
         case .stateLocked: "another run holds the state's lock; nothing was done"
         }
     }

@@ -148,7 +148,8 @@ struct MergeOptions {
                 [
                     Option(
                         "--state", value: "PATH",
-                        help: "the state file (default: $XDG_STATE_HOME/feedmerge/state.sqlite)"
+                        help: "the state file (default: $XDG_STATE_HOME/feedmerge/state.sqlite),\n"
+                            + "or a PostgreSQL database (postgresql://USER@HOST/DB,\nor libpq's key=value words)"
                     ) { $0.statePath = $1 },
                     Option("--no-state", help: "a one-off run: nothing remembered, nothing reused") { options, _ in
                         options.useState = false
