@@ -204,6 +204,8 @@ public final class PostgreSQLStateStore: StateStore {
         for update in updates {
             let (statement, parameters) = try outcome(update)
             batch.append((update.url, statement, parameters))
+            // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
+            if batch.count >= Self.batchLimit * 16 { try flush() }
         }
         // A feed whose document was found damaged, and still is, loses its validators:
         // the next run fetches it whole and stores a new one.
