@@ -111,17 +111,26 @@ import Testing
         let database = server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
         let state = PlanetServer.state
-        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/2")))
+        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/5")))
         let arguments = [
             state.url("/order/P"), state.url("/order/R"), "-o", w.path("out.json"), "--now", "2024-07-01T00:00:00Z",
             "--state", database,
         ]
         let run = Task.detached { try CommandRun.feedmerge(arguments) }
         // While R is delayed: P's outcome is recorded, not sent yet (a batch is 64 outcomes).
-        try await Task.sleep(for: .seconds(1))
-        let ended = try PostgreSQLServer.psql(
-            server.connectionString(database: "postgres"),
-            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)') t")
+        // The run's connection, once it holds the run's lock and waits (a sanitized build starts
+        // slowly), is ended.
+        var ended = "0"
+        for _ in 0..<40 where ended == "0" {
+            try await Task.sleep(for: .milliseconds(100))
+            ended = try PostgreSQLServer.psql(
+                server.connectionString(database: "postgres"),
+                """
+                SELECT count(*) FROM (SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
+                    JOIN pg_locks l ON l.pid = a.pid AND l.locktype = 'advisory'
+                    WHERE a.datname = '\(name)' AND a.state = 'idle') t
+                """)
+        }
         let result = try await run.value
         _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/0")))
         #expect(ended == "1", "the run's connection was ended")
