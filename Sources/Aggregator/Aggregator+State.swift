@@ -91,13 +91,13 @@ extension Aggregator {
         }
         guard readingEntries else { return ([], []) }
         var stored: [LazyStoredEntry] = []
-        if let history = attempt(
-            "its stored entries cannot be read and are left out", report: &report,
-            { () throws(StateError) in try store.history(of: url) })
-        {
-            let read = history.lazyEntries(notOlderThan: cutoff)
+        do {
+            let read = try store.history(of: url).lazyEntries(notOlderThan: cutoff)
             stored = read.entries
             noteUnreadable(read.unreadable, report: &report)
+        } catch {
+            report.noteStateFailure("its stored entries cannot be read and are left out: \(error)")
+            report.historyDamaged = error.kind == .damaged
         }
         var record = plan.record
         if record == nil {

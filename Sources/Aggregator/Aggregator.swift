@@ -56,6 +56,10 @@ public struct FeedReport: Sendable {
     public var stateFailed = false
     /// A fetched feed lists every entry the state had of it: none can be pruned.
     var listsEveryStoredEntry = false
+    /// The feed was served from the state (not fetched) and its stored entries
+    /// were found damaged: its validators are forgotten, so that its next
+    /// fetch is whole and replaces them (a 304 would serve the damage for good).
+    var historyDamaged = false
 
     public var failed: Bool { status == .failed || status == .gone }
 
@@ -263,6 +267,14 @@ public enum Aggregator {
                 try state.store.record(all: pending)
             } catch {
                 diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
+            }
+            let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
+            if !damaged.isEmpty {
+                do {
+                    try state.store.forgetValidators(of: damaged)
+                } catch {
+                    diagnostics.append("state: the validators of feeds with damaged entries cannot be dropped (\(error))")
+                }
             }
             if state.health {  // every outcome is stored now
                 for index in reports.indices where reports[index] != nil {

@@ -61,6 +61,13 @@ public final class MemoryStateStore: StateStore {
         records[update.url] = record
     }
 
+    public func forgetValidators(of urls: [String]) throws(StateError) {
+        for url in urls {
+            records[url]?.etag = nil
+            records[url]?.lastModified = nil
+        }
+    }
+
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         guard var record = records.removeValue(forKey: url) else { return }
         record.url = newURL

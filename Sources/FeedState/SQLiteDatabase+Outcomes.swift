@@ -83,7 +83,7 @@ extension SQLiteDatabase {
     }
 
     func damagedDocument(of url: String) -> StateError {
-        StateError(path: path, message: "the stored entries of \(url) are damaged")
+        StateError(path: path, message: "the stored entries of \(url) are damaged", kind: .damaged)
     }
 
     /// A feed's document (an empty one when it has none); nil when it is damaged.

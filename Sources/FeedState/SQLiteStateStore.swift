@@ -259,32 +259,29 @@ public final class SQLiteStateStore: StateStore {
         try writer.commit()
     }
 
-    /// Also drops the validators of the feeds whose document was found
-    /// damaged and is still: the next run fetches them whole (not a 304,
-    /// which would serve the damaged document for good), and stores a new one.
     public func record(all updates: [FeedUpdate]) throws(StateError) {
         try writer.flush()
-        guard !updates.isEmpty || !damaged.isEmpty else { return }
+        guard !updates.isEmpty else { return }
         try database.transaction { () throws(StateError) in
             for update in updates { try database.apply(update) }
-            for url in damaged where try database.storedDocument(of: url) == nil {
+        }
+    }
+
+    public func forgetValidators(of urls: [String]) throws(StateError) {
+        try writer.flush()
+        guard !urls.isEmpty else { return }
+        try database.transaction { () throws(StateError) in
+            for url in urls {
                 try database.prepare("UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = ?")
                     .run([.text(url)])
             }
         }
-        damaged = []
     }
-
-    /// Feeds whose document was found damaged in this run.
-    private var damaged: Set<String> = []
 
     public var keepsEntries: Bool { true }
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
-        guard let document = try database.storedDocument(of: url) else {
-            damaged.insert(url)
-            throw database.damagedDocument(of: url)
-        }
+        guard let document = try database.storedDocument(of: url) else { throw database.damagedDocument(of: url) }
         return FeedHistory(document: document)
     }
 

@@ -11,6 +11,9 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
         case cannotCreate
         /// Another run holds the state: trying again later will help.
         case held
+        /// A stored value does not read back (a feed's entries document whose
+        /// checksum fails): what the run does about it is policy (`Aggregator`).
+        case damaged
     }
 
     /// The state's file, or a server's database (`postgresql://user@host/db`, never a password).

@@ -239,6 +239,10 @@ public protocol StateStore: AnyObject {
     /// Throws when it cannot be read (a damaged document: the feed's next
     /// fetch replaces it).
     func history(of url: String) throws(StateError) -> FeedHistory
+    /// Forgets the feeds' validators (ETag, Last-Modified), so that their
+    /// next fetch is whole, not a 304: the run's answer to a document found
+    /// damaged and not replaced by a fetch (a 304 would serve it for good).
+    func forgetValidators(of urls: [String]) throws(StateError)
     /// Continues a feed's record and entries under a new URL (the one a
     /// permanent redirect gave, once the subscription itself says it).
     func rename(feed url: String, to newURL: String) throws(StateError)

@@ -207,12 +207,6 @@ public final class PostgreSQLStateStore: StateStore {
             // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
             if batch.count >= Self.batchLimit * 16 { try flush() }
         }
-        // A feed whose document was found damaged, and still is, loses its validators:
-        // the next run fetches it whole and stores a new one.
-        for url in damaged.sorted() where try storedDocument(of: url) == nil {
-            batch.append((url, Statements.dropValidators, [.text(url)]))
-        }
-        damaged = []
         try flush()
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
@@ -301,8 +295,6 @@ public final class PostgreSQLStateStore: StateStore {
 
     // MARK: Entries
 
-    /// Feeds whose document was found damaged in this run.
-    private var damaged: Set<String> = []
 
     /// The last document read, by feed URL: a fetched feed's history is
     /// read just before its outcome is recorded, which upserts into it.
@@ -325,10 +317,16 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
         guard let document = try storedDocument(of: url) else {
-            damaged.insert(url)
-            throw connection.error("the stored entries of \(url) are damaged")
+            throw connection.error("the stored entries of \(url) are damaged", kind: .damaged)
         }
         return FeedHistory(document: document)
+    }
+
+    public func forgetValidators(of urls: [String]) throws(StateError) {
+        batch += urls.map { ($0, Statements.dropValidators, [.text($0)]) }
+        try flush()
+        defer { failures = [:] }
+        if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
     }
 
     public func rename(feed url: String, to newURL: String) throws(StateError) {

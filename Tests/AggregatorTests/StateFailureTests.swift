@@ -40,6 +40,7 @@ import TimelineMerge
             try inner.record(all: updates)
         }
         func history(of url: String) throws(StateError) -> FeedHistory { try inner.history(of: url) }
+        func forgetValidators(of urls: [String]) throws(StateError) { try inner.forgetValidators(of: urls) }
         func rename(feed url: String, to newURL: String) throws(StateError) { try inner.rename(feed: url, to: newURL) }
         func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
             if failRecord { throw failure() }

@@ -29,6 +29,10 @@ import TimelineMerge
         func record(_ update: FeedUpdate) throws(StateError) { note("record"); try inner.record(update) }
         func commit() throws(StateError) -> [String: StateError] { note("commit"); return try inner.commit() }
         func record(all updates: [FeedUpdate]) throws(StateError) { note("record(all:)"); try inner.record(all: updates) }
+        func forgetValidators(of urls: [String]) throws(StateError) {
+            note("forgetValidators")
+            try inner.forgetValidators(of: urls)
+        }
         func history(of url: String) throws(StateError) -> FeedHistory {
             note("history")
             return try inner.history(of: url)

@@ -75,7 +75,7 @@ struct MergeRun {
                 case .cannotCreate:
                     StandardOutput.error("feedmerge: state: \(error)")
                     return .stateCannotBeCreated
-                case .unusable:
+                case .unusable, .damaged:
                     StandardOutput.error("feedmerge: state: \(error); nothing was done")
                     return .stateUnusable
                 }

@@ -86,7 +86,7 @@ struct StateCommand {
             switch error.kind {
             case .held: return ExitStatus.stateLocked.rawValue
             case .cannotCreate: return ExitStatus.stateCannotBeCreated.rawValue
-            case .unusable: return ExitStatus.stateUnusable.rawValue
+            case .unusable, .damaged: return ExitStatus.stateUnusable.rawValue
             }
         }
     }
