@@ -131,6 +131,7 @@ public final class PostgreSQLStateStore: StateStore {
                 result[record.url] = record
             }
         }
+        known = Set(result.keys)
         return result
     }
 
@@ -274,6 +275,7 @@ public final class PostgreSQLStateStore: StateStore {
             document.upsert(entries, now: now)
             let bytes = document.document
             unsent[update.url] = document
+            known?.insert(update.url)
             if cached?.url == update.url { cached = nil }
             let parameters =
                 common + [
@@ -296,6 +298,11 @@ public final class PostgreSQLStateStore: StateStore {
     // MARK: Entries
 
 
+    /// Every feed the database has a record of, once `feeds()` has read them
+    /// (the run holds the lock: no other writer adds one): a feed not among
+    /// them has no document to read (a new feed's first fetch costs no query).
+    private var known: Set<String>?
+
     /// The last document read, by feed URL: a fetched feed's history is
     /// read just before its outcome is recorded, which upserts into it.
     private var cached: (url: String, document: FeedEntries)?
@@ -305,6 +312,7 @@ public final class PostgreSQLStateStore: StateStore {
     private func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
         if let document = unsent[url] { return document }
         if let cached, cached.url == url { return cached.document }
+        if let known, !known.contains(url) { return FeedEntries() }
         var bytes: [UInt8]?
         try retrying { () throws(StateError) in
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
@@ -333,6 +341,7 @@ public final class PostgreSQLStateStore: StateStore {
         try flush()
         cached = nil
         try retrying { () throws(StateError) in try connection.query(Statements.rename, [.text(url), .text(newURL)]) }
+        if known?.remove(url) != nil { known?.insert(newURL) }
     }
 
     /// The retention schedule and each document's own rule (`FeedEntries.prune`),
