@@ -13,6 +13,11 @@ every loopback address; the URLs are on 127.0.0.1 ... 127.0.0.250). Rows:
   libcurl alone: the second run's conditional GETs and nothing else
   (conditional_gets.c, built with the system C compiler; skipped, with a
   note, when there is none), the floor an unchanged run stands on
+  the first and the unchanged second run with the state in PostgreSQL
+  (a server on this machine, over a Unix socket, fsync on:
+  scripts/lib/postgres_server.py --durable; a new database per first
+  run), the database's size (its two tables), each beside SQLite's
+  (--no-postgresql leaves them out; a --baseline build gets none)
 
 Every row is the median of RUNS, the tools interleaved within each round.
 The 1,000-feed row uses the first 1,000 feeds of the 10,000-feed corpus,
@@ -20,7 +25,8 @@ which are the 1,000-feed benchmark corpus. --baseline OLD_BINARY runs every
 feedmerge row with that build too, interleaved with BINARY in each round,
 and prints both (before and after a change, on the same machine state).
 
-    bench_scale.py CORPUS_DIR BINARY [--runs N] [--sizes 1000,10000] [--no-peer] [--baseline OLD_BINARY]
+    bench_scale.py CORPUS_DIR BINARY [--runs N] [--sizes 1000,10000] [--no-peer] [--no-postgresql]
+                   [--baseline OLD_BINARY]
 """
 import argparse
 import glob
@@ -48,6 +54,7 @@ def main():
     ap.add_argument("--sizes", default="1000,10000")
     ap.add_argument("--no-peer", action="store_true")
     ap.add_argument("--baseline", help="an older build, measured interleaved with BINARY")
+    ap.add_argument("--no-postgresql", action="store_true", help="no rows with the state in PostgreSQL")
     args = ap.parse_args()
     builds = [("", args.binary)] + ([("baseline ", args.baseline)] if args.baseline else [])
     folder = os.path.abspath(os.path.join(args.corpus, "feeds"))
@@ -73,6 +80,7 @@ def main():
     outputs = [out + ".atom", out + ".rss", out + ".json"]
     results = {}
     floor = build_floor(work)
+    postgresql = None if args.no_postgresql else PostgreSQL()
 
     def record(row, n, value):
         results.setdefault((row, n), []).append(value)
@@ -102,6 +110,12 @@ def main():
                         record("floor", n, timed(floor_command(floor, state, work), []) + (0,))
                     w, c, m = timed(feedmerge(n, binary=binary), outputs)
                     record(tag + "nostate", n, (w, c, m, 0))
+                    if postgresql and not tag:
+                        database = postgresql.fresh_database()
+                        w, c, m = timed(feedmerge(n, state=database), outputs)
+                        record("pg-first", n, (w, c, m, postgresql.size() / 1e6))
+                        w, c, m = timed(feedmerge(n, state=database), outputs)
+                        record("pg-second", n, (w, c, m, 0))
             n = sizes[0]
             for tag, binary in builds:
                 state = fresh_state(n)
@@ -117,6 +131,8 @@ def main():
             print("round %d of %d done" % (round_ + 1, args.runs), file=sys.stderr)
     finally:
         nginx.terminate()
+        if postgresql:
+            postgresql.stop()
         shutil.rmtree(work, ignore_errors=True)
 
     def median(row, n, field):
@@ -130,6 +146,8 @@ def main():
 
     for tag, binary in builds:
         report(tag, binary)
+    if postgresql:
+        report_postgresql(args, sizes, median)
     if not args.no_peer:
         peer = median("peer", sizes[0], 0)
         print("python: urllib + feedparser-rs (16 threads), every entry, %d feeds: %.2f s, %.0f MB" % (
@@ -176,6 +194,60 @@ def report_rows(args, sizes, results, median, tag, binary):
         print("    feedmerge is %.1fx faster than the Python peer with state, %.1fx with --no-state" % (
             peer / median(tag + "all", n, 0), peer / median(tag + "all-nostate", n, 0)))
     print()
+
+def report_postgresql(args, sizes, median):
+    print("feedmerge (%s), the state in PostgreSQL (server on this machine, Unix socket, fsync on), "
+          "median of %d, interleaved with the rows above" % (args.binary, args.runs))
+    print("%-58s" % "run" + "".join("%30s" % ("%d feeds" % n) for n in sizes))
+    for row, label in (("pg-first", "first run, default settings, PostgreSQL"),
+                       ("pg-second", "unchanged second run (all 304), PostgreSQL")):
+        print("%-58s" % label + "".join("%30s" % ("%.2f s, %.2f CPU, %.0f MB" % (
+            median(row, n, 0), median(row, n, 1), median(row, n, 2))) for n in sizes))
+    print("%-58s" % "database (feeds and feed_entries) after the first run"
+          + "".join("%30s" % ("%.1f MB" % median("pg-first", n, 3)) for n in sizes))
+    for label, ours, theirs, field in (("first run: PostgreSQL / SQLite", "pg-first", "first", 0),
+                                       ("unchanged second run: PostgreSQL / SQLite", "pg-second", "second", 0),
+                                       ("peak memory, first run: PostgreSQL / SQLite", "pg-first", "first", 2),
+                                       ("size after the first run: PostgreSQL / SQLite", "pg-first", "first", 3)):
+        print("%-58s" % label + "".join(
+            "%30s" % ("%.2fx" % (median(ours, n, field) / median(theirs, n, field))) for n in sizes))
+    print()
+
+
+class PostgreSQL:
+    """A throwaway server for the PostgreSQL rows (scripts/lib/postgres_server.py --durable)."""
+
+    def __init__(self):
+        script = os.path.join(HERE, "..", "lib", "postgres_server.py")
+        self.server = subprocess.Popen([sys.executable, script, "--durable"], stdin=subprocess.PIPE,
+                                       stdout=subprocess.PIPE, text=True)
+        self.socket = self.server.stdout.readline().strip()
+        if not self.socket.startswith("/"):
+            sys.exit("bench-scale: the PostgreSQL server did not start (--no-postgresql to go without)")
+        self.databases = 0
+        psqls = sorted(glob.glob("/usr/lib/postgresql/*/bin/psql"))
+        self.psql = psqls[-1] if psqls else "psql"
+
+    def fresh_database(self):
+        self.databases += 1
+        self.name = "bench%d" % self.databases
+        self.server.stdin.write("createdb %s\n" % self.name)
+        self.server.stdin.flush()
+        answer = self.server.stdout.readline().strip()
+        assert answer == "ok " + self.name, answer
+        return "host=%s user=postgres dbname=%s" % (self.socket, self.name)
+
+    def size(self):
+        """The bytes of the last database's two tables, their TOAST and indexes."""
+        sql = "SELECT pg_total_relation_size('feeds') + pg_total_relation_size('feed_entries')"
+        out = subprocess.run([self.psql, "-X", "-At", "-h", self.socket, "-U", "postgres", "-d", self.name, "-c", sql],
+                             check=True, capture_output=True, text=True).stdout
+        return int(out.strip())
+
+    def stop(self):
+        self.server.stdin.close()
+        self.server.wait()
+
 
 def build_floor(work):
     """conditional_gets.c built in WORK; None when it cannot be."""
