@@ -36,9 +36,19 @@ public final class PostgreSQLStateStore: StateStore {
     ///   database missing, a schema newer than this feedmerge's).
     public init(connecting conninfo: String) throws(StateError) {
         connection = try PostgreSQLConnection(conninfo)
+        try connection.execute(Self.sessionSettings)
         try lock()
         try PostgreSQLSchema.migrate(connection)
     }
+
+    /// A commit returns once the server has it, not once it is on the
+    /// server's disk (`synchronous_commit = off`): the durability of the
+    /// SQLite file's WAL mode with `synchronous=NORMAL`. A killed run loses
+    /// nothing it committed; a crash of the server itself keeps the database
+    /// consistent and may lose the last commits (under a second: PostgreSQL's
+    /// `wal_writer_delay` three times), whose feeds are then fetched whole
+    /// again. The run does not wait for the disk once per batch.
+    static let sessionSettings = "SET synchronous_commit TO off"
 
     private func lock() throws(StateError) {
         var locked = false
@@ -72,6 +82,7 @@ public final class PostgreSQLStateStore: StateStore {
             pause = min(pause * 2, 1)
         }
         do {
+            try connection.execute(Self.sessionSettings)
             try lock()
         } catch {
             let error = connection.error("the connection was lost, and another run took the state meanwhile")
@@ -189,9 +200,10 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Outcomes recorded and not sent yet, in order, each one statement.
     private var batch: [(url: String, statement: Statement, parameters: [Parameter])] = []
-    /// The documents of the batch's fetched feeds, as they will be stored:
-    /// what the store gives back of those feeds until the batch is sent.
-    private var unsent: [String: FeedEntries] = [:]
+    /// The documents of the batch's fetched feeds, as they will be stored
+    /// (their bytes: the entries they were made from are let go): what the
+    /// store gives back of those feeds until the batch is sent.
+    private var unsent: [String: [UInt8]] = [:]
     /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
     private var failures: [String: StateError] = [:]
 
@@ -270,11 +282,10 @@ public final class PostgreSQLStateStore: StateStore {
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
             let before = try storedDocument(of: update.url)
-            var document = before ?? FeedEntries()
-            let bytesBefore = before.map(\.document)
+            var document = before?.document ?? FeedEntries()
             document.upsert(entries, now: now)
             let bytes = document.document
-            unsent[update.url] = document
+            unsent[update.url] = bytes
             known?.insert(update.url)
             if cached?.url == update.url { cached = nil }
             let parameters =
@@ -284,7 +295,7 @@ public final class PostgreSQLStateStore: StateStore {
                     .bytes(document.dates(pivot: now).encoded),
                 ]
             // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
-            if bytesBefore == bytes { return (Statements.fetched, parameters) }
+            if before?.bytes == bytes { return (Statements.fetched, parameters) }
             return (Statements.fetchedWithDocument, parameters + [.bytes(bytes)])
         case .notModified:
             return (Statements.notModified, common)
@@ -303,31 +314,38 @@ public final class PostgreSQLStateStore: StateStore {
     /// them has no document to read (a new feed's first fetch costs no query).
     private var known: Set<String>?
 
-    /// The last document read, by feed URL: a fetched feed's history is
-    /// read just before its outcome is recorded, which upserts into it.
-    private var cached: (url: String, document: FeedEntries)?
+    /// The last document read, by feed URL, with its bytes as stored: a
+    /// fetched feed's history is read just before its outcome is recorded,
+    /// which upserts into it (and compares the bytes).
+    private var cached: (url: String, stored: StoredDocument)?
+
+    /// A document and the bytes it was read from (none: the feed has none stored).
+    private struct StoredDocument {
+        var document: FeedEntries
+        var bytes: [UInt8]?
+    }
 
     /// A feed's document (an empty one when it has none); nil when it is damaged.
     /// Throws only when the server cannot be read.
-    private func storedDocument(of url: String) throws(StateError) -> FeedEntries? {
-        if let document = unsent[url] { return document }
-        if let cached, cached.url == url { return cached.document }
-        if let known, !known.contains(url) { return FeedEntries() }
+    private func storedDocument(of url: String) throws(StateError) -> StoredDocument? {
+        if let bytes = unsent[url] { return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) } }
+        if let cached, cached.url == url { return cached.stored }
+        if let known, !known.contains(url) { return StoredDocument(document: FeedEntries(), bytes: nil) }
         var bytes: [UInt8]?
         try retrying { () throws(StateError) in
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
         }
-        guard let bytes else { return FeedEntries() }
+        guard let bytes else { return StoredDocument(document: FeedEntries(), bytes: nil) }
         guard let document = FeedEntries(document: bytes) else { return nil }
-        cached = (url, document)
-        return document
+        cached = (url, StoredDocument(document: document, bytes: bytes))
+        return cached?.stored
     }
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
-        guard let document = try storedDocument(of: url) else {
+        guard let stored = try storedDocument(of: url) else {
             throw connection.error("the stored entries of \(url) are damaged", kind: .damaged)
         }
-        return FeedHistory(document: document)
+        return FeedHistory(document: stored.document)
     }
 
     public func forgetValidators(of urls: [String]) throws(StateError) {
