@@ -195,10 +195,12 @@ final class PostgreSQLConnection {
 
     /// Sends the statements one after the other without waiting for each
     /// answer (libpq's pipeline mode: one round trip for them all), in one
-    /// transaction. Nothing is kept unless all of them succeed.
+    /// transaction. Nothing is kept unless all of them succeed. `durable`:
+    /// the commit returns once it (and every commit before it) is on the
+    /// server's disk, whatever the session's `synchronous_commit`.
     /// - Returns: nil when all were stored; else the first failure (the
     ///   transaction is rolled back).
-    func pipeline(_ statements: [(Statement, [Parameter])]) throws(StateError) -> StateError? {
+    func pipeline(_ statements: [(Statement, [Parameter])], durable: Bool = false) throws(StateError) -> StateError? {
         for (statement, _) in statements { try prepare(statement) }
         guard PQenterPipelineMode(handle) == 1 else { throw error(Self.message(of: handle)) }
         defer { PQexitPipelineMode(handle) }
@@ -209,6 +211,7 @@ final class PostgreSQLConnection {
             if failure == nil { sent += 1 }
         }
         send { PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) }
+        if durable { send { PQsendQueryParams(handle, "SET LOCAL synchronous_commit TO on", 0, nil, nil, nil, nil, 1) } }
         for (statement, parameters) in statements {
             send {
                 withParameters(parameters) { values, lengths, formats in

@@ -135,6 +135,9 @@ enum Statements {
             INSERT INTO feed_entries(feed, document) SELECT id, $13 FROM record
             ON CONFLICT(feed) DO UPDATE SET document = excluded.document
             """, types: fetchedTypes + [17])
+    /// A write of nothing: its commit waits for the commits before it to reach the disk.
+    static let touch = Statement(
+        name: "touch", sql: "UPDATE meta SET value = value WHERE name = 'schema_version'", types: [])
     static let dropValidators = Statement(
         name: "drop_validators", sql: "UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = $1", types: [25])
     static let rename = Statement(

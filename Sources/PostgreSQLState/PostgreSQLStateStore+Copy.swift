@@ -35,7 +35,7 @@ extension PostgreSQLStateStore: CopyableStateStore {
                 ]
             )
         }
-        if let failure = try connection.pipeline(writes) { throw failure }
+        if let failure = try connection.pipeline(writes, durable: true) { throw failure }
     }
 
     public func lastFullPrune() throws(StateError) -> Int64 {

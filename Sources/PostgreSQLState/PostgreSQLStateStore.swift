@@ -41,13 +41,14 @@ public final class PostgreSQLStateStore: StateStore {
         try PostgreSQLSchema.migrate(connection)
     }
 
-    /// A commit returns once the server has it, not once it is on the
-    /// server's disk (`synchronous_commit = off`): the durability of the
-    /// SQLite file's WAL mode with `synchronous=NORMAL`. A killed run loses
+    /// A batch's commit in the middle of a run returns once the server has
+    /// it, not once it is on the server's disk (`synchronous_commit = off`):
+    /// the run does not wait for the disk once per batch. A killed run loses
     /// nothing it committed; a crash of the server itself keeps the database
     /// consistent and may lose the last commits (under a second: PostgreSQL's
     /// `wal_writer_delay` three times), whose feeds are then fetched whole
-    /// again. The run does not wait for the disk once per batch.
+    /// again. The end of a run (`commit`, `record(all:)`, pruning) waits for
+    /// the disk (`flush(durable:)`), and so covers every commit before it.
     static let sessionSettings = "SET synchronous_commit TO off"
 
     private func lock() throws(StateError) {
@@ -204,6 +205,8 @@ public final class PostgreSQLStateStore: StateStore {
     /// (their bytes: the entries they were made from are let go): what the
     /// store gives back of those feeds until the batch is sent.
     private var unsent: [String: [UInt8]] = [:]
+    /// Commits were made since the last durable one (`flush(durable:)`).
+    private var undurable = false
     /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
     private var failures: [String: StateError] = [:]
 
@@ -220,13 +223,13 @@ public final class PostgreSQLStateStore: StateStore {
             // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
             if batch.count >= Self.batchLimit * 16 { try flush() }
         }
-        try flush()
+        try flush(durable: true)
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
     }
 
     public func commit() throws(StateError) -> [String: StateError] {
-        try flush()
+        try flush(durable: true)
         cached = nil
         defer { failures = [:] }
         return failures
@@ -236,8 +239,16 @@ public final class PostgreSQLStateStore: StateStore {
     /// again if it was lost); refused, each outcome alone. An outcome that cannot be stored is kept in `failures` for
     /// `commit` to report (a lost connection: the whole batch); only a
     /// connection that cannot be opened again throws.
-    private func flush() throws(StateError) {
-        guard !batch.isEmpty else { return try reopenIfLost() }
+    /// - Parameter durable: the batch's commit (an empty batch: a write of
+    ///   nothing, when commits were made since the last durable one) returns
+    ///   only once it is on the server's disk, and with it every commit
+    ///   before it: a run's end is durable, its middle need not wait.
+    private func flush(durable: Bool = false) throws(StateError) {
+        if batch.isEmpty {
+            guard durable && undurable else { return try reopenIfLost() }
+            batch = [("", Statements.touch, [])]
+        }
+        defer { failures.removeValue(forKey: "") }  // the write of nothing fails alone, said by no feed
         let sending = batch
         batch = []
         unsent = [:]
@@ -247,16 +258,20 @@ public final class PostgreSQLStateStore: StateStore {
             let statements = sending.map { ($0.statement, $0.parameters) }
             let refused: StateError?
             do throws(StateError) {
-                refused = try connection.pipeline(statements)
+                refused = try connection.pipeline(statements, durable: durable)
             } catch {
                 // The connection was found lost (a server restarted, a session ended): the batch
                 // once more on a new one. (Each statement gives the same row when run twice but a
                 // failure's count, which a connection lost during the commit itself may count twice.)
                 guard !connection.isOpen else { throw error }
                 try reopenIfLost()
-                refused = try connection.pipeline(statements)
+                refused = try connection.pipeline(statements, durable: durable)
             }
-            guard refused != nil else { return }
+            undurable = true
+            guard refused != nil else {
+                undurable = !durable
+                return
+            }
             for outcome in sending {
                 do throws(StateError) {
                     try connection.query(outcome.statement, outcome.parameters)
@@ -350,7 +365,7 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func forgetValidators(of urls: [String]) throws(StateError) {
         batch += urls.map { ($0, Statements.dropValidators, [.text($0)]) }
-        try flush()
+        try flush(durable: true)
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
     }
@@ -417,6 +432,6 @@ public final class PostgreSQLStateStore: StateStore {
     private func send(_ writes: inout [(Statement, [Parameter])]) throws(StateError) {
         guard !writes.isEmpty else { return }
         defer { writes = [] }
-        if let failure = try connection.pipeline(writes) { throw failure }
+        if let failure = try connection.pipeline(writes, durable: true) { throw failure }
     }
 }
