@@ -50,18 +50,8 @@ public enum FeedmergeCommandLine {
                 return await command.run()
             }
         case "state":
-            let request: Request<StateCommand>
-            do {
-                request = try StateCommand.parse(arguments.dropFirst())
-            } catch {
-                return usageError(error, command: "feedmerge state")
-            }
-            switch request {
-            case .help:
-                print(StateCommand.interface.help(defaults: StateCommand()))
-                return ExitStatus.success.rawValue
-            case .run(let command):
-                return command.run()
+            return run(try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()) {
+                $0.run()
             }
         case "--version":
             guard arguments.count == 1 else {

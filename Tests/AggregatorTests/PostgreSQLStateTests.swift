@@ -111,17 +111,17 @@ import Testing
         let database = server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
         let state = PlanetServer.state
-        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/5")))
+        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/rehold")))
         let arguments = [
-            state.url("/order/P"), state.url("/order/R"), "-o", w.path("out.json"), "--now", "2024-07-01T00:00:00Z",
+            state.url("/order/P"), state.url("/hold"), "-o", w.path("out.json"), "--now", "2024-07-01T00:00:00Z",
             "--state", database,
         ]
         let run = Task.detached { try CommandRun.feedmerge(arguments) }
-        // While R is delayed: P's outcome is recorded, not sent yet (a batch is 64 outcomes).
-        // The run's connection, once it holds the run's lock and waits (a sanitized build starts
-        // slowly), is ended.
+        // While /hold holds the run: P's outcome is recorded, not sent yet (a batch is 64 outcomes).
+        // The run's connection, once it holds the run's lock and waits (however slowly a loaded
+        // machine starts it), is ended; then /hold answers.
         var ended = "0"
-        for _ in 0..<40 where ended == "0" {
+        for _ in 0..<600 where ended == "0" {
             try await Task.sleep(for: .milliseconds(100))
             ended = try PostgreSQLServer.psql(
                 server.connectionString(database: "postgres"),
@@ -131,12 +131,12 @@ import Testing
                     WHERE a.datname = '\(name)' AND a.state = 'idle') t
                 """)
         }
+        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/release")))
         let result = try await run.value
-        _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/set/order-R/0")))
         #expect(ended == "1", "the run's connection was ended")
         #expect(result.status == 0, "\(result.standardError)")
         let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
-        #expect(written.contains("R post") && written.contains("order/P"), "\(written)")
+        #expect(written.contains("P post") && written.contains("held post"), "\(written)")
         #expect(try PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds WHERE last_status = 200") == "2")
     }
 

@@ -20,6 +20,9 @@ top-level authors; the failure modes apply to them too.
 /order/P, /order/Q, /order/R serve three feeds whose entries chain by id
 and link, each answered after the delay that /set/order-NAME/SECONDS set.
 /big serves a 400-item feed (about 130 KB), for the size cap.
+/hold serves a one-item feed once /release is asked (or after 300 s): a run
+stays in the middle of its fetches for as long as a test needs; /rehold
+makes the next /hold wait again.
 /stats returns {path: [requests, 200s, 304s, body bytes]}; /reset clears
 modes and counters. Prints the port; exits when stdin closes.
 """
@@ -34,6 +37,7 @@ from loopback import serve
 MODES = {}
 STATS = {}
 LOCK = threading.Lock()
+HELD = threading.Event()
 
 
 def atom_body(base):
@@ -131,6 +135,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 MODES.clear()
                 STATS.clear()
             return self.reply(200, b"ok", count=False)
+        if parts[0] == "release":
+            HELD.set()
+            return self.reply(200, b"ok", count=False)
+        if parts[0] == "rehold":
+            HELD.clear()
+            return self.reply(200, b"ok", count=False)
+        if parts[0] == "hold":
+            HELD.wait(300)
+            payload = ('<?xml version="1.0"?><rss version="2.0"><channel><title>held</title>'
+                       "<link>http://state.example/held/</link><description>d</description>"
+                       "<item><title>held post</title><guid>urn:held</guid></item></channel></rss>").encode()
+            return self.reply(200, payload, [("Content-Type", "application/rss+xml")])
         if parts[0] == "stats":
             with LOCK:
                 payload = json.dumps(STATS).encode()
