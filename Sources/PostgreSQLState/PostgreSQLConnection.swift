@@ -124,8 +124,10 @@ final class PostgreSQLConnection {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_PIPELINE_SYNC:
             return nil
         default:
-            let text = PQresultErrorMessage(result).map { String(cString: $0) } ?? ""
-            let reason = Self.oneLine(text.isEmpty ? Self.message(of: handle).description : text)
+            // The server's primary message: its DETAIL would quote the row (a feed's document).
+            let primary = PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) } ?? ""
+            let text = primary.isEmpty ? PQresultErrorMessage(result).map { String(cString: $0) } ?? "" : primary
+            let reason = Self.oneLine(text.isEmpty ? Self.message(of: handle) : text)
             let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) } ?? ""
             // 42501: insufficient privilege; 3D000/3F000: no such database or schema.
             let kind: StateError.Kind = ["42501", "3D000", "3F000"].contains(state) ? .cannotCreate : .unusable

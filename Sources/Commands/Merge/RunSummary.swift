@@ -16,21 +16,41 @@ struct RunSummary {
     var outputs: Int
     var seconds: Double
 
+    /// Each distinct state failure once, with the first feed it struck and how many more: a
+    /// server gone mid-run fails every feed after it the same way, and says so in one line, not
+    /// one per feed (the health report keeps each feed's).
+    private func sayStateFailures() {
+        var order: [String] = []
+        var struck: [String: (first: String, count: Int)] = [:]
+        for report in reports where report.stateFailed {
+            for notice in report.notices where notice.hasPrefix("state:") {
+                if let known = struck[notice] {
+                    struck[notice] = (known.first, known.count + 1)
+                } else {
+                    order.append(notice)
+                    struck[notice] = (report.subscription.url, 1)
+                }
+            }
+        }
+        for notice in order {
+            let (first, count) = struck[notice]!
+            say(count == 1 ? "\(first): \(notice)" : "\(first) and \(counted(count - 1, "more feed")): \(notice)")
+        }
+    }
+
     func print(quiet: Bool, verbose: Bool) {
         let failed = reports.filter(\.failed)
         for diagnostic in diagnostics { say(diagnostic) }
-        // The state's failures are said even with `--quiet` (without `--verbose` they are notices below).
-        if quiet {
-            for report in reports where report.stateFailed {
-                for notice in report.notices where notice.hasPrefix("state:") { say("\(report.subscription.url): \(notice)") }
-            }
-        }
+        // The state's failures are said even with `--quiet` (with `--verbose`, as each feed's notices).
+        if !verbose { sayStateFailures() }
         for report in failed {
             say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
         }
         if !verbose && !quiet {
             for report in reports {
-                for notice in report.notices { say("\(report.subscription.url): \(notice)") }
+                for notice in report.notices where !notice.hasPrefix("state:") {
+                    say("\(report.subscription.url): \(notice)")
+                }
             }
             // An unreadable date is never silently "now": each feed that had some says so.
             for report in reports {
