@@ -101,9 +101,10 @@ extension Aggregator {
         }
         var record = plan.record
         if record == nil {
-            record = attempt("its record cannot be read", report: &report) { () throws(StateError) in
-                try store.feed(url)
-            } ?? nil
+            record =
+                attempt("its record cannot be read", report: &report) { () throws(StateError) in
+                    try store.feed(url)
+                } ?? nil
         }
         let restamping = record?.restamping ?? false
         let feedFirstSeen = record?.firstSeen

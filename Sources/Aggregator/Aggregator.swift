@@ -273,7 +273,8 @@ public enum Aggregator {
                 do {
                     try state.store.forgetValidators(of: damaged)
                 } catch {
-                    diagnostics.append("state: the validators of feeds with damaged entries cannot be dropped (\(error))")
+                    diagnostics.append(
+                        "state: the validators of feeds with damaged entries cannot be dropped (\(error))")
                 }
             }
             if state.health {  // every outcome is stored now

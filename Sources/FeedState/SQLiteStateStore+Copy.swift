@@ -7,8 +7,10 @@ extension SQLiteStateStore: CopyableStateStore {
         var urls: [String] = []
         try database.prepare("SELECT url FROM feeds ORDER BY url").query { urls.append($0.text(0) ?? "") }
         let select = try database.prepare(
-            Self.selectFeeds.replacingOccurrences(of: " FROM feeds", with: ", entry_dates, "
-                + "(SELECT document FROM feed_entries WHERE feed = feeds.id) FROM feeds") + " WHERE url = ?")
+            Self.selectFeeds.replacingOccurrences(
+                of: " FROM feeds",
+                with: ", entry_dates, "
+                    + "(SELECT document FROM feed_entries WHERE feed = feeds.id) FROM feeds") + " WHERE url = ?")
         for url in urls {
             var snapshot: FeedSnapshot?
             try select.query([.text(url)]) { row in
@@ -56,7 +58,9 @@ extension SQLiteStateStore: CopyableStateStore {
 
     public func lastFullPrune() throws(StateError) -> Int64 {
         var value: Int64 = 0
-        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query { value = $0.integer(0) ?? 0 }
+        try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
+            value = $0.integer(0) ?? 0
+        }
         return value
     }
 

@@ -91,7 +91,6 @@ public final class SQLiteStateStore: StateStore {
         ALTER TABLE feeds_v4 RENAME TO feeds;
         """
 
-
     /// Stores outcomes on a connection and a thread of its own.
     let writer: StateWriter
 
@@ -112,7 +111,9 @@ public final class SQLiteStateStore: StateStore {
                 Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
             }
         } catch {
-            Self.say("feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole")
+            Self.say(
+                "feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole"
+            )
         }
     }
 
@@ -163,7 +164,9 @@ public final class SQLiteStateStore: StateStore {
     /// be decoded is kept as it was: reading it reports it.
     private static func migrateEntriesToDocuments(_ database: SQLiteDatabase) throws(StateError) {
         var feeds: [(id: Int64, url: String)] = []
-        try database.prepare("SELECT id, url FROM feeds_v4").query { feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? "")) }
+        try database.prepare("SELECT id, url FROM feeds_v4").query {
+            feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? ""))
+        }
         let select = try database.prepare(
             """
             SELECT key, first_seen, last_seen, first_date, entry_date, latest_date, position, first_position, entry

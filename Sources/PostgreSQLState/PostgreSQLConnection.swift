@@ -49,7 +49,9 @@ struct Row {
     func bytes(_ column: Int32) -> [UInt8]? {
         guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
         let count = Int(PQgetlength(result, row, column))
-        return value.withMemoryRebound(to: UInt8.self, capacity: count) { Array(UnsafeBufferPointer(start: $0, count: count)) }
+        return value.withMemoryRebound(to: UInt8.self, capacity: count) {
+            Array(UnsafeBufferPointer(start: $0, count: count))
+        }
     }
 
     func text(_ column: Int32) -> String? { bytes(column).map { String(decoding: $0, as: UTF8.self) } }
@@ -213,7 +215,9 @@ final class PostgreSQLConnection {
             if failure == nil { sent += 1 }
         }
         send { PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) }
-        if durable { send { PQsendQueryParams(handle, "SET LOCAL synchronous_commit TO on", 0, nil, nil, nil, nil, 1) } }
+        if durable {
+            send { PQsendQueryParams(handle, "SET LOCAL synchronous_commit TO on", 0, nil, nil, nil, nil, 1) }
+        }
         for (statement, parameters) in statements {
             send {
                 withParameters(parameters) { values, lengths, formats in
@@ -233,7 +237,9 @@ final class PostgreSQLConnection {
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_ABORTED {
                 if failure == nil { failure = error("the batch was aborted") }
-            } else if let reported = self.failure(of: result), failure == nil || failure?.message == "the batch was aborted" {
+            } else if let reported = self.failure(of: result),
+                failure == nil || failure?.message == "the batch was aborted"
+            {
                 failure = reported
             }
             PQclear(result)
@@ -265,7 +271,9 @@ final class PostgreSQLConnection {
             guard let bytes else { return nil }
             let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: max(bytes.count, 1))
             bytes.withUnsafeBytes { raw in
-                if let base = raw.baseAddress { buffer.initialize(from: base.assumingMemoryBound(to: CChar.self), count: bytes.count) }
+                if let base = raw.baseAddress {
+                    buffer.initialize(from: base.assumingMemoryBound(to: CChar.self), count: bytes.count)
+                }
             }
             return buffer
         }

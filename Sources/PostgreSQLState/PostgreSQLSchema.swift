@@ -47,7 +47,9 @@ enum PostgreSQLSchema {
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLStateStore.migrationLock)])
             try connection.execute("CREATE TABLE IF NOT EXISTS meta(name text PRIMARY KEY, value bigint NOT NULL)")
             var version: Int64 = 0
-            try connection.query("SELECT value FROM meta WHERE name = 'schema_version'") { version = $0.integer(0) ?? 0 }
+            try connection.query("SELECT value FROM meta WHERE name = 'schema_version'") {
+                version = $0.integer(0) ?? 0
+            }
             guard version <= target else {
                 throw connection.error(
                     "its schema is version \(version), newer than this feedmerge's (\(target)): "

@@ -121,7 +121,9 @@ public final class PostgreSQLStateStore: StateStore {
                 Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
             }
         } catch {
-            Self.say("feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole")
+            Self.say(
+                "feedmerge: state: the last outcomes could not be stored (\(error)); the next run fetches those feeds whole"
+            )
         }
     }
 
@@ -186,7 +188,9 @@ public final class PostgreSQLStateStore: StateStore {
         try retrying { () throws(StateError) in
             result = [:]
             try connection.query(Statements.selectDates) { row in
-                if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) { result[row.text(0) ?? ""] = dates }
+                if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) {
+                    result[row.text(0) ?? ""] = dates
+                }
             }
         }
         return result
@@ -323,7 +327,6 @@ public final class PostgreSQLStateStore: StateStore {
 
     // MARK: Entries
 
-
     /// Every feed the database has a record of, once `feeds()` has read them
     /// (the run holds the lock: no other writer adds one): a feed not among
     /// them has no document to read (a new feed's first fetch costs no query).
@@ -343,7 +346,9 @@ public final class PostgreSQLStateStore: StateStore {
     /// A feed's document (an empty one when it has none); nil when it is damaged.
     /// Throws only when the server cannot be read.
     private func storedDocument(of url: String) throws(StateError) -> StoredDocument? {
-        if let bytes = unsent[url] { return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) } }
+        if let bytes = unsent[url] {
+            return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) }
+        }
         if let cached, cached.url == url { return cached.stored }
         if let known, !known.contains(url) { return StoredDocument(document: FeedEntries(), bytes: nil) }
         var bytes: [UInt8]?

@@ -40,7 +40,9 @@ import Testing
         let w = try StateTests.Workspace("pg-password")
         let database = server.database()
         let wrong = try run(
-            w, state: server.connectionString(database: database.split(separator: "=").last.map(String.init) ?? "",
+            w,
+            state: server.connectionString(
+                database: database.split(separator: "=").last.map(String.init) ?? "",
                 user: "feedmerge_password") + " password=wrong")
         #expect(wrong.status == 74, "\(wrong.standardError)")
         #expect(wrong.standardError.contains("password authentication failed"), "\(wrong.standardError)")
@@ -64,7 +66,8 @@ import Testing
         let w = try StateTests.Workspace("pg-missing")
         let result = try run(w, state: server.connectionString(database: "no_such_database"))
         #expect(result.status == 74, "\(result.standardError)")
-        #expect(result.standardError.contains("database \"no_such_database\" does not exist"), "\(result.standardError)")
+        #expect(
+            result.standardError.contains("database \"no_such_database\" does not exist"), "\(result.standardError)")
     }
 
     /// A role that may not create the tables: the state cannot be created (73).
@@ -154,7 +157,9 @@ import Testing
             .write(to: URL(fileURLWithPath: small))
         let large = ["a", "b"].map { w.path("large-\($0).rss") }
         for (index, path) in large.enumerated() {
-            let items = (1...200).map { "<item><guid>urn:l\(index):\($0)</guid><title>Large \($0) \(UUID())</title></item>" }
+            let items = (1...200).map {
+                "<item><guid>urn:l\(index):\($0)</guid><title>Large \($0) \(UUID())</title></item>"
+            }
             try Data("<rss version=\"2.0\"><channel><title>L</title>\(items.joined())</channel></rss>".utf8)
                 .write(to: URL(fileURLWithPath: path))
         }
@@ -162,17 +167,22 @@ import Testing
             try CommandRun.feedmerge(feeds + ["-o", w.path("out.json"), "--now", now, "--state", database])
         }
         #expect(try run([small], "2024-02-01T00:00:00Z").status == 0)
-        try PostgreSQLServer.psql(database, "ALTER TABLE feed_entries ADD CONSTRAINT small CHECK (length(document) < 2000)")
+        try PostgreSQLServer.psql(
+            database, "ALTER TABLE feed_entries ADD CONSTRAINT small CHECK (length(document) < 2000)")
         let result = try run([small] + large, "2024-02-02T00:00:00Z")
         #expect(result.status == 74, "\(result.standardError)")
         let said = result.standardError.split(separator: "\n").filter { $0.contains("state:") }
         #expect(said.count == 1, "one line for the one failure: \(result.standardError)")
-        #expect(said.first?.hasPrefix("feedmerge: \(large[0]) and 1 more feed: state: its fetch cannot be recorded") == true,
+        #expect(
+            said.first?.hasPrefix("feedmerge: \(large[0]) and 1 more feed: state: its fetch cannot be recorded")
+                == true,
             "\(result.standardError)")
         #expect(said.first?.hasSuffix("violates check constraint \"small\"") == true, "the server's reason: \(said)")
         let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
         #expect(written.contains("Large 200") && written.contains("urn:s"))
         let fetched = try PostgreSQLServer.psql(database, "SELECT url, last_fetch FROM feeds ORDER BY url")
-        #expect(fetched == "\(small)|\(1_706_832_000)", "the small feed's outcome is stored, the large ones' not: \(fetched)")
+        #expect(
+            fetched == "\(small)|\(1_706_832_000)",
+            "the small feed's outcome is stored, the large ones' not: \(fetched)")
     }
 }

@@ -19,7 +19,8 @@ import Testing
         return try CommandRun.feedmerge(
             ["rsscopy", "atomcopy", "jsoncopy"].map { server.url("/feed/\($0)") } + [
                 "-o", w.path("\(folder)/out.atom"), "-o", w.path("\(folder)/out.json"), "--health",
-                w.path("\(folder)/health.json"), "--now", now, "--state", state, "--link", "http://planet.example/", "-q",
+                w.path("\(folder)/health.json"), "--now", now, "--state", state, "--link", "http://planet.example/",
+                "-q",
             ])
     }
 

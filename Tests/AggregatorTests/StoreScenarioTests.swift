@@ -1,8 +1,9 @@
 import FeedFetch
 import Foundation
-@testable import FeedState
 import TestSupport
 import Testing
+
+@testable import FeedState
 
 /// The command line over HTTP, the same runs against a SQLite file and a
 /// PostgreSQL database (a real server, started by the tests): every output
@@ -27,17 +28,22 @@ import Testing
     }
 
     static let steps: [Step] = [
-        Step(now: "2024-02-01T00:00:00Z", modes: ["rsseqa": "ok", "atomeqa": "ok", "jsoneqa": "ok", "rsseqm": "ok", "rsseqb": "backlog"]),
+        Step(
+            now: "2024-02-01T00:00:00Z",
+            modes: ["rsseqa": "ok", "atomeqa": "ok", "jsoneqa": "ok", "rsseqm": "ok", "rsseqb": "backlog"]),
         Step(now: "2024-02-02T00:00:00Z"),  // all not modified
         Step(now: "2024-02-03T00:00:00Z", modes: ["rsseqa": "drop", "atomeqa": "edit"]),
         Step(now: "2024-02-04T00:00:00Z", modes: ["jsoneqa": "fail", "atomeqa": "retry"]),
         Step(now: "2024-02-04T00:30:00Z"),  // atomeqa deferred
         Step(now: "2024-02-05T00:00:00Z", modes: ["jsoneqa": "ok", "atomeqa": "ok", "rsseqm": "moved"]),
         Step(now: "2024-02-06T00:00:00Z", feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new", "rsseqb"]),
-        Step(now: "2024-05-20T00:00:00Z", modes: ["rsseqa": "ok"], feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new"]),
+        Step(
+            now: "2024-05-20T00:00:00Z", modes: ["rsseqa": "ok"], feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new"]),
         Step(
             now: "2024-05-21T00:00:00Z", feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new"],
-            damage: "UPDATE feed_entries SET document = '\\xff00' WHERE feed = (SELECT id FROM feeds WHERE url LIKE '%/rsseqa')"),
+            damage:
+                "UPDATE feed_entries SET document = '\\xff00' WHERE feed = (SELECT id FROM feeds WHERE url LIKE '%/rsseqa')"
+        ),
         // Fetched whole (the damaged document dropped the validators): its history still cannot be read.
         Step(now: "2024-05-22T00:00:00Z", feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new"]),
         Step(now: "2024-05-23T00:00:00Z", feeds: ["rsseqa", "atomeqa", "jsoneqa", "rsseqm-new"]),
@@ -65,7 +71,8 @@ import Testing
                             "--link", "http://planet.example/", "-q",
                         ]))
             }
-            #expect(runs[0].status == runs[1].status, "step \(index): \(runs[0].standardError) | \(runs[1].standardError)")
+            #expect(
+                runs[0].status == runs[1].status, "step \(index): \(runs[0].standardError) | \(runs[1].standardError)")
             for name in outputs {
                 let sqlite = try Data(contentsOf: URL(fileURLWithPath: w.path("sqlite/\(name)")))
                 let postgres = try Data(contentsOf: URL(fileURLWithPath: w.path("postgresql/\(name)")))
@@ -73,7 +80,8 @@ import Testing
                     let named = String(decoding: sqlite, as: UTF8.self)
                         .replacingOccurrences(of: w.path("sqlite/state.sqlite"), with: "STATE")
                     let other = String(decoding: postgres, as: UTF8.self)
-                        .replacingOccurrences(of: #"postgresql://[^ ]*?/test_[0-9]+_[0-9]+"#, with: "STATE", options: .regularExpression)
+                        .replacingOccurrences(
+                            of: #"postgresql://[^ ]*?/test_[0-9]+_[0-9]+"#, with: "STATE", options: .regularExpression)
                     #expect(named == other, "step \(index): \(name) differs")
                 } else {
                     #expect(sqlite == postgres, "step \(index): \(name) differs")

@@ -28,7 +28,8 @@ public final class PostgreSQLServer: @unchecked Sendable {
         try process.run()
         socketFolder = Self.line(from: output)
         guard socketFolder.hasPrefix("/") else {
-            throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "the server did not start (see its message above)"])
+            throw POSIXError(
+                .EIO, userInfo: [NSLocalizedDescriptionKey: "the server did not start (see its message above)"])
         }
     }
 

@@ -1,4 +1,5 @@
 import Aggregator
+import Basics
 import FeedEmit
 import FeedFetch
 import FeedModel
@@ -6,7 +7,6 @@ import FeedState
 import Foundation
 import Glibc
 import PlanetPage
-import Basics
 import Subscriptions
 import TimelineMerge
 

@@ -37,7 +37,8 @@ struct StateCommand {
         guard case .run(let command) = request else { return request }
         guard command.operands.first == "copy" else {
             throw UsageError(
-                command.operands.isEmpty ? "no subcommand given (copy)" : "unknown subcommand \(command.operands[0]) (copy)")
+                command.operands.isEmpty
+                    ? "no subcommand given (copy)" : "unknown subcommand \(command.operands[0]) (copy)")
         }
         guard command.operands.count == 3 else { throw UsageError("state copy takes FROM and TO") }
         guard command.operands[1] != command.operands[2] else { throw UsageError("FROM and TO are the same state") }
