@@ -78,9 +78,23 @@ final class PostgreSQLConnection {
 
     /// Connects with a libpq connection string: a URI (`postgresql://…`) or
     /// `key=value` words; what it leaves out comes from libpq's `PG*`
-    /// variables and `~/.pgpass`, as libpq documents.
-    init(_ conninfo: String) throws(StateError) {
-        guard let handle = PQconnectdb(conninfo) else {
+    /// variables and `~/.pgpass`, as libpq documents. A connection attempt
+    /// gives up after `connectTimeout` seconds (libpq would wait as long as
+    /// the network does) unless the string or `PGCONNECT_TIMEOUT` says
+    /// otherwise.
+    init(_ conninfo: String, environment: [String: String] = ProcessInfo.processInfo.environment) throws(StateError) {
+        // The string is expanded in place of `dbname` (libpq's expand_dbname): what it says
+        // overrides the keywords before it.
+        var keywords = ["dbname"]
+        var values = [conninfo]
+        if environment["PGCONNECT_TIMEOUT"] == nil {
+            keywords.insert("connect_timeout", at: 0)
+            values.insert(String(Self.connectTimeout), at: 0)
+        }
+        let connected = keywords.withCStrings { keywordPointers in
+            values.withCStrings { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
+        }
+        guard let handle = connected else {
             throw StateError(path: "postgresql", message: "cannot connect: libpq is out of memory")
         }
         name = Self.name(of: handle)
@@ -95,6 +109,9 @@ final class PostgreSQLConnection {
     }
 
     deinit { PQfinish(handle) }
+
+    /// Seconds a connection attempt may take when nothing else says.
+    static let connectTimeout = 10
 
     private static func name(of handle: OpaquePointer) -> String {
         func field(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
@@ -280,5 +297,15 @@ final class PostgreSQLConnection {
         defer { for buffer in buffers { buffer?.deallocate() } }
         let values = buffers.map { UnsafePointer($0) }
         return body(values, lengths, formats)
+    }
+}
+
+extension Array where Element == String {
+    /// Calls `body` with the strings as a NULL-terminated array of C strings (libpq's keyword lists).
+    fileprivate func withCStrings<Result>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> Result) -> Result {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) } + [nil]
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
     }
 }
