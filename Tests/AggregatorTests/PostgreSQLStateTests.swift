@@ -5,6 +5,8 @@ import PostgreSQLState
 import TestSupport
 import Testing
 
+@testable import Commands
+
 /// A state on a PostgreSQL server, through the command line: what a user
 /// sees when the server cannot be reached, refuses them, lacks the
 /// database, or goes away during a run: one line with libpq's reason and
@@ -184,5 +186,21 @@ import Testing
         #expect(
             fetched == "\(small)|\(1_706_832_000)",
             "the small feed's outcome is stored, the large ones' not: \(fetched)")
+    }
+}
+
+/// What `--state` names: a libpq connection string (a URI, or `key=value`
+/// words beginning with one of libpq's keywords) is a PostgreSQL database;
+/// anything else is a SQLite file's path, even with an `=` in it.
+@Suite struct StateLocationTests {
+    @Test(arguments: [
+        ("postgresql://planet@db.example/planet", true), ("postgres://db/planet", true),
+        ("host=/var/run/postgresql dbname=planet", true), ("  dbname=planet", true), ("service=planet", true),
+        ("state.sqlite", false), ("/srv/planet/state.sqlite", false), ("a=b.sqlite", false),
+        ("./host=x.sqlite", false), ("postgresql.sqlite", false), ("dbname", false),
+    ])
+    func aConnectionStringNamesADatabaseAndAnythingElseAFile(value: String, isDatabase: Bool) {
+        let location = StateLocation(value)
+        #expect(location == (isDatabase ? .postgreSQL(conninfo: value) : .sqlite(path: value)))
     }
 }
