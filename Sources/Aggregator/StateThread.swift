@@ -63,10 +63,18 @@ final class StateThread: @unchecked Sendable {
         let work = Unchecked(job)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Unchecked<Result>, Never>) in
             condition.lock()
-            jobs.append { continuation.resume(returning: Unchecked(work.value())) }
+            jobs.append { [condition] in
+                let result = Unchecked(work.value())
+                // The continuation orders the job before the caller goes on, but through atomics
+                // in Swift's runtime that ThreadSanitizer cannot see on every path: the caller
+                // takes this lock after the job has released it, which it can see.
+                condition.withLock {}
+                continuation.resume(returning: result)
+            }
             condition.signal()
             condition.unlock()
         }
+        condition.withLock {}
         return result.value
     }
 
