@@ -86,6 +86,8 @@ let package = Package(
         .target(
             name: "Subscriptions",
             dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
+        // Planet Venus's config.ini, read as Venus reads it: no dependencies.
+        .target(name: "VenusConfig"),
         .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",
@@ -99,6 +101,7 @@ let package = Package(
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
                 "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "TextOutput", "TimelineMerge",
+                "VenusConfig",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(

@@ -13,6 +13,7 @@ public enum FeedmergeCommandLine {
 
         usage:
           feedmerge [options] SOURCE... -o OUTPUT...   \(MergeOptions.interface.brief)
+          feedmerge planet [options] CONFIG.ini       \(PlanetCommand.interface.brief)
           feedmerge parse [options] FILE...           \(ParseCommand.interface.brief)
           feedmerge fetch [options] URL... | -        \(FetchCommand.interface.brief)
           feedmerge state copy FROM TO                \(StateCommand.interface.brief)
@@ -48,6 +49,20 @@ public enum FeedmergeCommandLine {
                 return ExitStatus.success.rawValue
             case .run(let command):
                 return await command.run()
+            }
+        case "planet":
+            let request: Request<PlanetCommand>
+            do {
+                request = try PlanetCommand.parse(arguments.dropFirst())
+            } catch {
+                return usageError(error, command: "feedmerge planet")
+            }
+            switch request {
+            case .help:
+                print(PlanetCommand.interface.help(defaults: PlanetCommand()))
+                return ExitStatus.success.rawValue
+            case .run(let command):
+                return await command.run(environment: environment)
             }
         case "state":
             return run(try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()) {

@@ -32,7 +32,9 @@ enum PlanetDocument {
         out.element("title", metadata.title, indent: 2)
         out.element("id", metadata.id, indent: 2)
         date("updated", input.generated, indent: 2, into: &out)
-        if let link = metadata.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 2, into: &out) }
+        if let link = metadata.link {
+            linkElement(rel: "alternate", href: link, type: "text/html", indent: 2, into: &out)
+        }
         if let selfURL = metadata.selfURL {
             linkElement(rel: "self", href: selfURL, type: "application/atom+xml", indent: 2, into: &out)
         }
@@ -41,13 +43,13 @@ enum PlanetDocument {
             $0.attribute("uri", metadata.generatorURI)
             $0.attribute("version", metadata.generatorVersion)
         }
-        var names: [String: String] = [:]
+        var sources: [String: PlanetSource] = [:]
         for source in input.sources {
             subscription(source, into: &out)
-            names[source.feedURL] = source.name
+            sources[source.feedURL] = source
         }
         input.entries.forEachInPlace { item in
-            entry(item, summaryOnly: input.summaryOnly, names: names, into: &out)
+            entry(item, summaryOnly: input.summaryOnly, sources: sources, into: &out)
             out.drainIfFull()
         }
         out.append("</feed>\n")
@@ -59,7 +61,9 @@ enum PlanetDocument {
         out.element("title", source.title ?? source.name, indent: 4)
         out.element("subtitle", source.subtitle, indent: 4)
         out.element("icon", source.icon.flatMap(PageLink.safe), indent: 4)
-        if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out) }
+        if let link = source.link {
+            linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out)
+        }
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 4, into: &out)
         if let updated = source.newestEntry { date("updated", updated, indent: 4, into: &out) }
         out.element("planet:name", source.name, indent: 4)
@@ -71,11 +75,13 @@ enum PlanetDocument {
         if let lastSuccess = source.lastSuccess { date("feedmerge:last-success", lastSuccess, indent: 4, into: &out) }
         if let since = source.failingSince { date("feedmerge:failing-since", since, indent: 4, into: &out) }
         if !source.folder.isEmpty { out.element("feedmerge:folder", source.folder.joined(separator: "/"), indent: 4) }
+        properties(of: source, indent: 4, into: &out)
         out.append("  </planet:source>\n")
     }
 
     private static func entry(
-        _ item: UnsafePointer<MergedEntry>, summaryOnly: Bool, names: [String: String], into out: inout TextBuffer
+        _ item: UnsafePointer<MergedEntry>, summaryOnly: Bool, sources: [String: PlanetSource],
+        into out: inout TextBuffer
     ) {
         let entry = item.pointee.entry
         out.append("  <entry")
@@ -101,7 +107,9 @@ enum PlanetDocument {
                 if excerptSource == nil { excerptSource = shown }
             }
         }
-        out.element("planet:excerpt", excerptSource.map { $0.markup ? Excerpt.of(markup: $0.value) : Excerpt.of(text: $0.value) }, indent: 4)
+        out.element(
+            "planet:excerpt",
+            excerptSource.map { $0.markup ? Excerpt.of(markup: $0.value) : Excerpt.of(text: $0.value) }, indent: 4)
         date("updated", item.pointee.date, indent: 4, into: &out)
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)
@@ -122,7 +130,7 @@ enum PlanetDocument {
                 $0.attribute("length", enclosure.length.map(String.init))
             }
         }
-        source(item, name: names[item.pointee.source.feedURL], into: &out)
+        source(item, subscription: sources[item.pointee.source.feedURL], into: &out)
         out.append("  </entry>\n")
     }
 
@@ -147,16 +155,47 @@ enum PlanetDocument {
     }
 
     /// The entry's feed, named as the subscriptions name it (`planet:name`).
-    private static func source(_ item: UnsafePointer<MergedEntry>, name: String?, into out: inout TextBuffer) {
+    private static func source(
+        _ item: UnsafePointer<MergedEntry>, subscription: PlanetSource?, into out: inout TextBuffer
+    ) {
         let source = item.pointee.source
         out.append("    <source>\n")
         out.element("id", source.id ?? source.feedURL, indent: 6)
         out.element("title", source.title, indent: 6)
-        if let link = source.link { linkElement(rel: "alternate", href: link, type: "text/html", indent: 6, into: &out) }
+        if let link = source.link {
+            linkElement(rel: "alternate", href: link, type: "text/html", indent: 6, into: &out)
+        }
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
         for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
-        out.element("planet:name", name ?? source.title ?? source.feedURL, indent: 6)
+        out.element("planet:name", subscription?.name ?? source.title ?? source.feedURL, indent: 6)
+        if let subscription { properties(of: subscription, indent: 6, into: &out) }
         out.append("    </source>\n")
+    }
+
+    /// What `planet:` elements a subscription's properties may not replace.
+    private static let writtenByFeedmerge: Set<String> = ["name", "message", "http_status", "http_location", "source"]
+
+    /// A subscription's properties, each as `planet:KEY` (in key order), as
+    /// Venus writes a configuration's per-feed options; a key that is not an
+    /// XML name, or one feedmerge writes itself, is left out.
+    private static func properties(of source: PlanetSource, indent: Int, into out: inout TextBuffer) {
+        for key in source.properties.keys.sorted() where !writtenByFeedmerge.contains(key) && isXMLName(key) {
+            out.append(spaces: indent)
+            out.append("<planet:")
+            out.append(contentsOf: key)
+            out.append(">")
+            out.appendXMLEscaped(source.properties[key]!)
+            out.append("</planet:")
+            out.append(contentsOf: key)
+            out.append(">\n")
+        }
+    }
+
+    /// A name an element may have after `planet:` (ASCII letters, digits, `_`, `-`, `.`).
+    static func isXMLName(_ key: String) -> Bool {
+        func letter(_ c: Unicode.Scalar) -> Bool { ("a"..."z").contains(c) || ("A"..."Z").contains(c) || c == "_" }
+        guard let first = key.unicodeScalars.first, letter(first) else { return false }
+        return key.unicodeScalars.allSatisfy { letter($0) || ("0"..."9").contains($0) || $0 == "-" || $0 == "." }
     }
 
     private static func date(_ name: StaticString, _ value: Timestamp, indent: Int, into out: inout TextBuffer) {

@@ -100,18 +100,45 @@ public enum PlanetPage {
             xmlFreeDoc(result)
             return failure("the theme failed")
         }
-        return .success(RenderedPage(result: result))
+        return .success(RenderedPage(result: result, theme: theme))
     }
 }
 
-/// A theme's result tree, written as HTML as many times as asked. Made
-/// and written on one output's thread.
+/// A theme's result: a tree (XSLT's), written as HTML or as the theme's
+/// `xsl:output` asks, as many times as asked; or the text a template wrote.
+/// Made and written on one output's thread.
 public final class RenderedPage {
-    private let result: xmlDocPtr
+    private let result: xmlDocPtr?
+    private let theme: Theme?
+    private let text: [UInt8]
 
-    fileprivate init(result: xmlDocPtr) { self.result = result }
+    fileprivate init(result: xmlDocPtr, theme: Theme) {
+        self.result = result
+        self.theme = theme
+        text = []
+    }
 
-    deinit { xmlFreeDoc(result) }
+    init(text: [UInt8]) {
+        result = nil
+        theme = nil
+        self.text = text
+    }
 
-    public func write(into out: inout TextBuffer) { HTMLResult.write(result, into: &out) }
+    deinit { if let result { xmlFreeDoc(result) } }
+
+    /// Writes the page as HTML (a page served as HTML, `HTMLResult`).
+    public func write(into out: inout TextBuffer) {
+        if let result { HTMLResult.write(result, into: &out) } else { out.append(bytes: text) }
+    }
+
+    /// Writes the document as its theme asks (`xsl:output`): Venus's
+    /// `atom.xml.xslt` or `opml.xml.xslt` write XML, not a page.
+    public func writeAsThemeAsks(into out: inout TextBuffer) {
+        guard let result, let theme else { return out.append(bytes: text) }
+        var written: UnsafeMutablePointer<xmlChar>?
+        var length: Int32 = 0
+        defer { CLibXML2_free(written) }
+        guard xsltSaveResultToString(&written, &length, result, theme.stylesheet) == 0, let written else { return }
+        out.append(bytes: Array(UnsafeBufferPointer(start: written, count: Int(length))))
+    }
 }

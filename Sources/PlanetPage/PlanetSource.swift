@@ -35,13 +35,18 @@ public struct PlanetSource: Sendable {
     public var failingSince: Timestamp?
     /// The OPML folders around it, outermost first.
     public var folder: [String]
+    /// The subscription's other settings (a Venus configuration's `face`,
+    /// `facewidth`, …), each written as `planet:KEY` as Venus writes them.
+    public var properties: [String: String]
 
     public init(
         name: String, feedURL: String, title: String? = nil, link: String? = nil, id: String? = nil,
         subtitle: String? = nil, icon: String? = nil, status: Status = .ok, message: String? = nil,
         httpStatus: Int? = nil, location: String? = nil, lastSuccess: Timestamp? = nil,
-        newestEntry: Timestamp? = nil, failures: Int = 0, failingSince: Timestamp? = nil, folder: [String] = []
+        newestEntry: Timestamp? = nil, failures: Int = 0, failingSince: Timestamp? = nil, folder: [String] = [],
+        properties: [String: String] = [:]
     ) {
+        self.properties = properties
         self.name = name
         self.feedURL = feedURL
         self.title = title

@@ -1,5 +1,5 @@
-import XMLTree
 import Basics
+import XMLTree
 
 /// OPML 1.0 and 2.0: outlines with an `xmlUrl` are subscriptions; nested
 /// outlines without one are folders, whose path becomes each feed's group.
@@ -14,7 +14,8 @@ enum OPMLReader {
         while let open = ascii[index...].firstIndex(of: UInt8(ascii: "<")) {
             let next = open + 1 < ascii.count ? ascii[open + 1] : 0
             if next == UInt8(ascii: "?") || next == UInt8(ascii: "!") {
-                let close: [UInt8] = next == UInt8(ascii: "!") && ascii[open...].starts(with: Array("<!--".utf8))
+                let close: [UInt8] =
+                    next == UInt8(ascii: "!") && ascii[open...].starts(with: Array("<!--".utf8))
                     ? Array("-->".utf8) : Array(">".utf8)
                 guard let end = ascii.firstRange(of: close, in: (open + 2)..<ascii.count) else { return false }
                 index = end

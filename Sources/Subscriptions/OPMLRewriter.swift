@@ -1,8 +1,8 @@
 import FeedFetch
 import FeedParse
 import Foundation
-import XMLTree
 import TextOutput
+import XMLTree
 
 /// `--update-opml`: writes permanent redirects back into the OPML files the
 /// subscriptions came from. Only the bytes of the moved `xmlUrl` values
@@ -67,7 +67,8 @@ public enum OPMLRewriter {
     /// the outline it reads left alone). Then nothing is rewritten, and
     /// `apply` reports every move of the file.
     /// - Returns: the bytes, how many values were replaced, and the keys of `moves` that were.
-    static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>) {
+    static func rewrite(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>)
+    {
         let result = replaced(bytes, moves: moves)
         guard result.count > 0 else { return result }
         guard readsAsMoved(original: bytes, rewritten: result.bytes, moves: moves, applied: result.applied) else {
@@ -79,12 +80,15 @@ public enum OPMLRewriter {
     /// Whether the rewritten list reads as the original with the `applied` moves made: the same
     /// feeds in the same order, titles and home pages, each moved one at its new URL (a feed moved
     /// to one the list already has is then listed once, as the reader keeps the first).
-    static func readsAsMoved(original: [UInt8], rewritten: [UInt8], moves: [String: String], applied: Set<String>) -> Bool {
+    static func readsAsMoved(original: [UInt8], rewritten: [UInt8], moves: [String: String], applied: Set<String>)
+        -> Bool
+    {
         var before = SubscriptionList()
         var after = SubscriptionList()
         do {
             try OPMLReader.read(original, source: "the list", into: &before, localFile: nil, namesLocalFiles: true)
-            try OPMLReader.read(rewritten, source: "the list rewritten", into: &after, localFile: nil, namesLocalFiles: true)
+            try OPMLReader.read(
+                rewritten, source: "the list rewritten", into: &after, localFile: nil, namesLocalFiles: true)
         } catch {
             return false
         }
@@ -98,7 +102,9 @@ public enum OPMLRewriter {
         }
     }
 
-    private static func replaced(_ bytes: [UInt8], moves: [String: String]) -> (bytes: [UInt8], count: Int, applied: Set<String>) {
+    private static func replaced(_ bytes: [UInt8], moves: [String: String]) -> (
+        bytes: [UInt8], count: Int, applied: Set<String>
+    ) {
         switch OPMLEncoding(of: bytes) {
         case .utf8:
             let result = rewrite(

@@ -18,10 +18,13 @@ public enum SourceReader {
     public static let standardInput = "-"
     static let standardInputPath = "/dev/stdin"
 
-    public static func read(_ sources: [String], client: HTTPClient) async throws(SubscriptionError)
-        -> SubscriptionList
+    /// - Parameter configured: subscriptions given whole (a Venus
+    ///   configuration's sections), listed before the sources' feeds.
+    public static func read(_ sources: [String], configured: [Subscription] = [], client: HTTPClient)
+        async throws(SubscriptionError) -> SubscriptionList
     {
         var list = SubscriptionList()
+        for subscription in configured { list.add(subscription) }
         for source in sources {
             let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
             let path = source.split(separator: "?").first.map(String.init) ?? source

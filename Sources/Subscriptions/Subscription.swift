@@ -1,5 +1,6 @@
 import FeedFetch
 import FeedParse
+
 /// One feed to read: from an OPML outline, a URL or a local file.
 public struct Subscription: Sendable, Hashable {
     /// `xmlUrl`, a feed URL, or a local path.
@@ -20,6 +21,9 @@ public struct Subscription: Sendable, Hashable {
     /// may be read. A list fetched over the network, or read from standard
     /// input, lists web feeds only.
     public var mayReadLocalFile = false
+    /// Its other settings, which reach the page's theme (a Venus
+    /// configuration section's `face`, `facewidth`, …).
+    public var properties: [String: String] = [:]
 
     public init(
         url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil,

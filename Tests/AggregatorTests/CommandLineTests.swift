@@ -37,7 +37,9 @@ import Testing
         #expect(try options(["a.opml", "-o", "site/index.html"]).outputs.map { try $0.resolvedFormat() } == [.page])
         #expect(try options(["a.opml", "-o", "subs.OPML"]).outputs.map { try $0.resolvedFormat() } == [.subscriptionList])
         // The page's options without a page are a mistake worth saying.
-        #expect(error(["a.opml", "-o", "x.atom", "--theme", "t.xsl"])?.contains("-o index.html") == true)
+        #expect(error(["a.opml", "-o", "x.atom", "--theme", "t.xsl"])?.contains("-o PAGE.html") == true)
+        #expect(error(["a.opml", "--theme", "t.xsl", "-o", "x.atom"])?.contains("-o index.html") == true)
+        #expect(error(["a.opml", "-o", "x.atom", "--page-items", "5"])?.contains("-o PAGE.html") == true)
         #expect(error(["a.opml", "-o", "x.atom", "--summary-only"])?.contains("-o index.html") == true)
     }
 

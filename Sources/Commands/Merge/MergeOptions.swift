@@ -5,6 +5,7 @@ import FeedModel
 import FeedParse
 import Foundation
 import PlanetPage
+import Subscriptions
 import TimelineMerge
 
 /// Everything `feedmerge [options] SOURCE... -o OUTPUT` was asked to do, as
@@ -15,9 +16,34 @@ struct MergeOptions {
     struct OutputRequest: Equatable {
         var path: String
         var format: OutputKind?
+        /// A page's own `--theme`, `--page-items` and `--page-days`.
+        var page = PageRequest()
+    }
+
+    /// How a page is made; each unset part is the one given before any `-o`, else the default.
+    struct PageRequest: Equatable {
+        var themePath: String?
+        var items: Int?
+        var days: Int?
+
+        var isEmpty: Bool { self == PageRequest() }
+
+        /// These settings, each unset part taken from `defaults`.
+        func over(_ defaults: PageRequest) -> PageRequest {
+            PageRequest(
+                themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days)
+        }
+
+        /// What it caps (0: no cap).
+        var cap: PageCap {
+            let items = items ?? PageCap.defaultItems
+            return PageCap(items: items == 0 ? nil : items, days: days.flatMap { $0 == 0 ? nil : $0 })
+        }
     }
 
     var sources: [String] = []
+    /// Subscriptions given whole, before the sources' (`feedmerge planet`'s configuration).
+    var subscriptions: [Subscription] = []
     var outputs: [OutputRequest] = []
     var title: String?
     var link: String?
@@ -37,7 +63,8 @@ struct MergeOptions {
     var keepPerFeed = StateOptions.defaultKeepPerFeed
     var newFeedItems = StateOptions.defaultNewFeedItems
     var healthPath: String?
-    var themePath: String?
+    /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
+    var page = PageRequest()
     var themeTimeout = Theme.defaultTimeLimit
     var sanitize = false
     var summaryOnly = false
@@ -109,12 +136,28 @@ struct MergeOptions {
                 "Planet page (-o index.html)",
                 [
                     Option(
-                        "--theme", value: "FILE.xsl",
-                        help: "an XSLT theme for the page (default: the built-in one;\nPlanet Venus's themes work)"
-                    ) { $0.themePath = $1 },
+                        "--theme", value: "FILE",
+                        help: "the page's theme: XSLT (.xsl, .xslt) or htmltmpl (.tmpl), as\n"
+                            + "Planet Venus's (default: the built-in one). After -o PAGE:\nthat page's; before any -o: every page's"
+                    ) { options, path in try options.setPage(\.themePath, path, "--theme") },
+                    Option(
+                        "--page-items", value: "N",
+                        help:
+                            "the page shows the newest N entries (0: all; the merged\nfeeds keep --limit); placed as --theme",
+                        default: { _ in "\(PageCap.defaultItems)" }
+                    ) { options, text in
+                        try options.setPage(\.items, try OptionValue.count(text, for: "--page-items"), "--page-items")
+                    },
+                    Option(
+                        "--page-days", value: "N",
+                        help: "and only those of the newest N days with entries; placed as\n--theme"
+                    ) { options, text in
+                        try options.setPage(\.days, try OptionValue.count(text, for: "--page-days"), "--page-days")
+                    },
                     Option(
                         "--theme-timeout", value: "S",
-                        help: "stop a theme that runs longer than S seconds (its page is\nnot written; the previous one stays)",
+                        help:
+                            "stop a theme that runs longer than S seconds (its page is\nnot written; the previous one stays)",
                         default: { "\(Int($0.themeTimeout))" }
                     ) { $0.themeTimeout = Double(try OptionValue.positive($1, for: "--theme-timeout")) },
                     Option("--summary-only", help: "the page shows each entry's summary, not its content") {
@@ -130,8 +173,9 @@ struct MergeOptions {
                     Option("--per-feed", value: "N", help: "at most the newest N entries of each feed (0: no limit)") {
                         $0.perFeed = try OptionValue.count($1, for: "--per-feed")
                     },
-                    Option("--since", value: "DATE|AGE", help: "drop entries older than a date or an age (30d, 12h, 2w)")
-                    { $0.since = $1 },
+                    Option(
+                        "--since", value: "DATE|AGE", help: "drop entries older than a date or an age (30d, 12h, 2w)"
+                    ) { $0.since = $1 },
                     Option(
                         "--future", value: "keep|clamp|drop", help: "entries dated after the run's time",
                         default: { $0.future.rawValue }
@@ -142,7 +186,8 @@ struct MergeOptions {
                 ]),
             FetchOptions.group(
                 \.fetch,
-                maxBytesHelp: "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
+                maxBytesHelp:
+                    "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
             OptionGroup(
                 "State (on by default; see docs/state.md)",
                 [
@@ -226,15 +271,37 @@ struct MergeOptions {
         var kinds: [OutputKind] = []
         for output in options.outputs { kinds.append(try output.resolvedFormat()) }
         if !kinds.contains(.page) {
-            if let theme = options.themePath {
+            if let theme = options.page.themePath {
                 throw UsageError("--theme \(theme) is for the planet page: add -o index.html")
             }
+            if !options.page.isEmpty {
+                throw UsageError("--page-items and --page-days are for the planet page: add -o index.html")
+            }
             if options.summaryOnly { throw UsageError("--summary-only is for the planet page: add -o index.html") }
+        }
+        for (output, kind) in zip(options.outputs, kinds) where kind != .page && !output.page.isEmpty {
+            throw UsageError(
+                "\(output.path) is not a page: --theme, --page-items and --page-days after it are for an -o PAGE.html")
         }
         if options.sources.filter({ $0 == "-" }).count > 1 {
             throw UsageError("standard input (-) is given as a SOURCE twice")
         }
         return request
+    }
+
+    /// Sets a page setting: the last `-o`'s, else (before any `-o`) every page's.
+    mutating func setPage<Value>(_ part: WritableKeyPath<PageRequest, Value?>, _ value: Value, _ option: String)
+        throws(UsageError)
+    {
+        if let last = outputs.indices.last {
+            guard outputs[last].page[keyPath: part] == nil else {
+                throw UsageError("\(option) is given twice for \(outputs[last].path)")
+            }
+            outputs[last].page[keyPath: part] = value
+        } else {
+            guard page[keyPath: part] == nil else { throw UsageError("\(option) is given twice before any -o") }
+            page[keyPath: part] = value
+        }
     }
 
     /// The run's time: `--now`, else `SOURCE_DATE_EPOCH`, else the clock.
@@ -293,7 +360,8 @@ extension MergeOptions.OutputRequest {
         case .subscriptionList: return .subscriptionList
         case .unknown:
             throw UsageError(
-                "cannot tell the format of \(path): name it .atom, .rss, .json, .html or .opml, or add --format after it")
+                "cannot tell the format of \(path): name it .atom, .rss, .json, .html or .opml, or add --format after it"
+            )
         }
     }
 }

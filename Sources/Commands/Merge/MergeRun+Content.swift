@@ -26,12 +26,12 @@ extension MergeRun {
         var content = OutputContent(entries: feedEntries, metadata: metadata)
         // A feed listed twice (one subscription moved by a 301 to another's address) is one feed.
         let reports = Self.distinctFeeds(reports)
-        if let theme, outputs.contains(where: { $0.kind == .page }) {
+        if outputs.contains(where: { $0.kind == .page }) {
             let input = PlanetPageInput(
                 entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
                 generated: rules.now, summaryOnly: options.summaryOnly)
             // Each page links to the other outputs from its own folder.
-            content.page = (input, theme, { page in links(from: page, outputs) })
+            content.page = (input, { page in links(from: page, outputs) })
         }
         if outputs.contains(where: { $0.kind == .subscriptionList }) {
             content.subscriptionList = OPMLWriter.render(
@@ -75,7 +75,9 @@ extension MergeRun {
                 // Asked to wait after failing: still failing, not fine.
                 status = (report.record?.consecutiveFailures ?? 0) > 0 ? .failing : .deferred
             case .ok, .notModified:
-                let stale = newest.map { rules.now.secondsSince1970 - $0.secondsSince1970 > HealthReport.staleDays * 86_400 }
+                let stale = newest.map {
+                    rules.now.secondsSince1970 - $0.secondsSince1970 > HealthReport.staleDays * 86_400
+                }
                 status = stale == true ? .stale : .ok
             }
             return PlanetSource(
@@ -88,7 +90,7 @@ extension MergeRun {
                 location: report.movedTo ?? report.record?.movedTo, lastSuccess: report.record?.lastSuccess,
                 newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
                 failingSince: status == .failing || status == .gone ? report.record?.failingSince : nil,
-                folder: report.subscription.folder)
+                folder: report.subscription.folder, properties: report.subscription.properties)
         }
     }
 

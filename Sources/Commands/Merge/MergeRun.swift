@@ -19,32 +19,43 @@ struct MergeRun {
     let options: MergeOptions
     let rules: TimelineRules
     let stateLocation: StateLocation?
-    /// Each `-o` with what it holds.
-    let destinations: [(path: String, kind: OutputKind)]
-    /// The page's theme, compiled before anything else happens (nil: no page).
-    let theme: Theme?
+    /// Each `-o` with what it holds; a page with its theme (compiled before
+    /// anything else happens) and its cap.
+    let destinations: [(path: String, kind: OutputKind, page: Outputs.Page?)]
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
-        var destinations: [(path: String, kind: OutputKind)] = []
-        for output in options.outputs { destinations.append((output.path, try output.resolvedFormat())) }
+        var destinations: [(path: String, kind: OutputKind, page: Outputs.Page?)] = []
+        // Each theme file is compiled once, however many pages it makes.
+        var themes: [String: PageTheme] = [:]
+        for output in options.outputs {
+            let kind = try output.resolvedFormat()
+            guard kind == .page else {
+                destinations.append((output.path, kind, nil))
+                continue
+            }
+            let request = output.page.over(options.page)
+            let key = request.themePath ?? ""
+            if themes[key] == nil {
+                do throws(Theme.Failure) {
+                    if let path = request.themePath {
+                        themes[key] = try PageTheme.file(path, timeLimit: options.themeTimeout)
+                    } else {
+                        themes[key] = .xslt(try Theme.builtIn(timeLimit: options.themeTimeout))
+                    }
+                } catch {
+                    throw UsageError(error.description)
+                }
+            }
+            destinations.append((output.path, kind, Outputs.Page(theme: themes[key]!, cap: request.cap)))
+        }
         self.destinations = destinations
         rules = try options.rules(now: options.runTime(environment: environment))
         stateLocation = options.resolvedStatePath(environment: environment).map(StateLocation.init)
-        if destinations.contains(where: { $0.kind == .page }) {
-            do throws(Theme.Failure) {
-                if let path = options.themePath {
-                    theme = try Theme.file(path, timeLimit: options.themeTimeout)
-                } else {
-                    theme = try Theme.builtIn(timeLimit: options.themeTimeout)
-                }
-            } catch {
-                throw UsageError(error.description)
-            }
-        } else {
-            theme = nil
-        }
     }
+
+    /// Whether a page is written.
+    var writesPage: Bool { destinations.contains { $0.page != nil } }
 
     func run() async -> ExitStatus {
         let started = Date()
@@ -86,7 +97,7 @@ struct MergeRun {
         let client = HTTPClient(configuration: options.fetch)
         var list: SubscriptionList
         do {
-            list = try await SourceReader.read(options.sources, client: client)
+            list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
         } catch {
             outputs.discard()
             StandardOutput.error("feedmerge: \(error)")
@@ -220,7 +231,7 @@ struct MergeRun {
         state.keepDays = options.keepDays
         state.keepPerFeed = options.keepPerFeed
         // The page shows each feed's health too.
-        state.health = options.healthPath != nil || theme != nil
+        state.health = options.healthPath != nil || writesPage
         state.newFeedItems = options.newFeedItems
         return state
     }

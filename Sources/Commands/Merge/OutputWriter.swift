@@ -10,9 +10,9 @@ import TextOutput
 struct OutputContent: Sendable {
     var entries: [MergedEntry]
     var metadata: OutputMetadata
-    /// The page's input and theme, when a page is written, and the links
-    /// to the other outputs as seen from a page's path.
-    var page: (input: PlanetPageInput, theme: Theme, links: @Sendable (String) -> [String: String])?
+    /// The pages' input, when a page is written, and the links to the
+    /// other outputs as seen from a page's path.
+    var page: (input: PlanetPageInput, links: @Sendable (String) -> [String: String])?
     /// The subscription list as OPML, when one is written.
     var subscriptionList: [UInt8]?
 }
@@ -49,15 +49,25 @@ enum OutputWriter {
             // The theme runs first: a page is written only once its theme has succeeded.
             let page: RenderedPage
             do {
-                guard let made = content.page else { throw PlanetPage.Failure(description: "no theme") }
+                guard let made = content.page, let setting = output.page else {
+                    throw PlanetPage.Failure(description: "no theme")
+                }
                 var input = made.input
                 input.links = made.links(output.path)
-                page = try PlanetPage.render(input, theme: made.theme)
+                input.entries = setting.cap.apply(input.entries)
+                page = try PlanetPage.render(input, theme: setting.theme)
             } catch {
                 if case .file(let file) = output.destination { file.discard() }  // the old page stays
                 return "\(output.path): \(error)"
             }
-            render = { page.write(into: &$0) }
+            // A page named .html (or written to standard output) is HTML; another file (Venus's
+            // atom.xml, opml.xml) is what its theme's xsl:output says.
+            let lower = output.path.lowercased()
+            if output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml") {
+                render = { page.write(into: &$0) }
+            } else {
+                render = { page.writeAsThemeAsks(into: &$0) }
+            }
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []
             render = { $0.append(bytes: bytes) }

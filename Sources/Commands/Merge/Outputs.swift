@@ -1,4 +1,5 @@
 import FeedEmit
+import PlanetPage
 import TextOutput
 
 /// The destinations of a run, each reserved before any feed is fetched: a
@@ -14,6 +15,13 @@ struct Outputs {
         var path: String
         var kind: OutputKind
         var destination: Destination
+        /// A page's theme and cap.
+        var page: Page?
+    }
+
+    struct Page {
+        var theme: PageTheme
+        var cap: PageCap
     }
 
     var outputs: [Output] = []
@@ -22,20 +30,20 @@ struct Outputs {
 
     /// Reserves every destination, or none.
     /// - Throws: one message per destination that cannot be written.
-    static func reserve(_ requests: [(path: String, kind: OutputKind)], health: String?)
+    static func reserve(_ requests: [(path: String, kind: OutputKind, page: Page?)], health: String?)
         throws(ReservationFailure) -> Outputs
     {
         var result = Outputs()
         var failures: [String] = []
-        for (path, kind) in requests {
+        for (path, kind, page) in requests {
             if path == "-" {
-                result.outputs.append(Output(path: path, kind: kind, destination: .standardOutput))
+                result.outputs.append(Output(path: path, kind: kind, destination: .standardOutput, page: page))
                 continue
             }
             AtomicFile.removeLeftovers(of: path)
             do {
                 let file = try AtomicFile.reserve(path)
-                result.outputs.append(Output(path: path, kind: kind, destination: .file(file)))
+                result.outputs.append(Output(path: path, kind: kind, destination: .file(file), page: page))
             } catch {
                 failures.append(error.description)
             }

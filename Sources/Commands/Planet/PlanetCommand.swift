@@ -1,0 +1,223 @@
+import FeedModel
+import Foundation
+import Subscriptions
+import TimelineMerge
+import VenusConfig
+
+/// `feedmerge planet CONFIG`: runs the planet a Planet Venus configuration
+/// describes. The configuration becomes one merge run: its subscriptions
+/// (names, faces and every other option reach the templates), its reading
+/// lists as sources, each of its templates a page written into
+/// `output_dir` with its own cap, the state kept in `cache_directory`;
+/// then the bill of materials is copied beside the pages.
+struct PlanetCommand {
+    var configuration: String?
+    /// Where `output_theme` is looked for, after the configuration's folder.
+    var themeFolders: [String] = []
+    /// What the command line sets; the configuration fills in the rest.
+    var merge = MergeOptions()
+    var quietGiven = false
+    var verboseGiven = false
+
+    static let interface = CommandInterface<PlanetCommand>(
+        name: "feedmerge planet",
+        brief: "run the planet a Planet Venus config.ini describes",
+        synopsis: "feedmerge planet [options] CONFIG.ini",
+        summary: """
+            Reads a Planet Venus (or Planet 2.0) configuration and runs the planet it
+            describes: its [Planet] options, [DEFAULT], one section per subscription,
+            reading lists (content_type = opml), output_theme (its config.ini merged,
+            template_directories searched), every template of template_files rendered
+            into output_dir (.xslt and htmltmpl .tmpl, each with its own items_per_page
+            and days_per_page), the bill_of_materials copied (#{face} expanded). The
+            state lives in cache_directory (feedmerge.sqlite) unless --state says
+            otherwise. Relative paths are read from the configuration's folder. Options
+            feedmerge has no use for are named once in a warning.
+            """,
+        groups: [
+            OptionGroup(
+                "Planet",
+                [
+                    Option(
+                        "--themes", value: "DIR",
+                        help: "where output_theme is looked for after the configuration's\n"
+                            + "folder (Venus's themes folder; repeatable)"
+                    ) { command, folder in command.themeFolders.append(folder) },
+                    Option(
+                        "--state", value: "PATH",
+                        help: "the state (default: CACHE_DIRECTORY/feedmerge.sqlite), or a\nPostgreSQL database"
+                    ) { $0.merge.statePath = $1 },
+                    Option("--no-state", help: "a one-off run: nothing remembered, nothing reused") { command, _ in
+                        command.merge.useState = false
+                    },
+                    Option("--force", help: "fetch feeds that are gone or asked to be left alone for now") {
+                        command, _ in command.merge.force = true
+                    },
+                    Option("--health", value: "FILE", help: "write the per-feed health report (JSON) here") {
+                        $0.merge.healthPath = $1
+                    },
+                    Option(
+                        "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
+                    ) { $0.merge.now = try OptionValue.date($1, for: "--now") },
+                    Option("-q", "--quiet", help: "no progress and no summary (default: as log_level says)") {
+                        command, _ in
+                        command.merge.quiet = true
+                        command.quietGiven = true
+                    },
+                    Option("-v", "--verbose", help: "also each feed's parse warnings") { command, _ in
+                        command.merge.verbose = true
+                        command.verboseGiven = true
+                    },
+                ]),
+            FetchOptions.group(
+                \PlanetCommand.merge.fetch,
+                maxBytesHelp: "largest feed read, decoded (feed_timeout sets the whole\ntransfer's limit)"),
+        ],
+        operandName: "CONFIG",
+        operand: { command, path in
+            guard command.configuration == nil else { throw UsageError("one configuration at a time") }
+            command.configuration = path
+        },
+        notes: """
+            Exit status: as feedmerge's (see feedmerge --help); a configuration that cannot
+            be used (missing theme or template, a syntax error) is a usage error (2).
+            """,
+        examples: [
+            (
+                "A Venus planet, its themes where Venus keeps them:",
+                "feedmerge planet --themes ~/venus/themes planet.ini"
+            )
+        ])
+
+    static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<PlanetCommand> {
+        let request = try interface.parse(arguments, into: PlanetCommand())
+        guard case .run(let command) = request else { return request }
+        guard command.configuration != nil else { throw UsageError("no CONFIG given (a Venus config.ini)") }
+        return request
+    }
+
+    func run(environment: [String: String]) async -> Int32 {
+        let planet: VenusConfiguration
+        do {
+            planet = try VenusConfiguration.load(configuration!, themeFolders: themeFolders)
+        } catch {
+            StandardOutput.error("feedmerge planet: \(error)")
+            return ExitStatus.usage.rawValue
+        }
+        var options: MergeOptions
+        var warnings = planet.warnings
+        do {
+            options = try mergeOptions(for: planet, warnings: &warnings)
+        } catch {
+            StandardOutput.error("feedmerge planet: \(error.message)")
+            return ExitStatus.usage.rawValue
+        }
+        if !options.quiet { for warning in warnings { StandardOutput.error("feedmerge planet: \(warning)") } }
+        do {
+            try FileManager.default.createDirectory(atPath: planet.outputFolder, withIntermediateDirectories: true)
+        } catch {
+            StandardOutput.error("feedmerge planet: output_dir \(planet.outputFolder) cannot be created: \(error)")
+            return ExitStatus.nothingWritten.rawValue
+        }
+        let run: MergeRun
+        do {
+            run = try MergeRun(options: options, environment: environment)
+        } catch {
+            StandardOutput.error("feedmerge planet: \(error.message)")
+            return ExitStatus.usage.rawValue
+        }
+        var status = await run.run()
+        let failures = BillOfMaterials.copy(planet.billOfMaterials, into: planet.outputFolder)
+        for failure in failures { StandardOutput.error("feedmerge planet: bill_of_materials: \(failure)") }
+        if !failures.isEmpty && status.rawValue < ExitStatus.someOutputsNotWritten.rawValue {
+            status = .someOutputsNotWritten
+        }
+        return status.rawValue
+    }
+
+    /// The merge run the configuration describes, the command line's options over it.
+    func mergeOptions(for planet: VenusConfiguration, warnings: inout [String]) throws(UsageError) -> MergeOptions {
+        var options = merge
+        let settings = planet.planet
+        options.title = settings["name"] ?? "Unconfigured Planet"
+        options.link = settings["link"].flatMap { $0.isEmpty ? nil : $0 }
+        let owner = Person(
+            name: settings["owner_name"] ?? "Anonymous Coward",
+            email: settings["owner_email"].flatMap { $0.isEmpty ? nil : $0 })
+        options.author = owner
+        if let feed = planet.feedURL {
+            options.selfURL = feed
+            options.id = feed
+        }
+        if options.statePath == nil { options.statePath = planet.cacheFolder + "/feedmerge.sqlite" }
+        if let timeout = settings["feed_timeout"] {
+            guard let seconds = Int(timeout), seconds > 0 else {
+                throw UsageError("\(planet.path): feed_timeout = \(timeout) is not a number of seconds")
+            }
+            options.fetch.totalTimeoutSeconds = seconds
+        }
+        if let items = settings["new_feed_items"] {
+            options.perFeed = try OptionValue.count(items, for: "new_feed_items")
+        }
+        if let keep = settings["cache_keep_entries"] {
+            options.keepPerFeed = try OptionValue.count(keep, for: "cache_keep_entries")
+        }
+        if let future = settings["future_dates"] {
+            // Venus's normalization: keep, ignore_date (the run's time instead), ignore_entry.
+            switch future {
+            case "keep": options.future = .keep
+            case "ignore_date": options.future = .clamp
+            case "ignore_entry": options.future = .drop
+            default:
+                warnings.append("\(planet.path): future_dates = \(future) is not keep, ignore_date or ignore_entry")
+            }
+        }
+        switch settings["log_level"]?.uppercased() {
+        case "DEBUG" where !quietGiven: options.verbose = true
+        case "ERROR", "CRITICAL": if !verboseGiven { options.quiet = true }
+        default: break
+        }
+        options.subscriptions = planet.subscriptions.map { section in
+            var subscription = Subscription(
+                url: Self.address(section.url, in: planet.folder), title: section.options["name"],
+                mayReadLocalFile: true)
+            subscription.properties = section.options
+            return subscription
+        }
+        options.sources = planet.readingLists.compactMap { list in
+            let type = list.options["content_type"]?.lowercased() ?? ""
+            guard type.contains("opml") else {
+                warnings.append("\(planet.path): [\(list.url)] is a \(type) reading list; only OPML lists are read")
+                return nil
+            }
+            return Self.address(list.url, in: planet.folder)
+        }
+        for template in planet.templates {
+            guard ["xslt", "xsl", "tmpl"].contains(template.language) else {
+                warnings.append(
+                    "\(planet.path): template \(template.name) is not written: "
+                        + "only XSLT (.xslt) and htmltmpl (.tmpl) templates are supported")
+                continue
+            }
+            var request = MergeOptions.OutputRequest(path: template.outputPath, format: .page)
+            request.page = MergeOptions.PageRequest(
+                themePath: template.path, items: template.itemsPerPage, days: template.daysPerPage)
+            options.outputs.append(request)
+            if !template.filters.isEmpty {
+                warnings.append(
+                    "\(planet.path): [\(template.name)] filters \(template.filters.joined(separator: " ")) "
+                        + "are not run: feedmerge does not post-process a template's output")
+            }
+        }
+        guard !options.outputs.isEmpty else {
+            throw UsageError("\(planet.path): no template to write (template_files, or output_theme)")
+        }
+        return options
+    }
+
+    /// A section's URL; a relative file path is taken from the configuration's folder.
+    static func address(_ url: String, in folder: String) -> String {
+        if url.contains("://") || url.hasPrefix("/") { return url }
+        return URL(fileURLWithPath: folder).appendingPathComponent(url).standardizedFileURL.path
+    }
+}

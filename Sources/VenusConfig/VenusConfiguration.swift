@@ -1,0 +1,313 @@
+import Foundation
+
+/// A Planet Venus configuration (`config.ini`), resolved as Venus resolves
+/// it: its theme's `config.ini` read first and the planet's over it, the
+/// template and bill-of-materials files found along `template_directories`,
+/// and the sections sorted into subscriptions, reading lists, templates and
+/// filter settings. Relative paths are taken from the configuration's
+/// folder (Venus takes them from the folder it is started in, which for a
+/// planet run from cron is the same one).
+public struct VenusConfiguration: Sendable {
+    /// Why a configuration cannot be used.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// One `[URL]` section: a feed, or a reading list (`content_type = opml`).
+    public struct Subscription: Sendable, Equatable {
+        public var url: String
+        /// Every option a template may read for it (Venus's `feed_options`):
+        /// the section's own and `[DEFAULT]`'s, and `[Planet]`'s that Venus
+        /// does not define itself (`name`, `face`, `facewidth`, …).
+        public var options: [String: String]
+        /// Its filters (`[Planet]`'s, then its own).
+        public var filters: [FilterReference]
+    }
+
+    /// One of `template_files`, found.
+    public struct Template: Sendable, Equatable {
+        /// As the configuration names it (`index.html.tmpl`): its section's name.
+        public var name: String
+        /// The file found along `template_directories`.
+        public var path: String
+        /// What it writes: its name without the last extension, in `output_dir`.
+        public var outputPath: String
+        /// `.xslt`, `.tmpl`, …
+        public var language: String
+        public var itemsPerPage: Int
+        /// 0: no limit.
+        public var daysPerPage: Int
+        /// Post-processing filters of the output (`[index.html.xslt] filters = …`).
+        public var filters: [String]
+    }
+
+    /// A filter named in a `filters` option: its file name, and its
+    /// options (its own `[section]`, then the `?key=value` after its name).
+    public struct FilterReference: Sendable, Equatable {
+        public var name: String
+        public var options: [String: String]
+    }
+
+    /// The configuration file.
+    public let path: String
+    /// `[Planet]`'s options, as resolved (the theme's merged).
+    public let planet: [String: String]
+    public let subscriptions: [Subscription]
+    /// Sections whose `content_type` names a list of subscriptions.
+    public let readingLists: [Subscription]
+    public let templates: [Template]
+    /// Files copied as they are into `output_dir`: where each is, and its path there.
+    public let billOfMaterials: [(source: String, target: String)]
+    public let outputFolder: String
+    /// The theme's folder, when `output_theme` names one.
+    public let themeFolder: String?
+    /// What the configuration asks that feedmerge does not do, each said once.
+    public let warnings: [String]
+
+    /// `[Planet]` options Venus defines itself; the others reach each
+    /// subscription's template variables, as in Venus.
+    public static let predefinedOptions: Set<String> = [
+        "name", "link", "cache_directory", "log_level", "feed_timeout", "date_format", "new_date_format",
+        "generator", "generator_uri", "owner_name", "owner_email", "output_theme", "output_dir", "template_files",
+        "bill_of_materials", "template_directories", "filter_directories",
+    ]
+
+    /// Options that have no meaning in feedmerge: named in a warning.
+    static let unsupportedOptions: [String: String] = [
+        "spider_threads": "feedmerge always fetches concurrently (see --per-host and --max-transfers)",
+        "http_cache_directory": "feedmerge's state keeps what a cache would (conditional GET)",
+        "cache_sources_directory": "the state keeps each feed",
+        "cache_lists_directory": "reading lists are fetched each run",
+        "log_format": "feedmerge writes its own lines (-q, -v)",
+        "locale": "dates are written in English",
+        "django_autoescape": "Django templates are not supported",
+        "pubsubhubbub_feeds": "feedmerge does not ping a hub (pubsubhubbub_hub still reaches the templates)",
+        "activity_threshold": "feedmerge marks a feed stale after 90 days without a new entry",
+        "name_type": "normalization overrides are not supported",
+        "title_type": "normalization overrides are not supported",
+        "summary_type": "normalization overrides are not supported",
+        "content_type": "normalization overrides are not supported",
+        "xml_base": "normalization overrides are not supported",
+        "timeout": "use feed_timeout",
+    ]
+
+    /// Reads `path` and its theme.
+    /// - Parameter themeFolders: folders where a theme named by
+    ///   `output_theme` is looked for after the configuration's own folder
+    ///   (Venus looks in its own `themes` folder).
+    public static func load(_ path: String, themeFolders: [String] = []) throws(Failure) -> VenusConfiguration {
+        let file = URL(fileURLWithPath: path).standardizedFileURL
+        let folder = file.deletingLastPathComponent().path
+        let text = try readText(file.path, what: "the configuration")
+        var own = INIFile()
+        do { try own.read(text, file: path) } catch { throw Failure(error.description) }
+        guard own.hasSection("Planet") || own.hasSection("planet") else {
+            throw Failure("\(path): no [Planet] section: not a Planet Venus configuration")
+        }
+        var warnings: [String] = []
+        // Venus spells the section [Planet]; accept [planet] too.
+        if !own.hasSection("Planet") { own.renameSection("planet", to: "Planet") }
+
+        // The theme: its config.ini first, the planet's over it.
+        var ini = own
+        var themeFolder: String?
+        var directories = try list(own, "template_directories").map { absolute($0, in: folder) }
+        if let theme = try value(own, "output_theme", in: "Planet"), !theme.isEmpty {
+            let candidates = ([folder, FileManager.default.currentDirectoryPath] + themeFolders).map {
+                absolute(theme, in: $0)
+            }
+            guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/config.ini") })
+            else {
+                throw Failure(
+                    "\(path): output_theme \(theme): no such theme (a folder with a config.ini) in "
+                        + candidates.joined(separator: ", ")
+                        + "; give the folder of Venus's themes with --themes DIR")
+            }
+            themeFolder = found
+            var merged = INIFile()
+            let themeText = try readText(found + "/config.ini", what: "the theme")
+            do { try merged.read(themeText, file: found + "/config.ini") } catch { throw Failure(error.description) }
+            let themeMaterials = try list(merged, "bill_of_materials")
+            let themeDirectories = try list(merged, "template_directories")
+            do { try merged.read(text, file: path) } catch { throw Failure(error.description) }
+            if !merged.hasSection("Planet") { merged.renameSection("planet", to: "Planet") }
+            var materials = themeMaterials
+            for item in try list(own, "bill_of_materials") where !materials.contains(item) { materials.append(item) }
+            merged.set("bill_of_materials", materials.joined(separator: " "), in: "Planet")
+            ini = merged
+            for candidate in [found, folder] where !directories.contains(candidate) { directories.append(candidate) }
+            directories += themeDirectories.map { absolute($0, in: found) }
+        } else if !directories.contains(folder) {
+            directories.append(folder)
+        }
+
+        var planet: [String: String] = [:]
+        for key in ini.keys(in: "Planet") { planet[key] = try value(ini, key, in: "Planet") }
+        for key in planet.keys.sorted() {
+            if let reason = unsupportedOptions[key] { warnings.append("\(path): \(key) is not used: \(reason)") }
+        }
+        if let encoding = planet["encoding"], !["utf-8", "utf8"].contains(encoding.lowercased()) {
+            warnings.append("\(path): encoding \(encoding) is not used: every output is UTF-8")
+        }
+
+        // Sections: templates, filter settings, reading lists, subscriptions.
+        let templateNames = try list(ini, "template_files")
+        var filterSections: Set<String> = []
+        for section in ["Planet"] + ini.sections {
+            for name in try list(ini, "filters", in: section) { filterSections.insert(filterName(name)) }
+        }
+        let inherited = planet.filter { !predefinedOptions.contains($0.key) }
+        var subscriptions: [Subscription] = []
+        var readingLists: [Subscription] = []
+        for section in ini.sections where section != "Planet" {
+            guard !templateNames.contains(section), !filterSections.contains(section) else { continue }
+            var options = inherited
+            for key in ini.keys(in: section) { options[key] = try value(ini, key, in: section) }
+            var filters: [FilterReference] = []
+            for name in try list(ini, "filters", in: "Planet")
+                + (ini.ownKeys(in: section).contains("filters")
+                    ? try list(ini, "filters", in: section) : [])
+            {
+                filters.append(try filterReference(name, ini: ini))
+            }
+            let subscription = Subscription(url: section, options: options, filters: filters)
+            if let type = options["content_type"]?.lowercased(),
+                ["opml", "foaf", "csv", "config"].contains(where: type.contains)
+            {
+                readingLists.append(subscription)
+            } else {
+                subscriptions.append(subscription)
+            }
+        }
+
+        // Templates, found along the directories.
+        let output = absolute(try value(ini, "output_dir", in: "Planet") ?? "output", in: folder)
+        var templates: [Template] = []
+        for name in templateNames {
+            guard let found = directories.map({ $0 + "/" + name }).first(where: FileManager.default.fileExists)
+            else {
+                throw Failure(
+                    "\(path): template \(name) is in none of the template directories: "
+                        + directories.joined(separator: ", "))
+            }
+            let base = (name as NSString).lastPathComponent
+            let language = (base as NSString).pathExtension
+            func number(_ key: String, _ fallback: Int) throws(Failure) -> Int {
+                // Venus's `get`: the template's section (with [DEFAULT]), else [Planet].
+                let section = ini.hasSection(name) && ini.raw(key, in: name) != nil ? name : "Planet"
+                guard let text = try value(ini, key, in: section) else { return fallback }
+                guard let number = Int(text.trimmingWhitespace), number >= 0 else {
+                    throw Failure("\(path): \(key) = \(text) is not a whole number (in [\(name)])")
+                }
+                return number
+            }
+            templates.append(
+                Template(
+                    name: name, path: found, outputPath: output + "/" + (base as NSString).deletingPathExtension,
+                    language: language, itemsPerPage: try number("items_per_page", 60),
+                    daysPerPage: try number("days_per_page", 0),
+                    filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : []))
+        }
+
+        // The bill of materials, with #{option} expanded once per subscription that sets it.
+        var materials: [(source: String, target: String)] = []
+        for item in try list(ini, "bill_of_materials") {
+            var names: [String] = []
+            if let open = item.range(of: "#{"), let close = item[open.upperBound...].firstIndex(of: "}") {
+                let key = item[open.upperBound..<close].lowercased()
+                for subscription in subscriptions {
+                    if let value = subscription.options[key], !value.isEmpty {
+                        names.append(item[..<open.lowerBound] + value + item[item.index(after: close)...])
+                    }
+                }
+            } else {
+                names.append(item)
+            }
+            for name in names {
+                guard let found = directories.map({ $0 + "/" + name }).first(where: FileManager.default.fileExists)
+                else {
+                    warnings.append("\(path): bill_of_materials: \(name) is in none of the template directories")
+                    continue
+                }
+                if !materials.contains(where: { $0.target == name }) { materials.append((found, name)) }
+            }
+        }
+        return VenusConfiguration(
+            path: path, planet: planet, subscriptions: subscriptions, readingLists: readingLists,
+            templates: templates, billOfMaterials: materials, outputFolder: output, themeFolder: themeFolder,
+            warnings: warnings)
+    }
+
+    /// The folder relative paths are read from.
+    public var folder: String { URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path }
+
+    /// Where the planet's feed will be published (Venus's `feed()`): the
+    /// `feed` option, else `link` joined with the first template whose name
+    /// says atom or rss.
+    public var feedURL: String? {
+        if let feed = planet["feed"], !feed.isEmpty { return feed }
+        guard let link = planet["link"], !link.isEmpty, let base = URL(string: link) else { return nil }
+        for template in templates {
+            let name = ((template.name as NSString).lastPathComponent as NSString).deletingPathExtension
+            if name.contains("atom") || name.contains("rss") {
+                return URL(string: name, relativeTo: base)?.absoluteString
+            }
+        }
+        return nil
+    }
+
+    /// `[Planet] cache_directory`, from the configuration's folder.
+    public var cacheFolder: String { Self.absolute(planet["cache_directory"] ?? "cache", in: folder) }
+
+    // MARK: reading values
+
+    private static func value(_ ini: INIFile, _ key: String, in section: String) throws(Failure) -> String? {
+        do { return try ini.value(key, in: section) } catch { throw Failure(error.description) }
+    }
+
+    /// A space-separated list option (Venus's `define_planet_list`).
+    private static func list(_ ini: INIFile, _ key: String, in section: String = "Planet") throws(Failure) -> [String] {
+        (try value(ini, key, in: section) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    /// A filter's file name, without the `?options` after it.
+    static func filterName(_ text: String) -> String { String(text.prefix { $0 != "?" }) }
+
+    private static func filterReference(_ text: String, ini: INIFile) throws(Failure) -> FilterReference {
+        let name = filterName(text)
+        var options: [String: String] = [:]
+        if ini.hasSection(name) {
+            for key in ini.ownKeys(in: name) { options[key] = try value(ini, key, in: name) }
+        }
+        if let query = text.firstIndex(of: "?") {
+            for pair in text[text.index(after: query)...].split(separator: "&") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map {
+                    String($0).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String($0)
+                }
+                // `xpath_sifter.py?EXPRESSION` without a key: Venus's filters read it as `require`.
+                if parts.count == 2 { options[parts[0]] = parts[1] } else { options["require"] = parts[0] }
+            }
+        }
+        return FilterReference(name: name, options: options)
+    }
+
+    static func absolute(_ path: String, in folder: String) -> String {
+        let expanded = (path as NSString).expandingTildeInPath
+        let url =
+            expanded.hasPrefix("/")
+            ? URL(fileURLWithPath: expanded) : URL(fileURLWithPath: folder).appendingPathComponent(expanded)
+        return url.standardizedFileURL.path
+    }
+
+    private static func readText(_ path: String, what: String) throws(Failure) -> String {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
+            throw Failure("\(path) (\(what)) \(reason)")
+        }
+        guard let text = String(data: data, encoding: .utf8) ?? String(data: data, encoding: .isoLatin1) else {
+            throw Failure("\(path) (\(what)) is not text")
+        }
+        return text
+    }
+}
