@@ -85,14 +85,17 @@ let package = Package(
             dependencies: ["CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "TextOutput"]),
         .target(
             name: "Subscriptions",
-            dependencies: ["Basics", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
+            dependencies: ["Basics", "EntryFilters", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
+        // What a subscription's filters do to its entries (Venus's filter, exclude, sifters, XSLT).
+        .target(
+            name: "EntryFilters", dependencies: ["CLibXML2", "CLibXSLT", "FeedModel", "FeedParse", "HTMLSanitizer"]),
         // Planet Venus's config.ini, read as Venus reads it: no dependencies.
         .target(name: "VenusConfig"),
         .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",
             dependencies: [
-                "Basics", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
+                "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
                 "TimelineMerge",
             ]),
         // The command line: options, the three commands, the run, the reports.
@@ -101,7 +104,7 @@ let package = Package(
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
                 "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "TextOutput", "TimelineMerge",
-                "VenusConfig",
+                "EntryFilters", "VenusConfig",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(

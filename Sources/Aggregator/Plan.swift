@@ -1,3 +1,4 @@
+import EntryFilters
 import FeedFetch
 import FeedModel
 import FeedParse
@@ -67,6 +68,8 @@ struct Plan: Sendable {
             feed = try FeedParser.parse(
                 response.body, options: .init(url: base, contentType: response.headers.contentType))
             if let cut { feed.warnings.insert(cut, at: 0) }
+            let dropped = subscription.filters.apply(to: &feed, feedURL: response.finalURL)
+            if dropped > 0 { feed.warnings.append("\(dropped) of its entries left out by its filters") }
         } catch {
             let message = cut.map { "\($0); \(error.message)" } ?? error.message
             return .failed(Failure(message: message, status: response.status, gone: false, retryAfter: nil))
@@ -164,4 +167,3 @@ enum Outcome: Sendable {
         }
     }
 }
-

@@ -5,16 +5,19 @@ import FeedEmit
 /// characters of its text, whitespace collapsed, cut at a word with "…".
 /// One pass over the bytes of the start of the value: a long post costs no
 /// more than a short one.
-enum Excerpt {
-    static let length = 300
+public enum Excerpt {
+    /// Characters, unless told (Venus's `excerpt.py` width).
+    public static let defaultLength = 300
 
     /// From sanitized markup: tags skipped, the references the sanitizer
     /// writes (`&amp;` `&lt;` `&gt;` `&quot;` `&#39;` `&nbsp;`, numeric) decoded.
-    static func of(markup: String) -> String { excerpt(markup, markup: true) }
+    static func of(markup: String, length: Int = defaultLength) -> String {
+        excerpt(markup, markup: true, length: length)
+    }
 
-    static func of(text: String) -> String { excerpt(text, markup: false) }
+    static func of(text: String, length: Int = defaultLength) -> String { excerpt(text, markup: false, length: length) }
 
-    private static func excerpt(_ value: String, markup: Bool) -> String {
+    private static func excerpt(_ value: String, markup: Bool, length: Int) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(length + 8)
         var characters = 0
@@ -81,7 +84,8 @@ enum Excerpt {
         if index < bytes.count, bytes[index] == UInt8(ascii: "/") { index += 1 }
         let nameStart = index
         while index < bytes.count, index - nameStart < 11,
-            (bytes[index] | 0x20) >= 0x61 && (bytes[index] | 0x20) <= 0x7A || (bytes[index] >= 0x31 && bytes[index] <= 0x36)
+            (bytes[index] | 0x20) >= 0x61 && (bytes[index] | 0x20) <= 0x7A
+                || (bytes[index] >= 0x31 && bytes[index] <= 0x36)
         {
             index += 1
         }

@@ -210,7 +210,9 @@ enum HTMLResult {
             out.append(contentsOf: name)
             out.append("=\"")
             if let url {
-                url.withCString { $0.withMemoryRebound(to: xmlChar.self, capacity: 1) { escaped($0, attribute: true, into: &out) } }
+                url.withCString {
+                    $0.withMemoryRebound(to: xmlChar.self, capacity: 1) { escaped($0, attribute: true, into: &out) }
+                }
             } else {
                 var part = current.pointee.children
                 while let text = part {

@@ -49,7 +49,8 @@ enum PlanetDocument {
             sources[source.feedURL] = source
         }
         input.entries.forEachInPlace { item in
-            entry(item, summaryOnly: input.summaryOnly, sources: sources, into: &out)
+            entry(
+                item, summaryOnly: input.summaryOnly, excerptLength: input.excerptLength, sources: sources, into: &out)
             out.drainIfFull()
         }
         out.append("</feed>\n")
@@ -80,7 +81,7 @@ enum PlanetDocument {
     }
 
     private static func entry(
-        _ item: UnsafePointer<MergedEntry>, summaryOnly: Bool, sources: [String: PlanetSource],
+        _ item: UnsafePointer<MergedEntry>, summaryOnly: Bool, excerptLength: Int, sources: [String: PlanetSource],
         into out: inout TextBuffer
     ) {
         let entry = item.pointee.entry
@@ -109,7 +110,11 @@ enum PlanetDocument {
         }
         out.element(
             "planet:excerpt",
-            excerptSource.map { $0.markup ? Excerpt.of(markup: $0.value) : Excerpt.of(text: $0.value) }, indent: 4)
+            excerptSource.map {
+                $0.markup
+                    ? Excerpt.of(markup: $0.value, length: excerptLength)
+                    : Excerpt.of(text: $0.value, length: excerptLength)
+            }, indent: 4)
         date("updated", item.pointee.date, indent: 4, into: &out)
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)

@@ -78,6 +78,8 @@ public struct PlanetPageInput: Sendable {
     /// Links the theme gets as parameters, by name (`atom`, `rss`, `json`,
     /// `opml`): the other outputs of the run, relative to the page.
     public var links: [String: String]
+    /// How long `planet:excerpt` is, in characters (Venus's `excerpt.py` width).
+    public var excerptLength = Excerpt.defaultLength
 
     public init(
         entries: [MergedEntry], metadata: OutputMetadata, sources: [PlanetSource], generated: Timestamp,

@@ -82,6 +82,7 @@ enum OPMLReader {
                     url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
                     opmlFile: origin.localFile)
                 subscription.mayReadLocalFile = origin.namesLocalFiles
+                subscription.properties = properties(of: outline, source: source, origin: origin, list: &list)
                 list.add(subscription)
                 readOutlines(of: outline, folder: folder + [title ?? url], source: source, into: &list, origin: origin)
             } else if outline.children.contains(where: { $0.name == "outline" }) {
@@ -91,6 +92,35 @@ enum OPMLReader {
                 list.warnings.append("\(source):\(outline.line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
             }
         }
+    }
+
+    /// The outline attributes OPML defines; the others are the feed's
+    /// properties, as Venus's reading lists pass them on (`face`, `filter`, …).
+    private static let outlineAttributes: Set<String> = [
+        "text", "title", "type", "xmlurl", "htmlurl", "description", "language", "version", "created", "category",
+        "iscomment", "isbreakpoint", "url",
+    ]
+
+    /// Settings that choose what is done to a feed's entries: only a list the
+    /// operator named as a local file may give them (a fetched list could
+    /// name a local stylesheet, or a regular expression that never ends).
+    static let filterSettings: Set<String> = ["filter", "exclude", "filters", "ignore_in_feed"]
+
+    private static func properties(
+        of outline: DOMElement, source: String, origin: Origin, list: inout SubscriptionList
+    ) -> [String: String] {
+        var properties: [String: String] = [:]
+        for attribute in outline.attributes where attribute.namespaceURI == nil {
+            let name = attribute.name.lowercased()
+            guard !outlineAttributes.contains(name) else { continue }
+            if filterSettings.contains(name) && !origin.namesLocalFiles {
+                list.warnings.append(
+                    "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file")
+                continue
+            }
+            properties[name] = attribute.value
+        }
+        return properties
     }
 
     private static func nonEmpty(_ value: String?) -> String? {

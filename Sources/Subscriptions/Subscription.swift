@@ -1,3 +1,4 @@
+import EntryFilters
 import FeedFetch
 import FeedParse
 
@@ -24,6 +25,9 @@ public struct Subscription: Sendable, Hashable {
     /// Its other settings, which reach the page's theme (a Venus
     /// configuration section's `face`, `facewidth`, …).
     public var properties: [String: String] = [:]
+    /// What is done to its entries when its feed is parsed (`filter`,
+    /// `exclude`, `ignore_in_feed`, `filters`: see EntryFilters).
+    public var filters = EntryFilters()
 
     public init(
         url: String, title: String? = nil, htmlURL: String? = nil, folder: [String] = [], opmlFile: String? = nil,

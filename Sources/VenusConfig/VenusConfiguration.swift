@@ -21,7 +21,7 @@ public struct VenusConfiguration: Sendable {
         /// the section's own and `[DEFAULT]`'s, and `[Planet]`'s that Venus
         /// does not define itself (`name`, `face`, `facewidth`, …).
         public var options: [String: String]
-        /// Its filters (`[Planet]`'s, then its own).
+        /// Its own filters (run after `planetFilters`).
         public var filters: [FilterReference]
     }
 
@@ -47,12 +47,33 @@ public struct VenusConfiguration: Sendable {
     public struct FilterReference: Sendable, Equatable {
         public var name: String
         public var options: [String: String]
+
+        public init(name: String, options: [String: String]) {
+            self.name = name
+            self.options = options
+        }
+
+        /// As a `filters` option would name it, its options after `?`
+        /// (URL-encoded, in key order): read back by `init(_:)`.
+        public var text: String {
+            guard !options.isEmpty else { return name }
+            var allowed = CharacterSet.alphanumerics
+            allowed.insert(charactersIn: "-._~")
+            func encoded(_ text: String) -> String {
+                text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+            }
+            return name + "?"
+                + options.sorted { $0.key < $1.key }.map { encoded($0.key) + "=" + encoded($0.value) }
+                .joined(separator: "&")
+        }
     }
 
     /// The configuration file.
     public let path: String
     /// `[Planet]`'s options, as resolved (the theme's merged).
     public let planet: [String: String]
+    /// `[Planet] filters`: run on every feed's entries, before a feed's own.
+    public let planetFilters: [FilterReference]
     public let subscriptions: [Subscription]
     /// Sections whose `content_type` names a list of subscriptions.
     public let readingLists: [Subscription]
@@ -165,11 +186,10 @@ public struct VenusConfiguration: Sendable {
             var options = inherited
             for key in ini.keys(in: section) { options[key] = try value(ini, key, in: section) }
             var filters: [FilterReference] = []
-            for name in try list(ini, "filters", in: "Planet")
-                + (ini.ownKeys(in: section).contains("filters")
-                    ? try list(ini, "filters", in: section) : [])
-            {
-                filters.append(try filterReference(name, ini: ini))
+            if ini.ownKeys(in: section).contains("filters") {
+                for name in try list(ini, "filters", in: section) {
+                    filters.append(try filterReference(name, ini: ini))
+                }
             }
             let subscription = Subscription(url: section, options: options, filters: filters)
             if let type = options["content_type"]?.lowercased(),
@@ -233,8 +253,11 @@ public struct VenusConfiguration: Sendable {
                 if !materials.contains(where: { $0.target == name }) { materials.append((found, name)) }
             }
         }
+        var planetFilters: [FilterReference] = []
+        for name in try list(ini, "filters", in: "Planet") { planetFilters.append(try filterReference(name, ini: ini)) }
         return VenusConfiguration(
-            path: path, planet: planet, subscriptions: subscriptions, readingLists: readingLists,
+            path: path, planet: planet, planetFilters: planetFilters, subscriptions: subscriptions,
+            readingLists: readingLists,
             templates: templates, billOfMaterials: materials, outputFolder: output, themeFolder: themeFolder,
             warnings: warnings)
     }
@@ -255,6 +278,13 @@ public struct VenusConfiguration: Sendable {
             }
         }
         return nil
+    }
+
+    /// `[Planet] filter_directories`, from the configuration's folder.
+    public var filterFolders: [String] {
+        (planet["filter_directories"] ?? "").split(whereSeparator: \.isWhitespace).map {
+            Self.absolute(String($0), in: folder)
+        }
     }
 
     /// `[Planet] cache_directory`, from the configuration's folder.
@@ -280,6 +310,18 @@ public struct VenusConfiguration: Sendable {
         if ini.hasSection(name) {
             for key in ini.ownKeys(in: name) { options[key] = try value(ini, key, in: name) }
         }
+        var reference = FilterReference(text)
+        reference.options.merge(options) { fromQuery, _ in fromQuery }
+        return reference
+    }
+}
+
+extension VenusConfiguration.FilterReference {
+    /// A filter as a `filters` option names it: `NAME`, or `NAME?key=value&…`
+    /// (URL-encoded; a bare `NAME?EXPRESSION` is the `require` option).
+    public init(_ text: String) {
+        name = VenusConfiguration.filterName(text)
+        options = [:]
         if let query = text.firstIndex(of: "?") {
             for pair in text[text.index(after: query)...].split(separator: "&") {
                 let parts = pair.split(separator: "=", maxSplits: 1).map {
@@ -289,8 +331,10 @@ public struct VenusConfiguration: Sendable {
                 if parts.count == 2 { options[parts[0]] = parts[1] } else { options["require"] = parts[0] }
             }
         }
-        return FilterReference(name: name, options: options)
     }
+}
+
+extension VenusConfiguration {
 
     static func absolute(_ path: String, in folder: String) -> String {
         let expanded = (path as NSString).expandingTildeInPath

@@ -44,6 +44,10 @@ struct MergeOptions {
     var sources: [String] = []
     /// Subscriptions given whole, before the sources' (`feedmerge planet`'s configuration).
     var subscriptions: [Subscription] = []
+    /// What is done to every feed's entries (`--filter`, …), before each feed's own.
+    var entryFilters = FilterSetup.Request()
+    /// Where a filter named without a folder is looked for (after the current folder).
+    var filterFolders: [String] = []
     var outputs: [OutputRequest] = []
     var title: String?
     var link: String?
@@ -183,6 +187,27 @@ struct MergeOptions {
                     Option(
                         "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
                     ) { $0.now = try OptionValue.date($1, for: "--now") },
+                ]),
+            OptionGroup(
+                "Entry filters (every feed's; a local OPML list's outlines may add their own)",
+                [
+                    Option("--filter", value: "REGEX", help: "keep only entries whose text matches") { options, text in
+                        guard options.entryFilters.filter == nil else { throw UsageError("--filter is given twice") }
+                        options.entryFilters.filter = text
+                    },
+                    Option("--exclude", value: "REGEX", help: "leave out entries whose text matches") { options, text in
+                        guard options.entryFilters.exclude == nil else { throw UsageError("--exclude is given twice") }
+                        options.entryFilters.exclude = text
+                    },
+                    Option(
+                        "--ignore-in-feed", value: "NAMES",
+                        help: "what feeds say that is not believed (author, updated,\npublished, id, category, …)"
+                    ) { $0.entryFilters.ignore = $1 },
+                    Option(
+                        "--entry-filter", value: "FILTER",
+                        help: "a Venus filter: FILE.xslt, regexp_sifter.py?require=RE,\n"
+                            + "xpath_sifter.py?exclude=XPATH, excerpt.py?width=N (repeatable)"
+                    ) { $0.entryFilters.filters.append($1) },
                 ]),
             FetchOptions.group(
                 \.fetch,

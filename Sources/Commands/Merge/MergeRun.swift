@@ -103,6 +103,14 @@ struct MergeRun {
             StandardOutput.error("feedmerge: \(error)")
             return .usage
         }
+        var filters = FilterSetup(folders: [FileManager.default.currentDirectoryPath] + options.filterFolders)
+        do {
+            try filters.apply(options.entryFilters, to: &list)
+        } catch {
+            outputs.discard()
+            StandardOutput.error("feedmerge: \(error.message)")
+            return .usage
+        }
         guard !list.subscriptions.isEmpty else {
             outputs.discard()
             StandardOutput.error("feedmerge: the sources list no feed")
@@ -137,6 +145,12 @@ struct MergeRun {
             }
             var more = SubscriptionList()
             more.subscriptions = Array(expanded.subscriptions[list.subscriptions.count...])
+            do {
+                try filters.apply(options.entryFilters, to: &more)
+            } catch {
+                listFailures.append(error.message)
+                more.subscriptions = []
+            }
             if !more.subscriptions.isEmpty {
                 let first = result.takeTimeline()
                 var second = await Aggregator.run(
@@ -151,6 +165,7 @@ struct MergeRun {
         }
         progress.finish()
         if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        if !options.quiet { for warning in filters.warnings { StandardOutput.error("feedmerge: \(warning)") } }
         let link = options.link ?? list.homePage
         if let message = missingLink(outputs, list) {
             outputs.discard()
@@ -173,8 +188,9 @@ struct MergeRun {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         if failed.count < reports.count || !entries.isEmpty {
             let metadata = outputMetadata(list: list, link: link, entries: entries, reports: reports)
-            let content = outputContent(
+            var content = outputContent(
                 outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
+            if let width = filters.excerptWidth { content.page?.input.excerptLength = width }
             let failures = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
             for failure in failures {
                 if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }

@@ -12,8 +12,9 @@ import VenusConfig
 /// then the bill of materials is copied beside the pages.
 struct PlanetCommand {
     var configuration: String?
-    /// Where `output_theme` is looked for, after the configuration's folder.
-    var themeFolders: [String] = []
+    /// Planet Venus's own folder (`--venus`): its `themes` and `filters`
+    /// are looked for there, after the configuration's folder.
+    var venusFolder: String?
     /// What the command line sets; the configuration fills in the rest.
     var merge = MergeOptions()
     var quietGiven = false
@@ -39,10 +40,10 @@ struct PlanetCommand {
                 "Planet",
                 [
                     Option(
-                        "--themes", value: "DIR",
-                        help: "where output_theme is looked for after the configuration's\n"
-                            + "folder (Venus's themes folder; repeatable)"
-                    ) { command, folder in command.themeFolders.append(folder) },
+                        "--venus", value: "DIR",
+                        help: "Planet Venus's folder: output_theme and filters are also\n"
+                            + "looked for in its themes and filters folders"
+                    ) { command, folder in command.venusFolder = folder },
                     Option(
                         "--state", value: "PATH",
                         help: "the state (default: CACHE_DIRECTORY/feedmerge.sqlite), or a\nPostgreSQL database"
@@ -99,7 +100,8 @@ struct PlanetCommand {
     func run(environment: [String: String]) async -> Int32 {
         let planet: VenusConfiguration
         do {
-            planet = try VenusConfiguration.load(configuration!, themeFolders: themeFolders)
+            planet = try VenusConfiguration.load(
+                configuration!, themeFolders: venusFolder.map { [$0 + "/themes"] } ?? [])
         } catch {
             StandardOutput.error("feedmerge planet: \(error)")
             return ExitStatus.usage.rawValue
@@ -182,8 +184,17 @@ struct PlanetCommand {
                 url: Self.address(section.url, in: planet.folder), title: section.options["name"],
                 mayReadLocalFile: true)
             subscription.properties = section.options
+            // The section's own filters (the planet's are the run's), each with its section's options.
+            subscription.properties["filters"] = section.filters.map(\.text).joined(separator: " ")
             return subscription
         }
+        // [Planet]'s filters apply to every feed, those of reading lists too.
+        options.entryFilters.filter = options.entryFilters.filter ?? settings["filter"]
+        options.entryFilters.exclude = options.entryFilters.exclude ?? settings["exclude"]
+        options.entryFilters.ignore = options.entryFilters.ignore ?? settings["ignore_in_feed"]
+        options.entryFilters.filters = planet.planetFilters.map(\.text) + options.entryFilters.filters
+        options.filterFolders =
+            planet.filterFolders + [planet.folder] + (venusFolder.map { [$0 + "/filters"] } ?? [])
         options.sources = planet.readingLists.compactMap { list in
             let type = list.options["content_type"]?.lowercased() ?? ""
             guard type.contains("opml") else {

@@ -1,0 +1,129 @@
+import EntryFilters
+import Foundation
+import Subscriptions
+import VenusConfig
+
+/// What a run does to its feeds' entries, as options, a Venus
+/// configuration or a local OPML list give it, compiled into each
+/// subscription's `EntryFilters`:
+/// - `filter` and `exclude`: regular expressions over an entry's text;
+/// - `ignore_in_feed`: what the feed says that is not believed;
+/// - `filters`: Venus's filters by name, in order: XSLT files (`.xslt`),
+///   `regexp_sifter.py` and `xpath_sifter.py` (run natively, with Venus's
+///   `require` and `exclude` options), `excerpt.py` (its `width` sets the
+///   page's excerpts); other Python filters are named in a warning.
+///
+/// The run's own (command line, `[Planet]`) come first, then the feed's.
+struct FilterSetup {
+    /// `--filter`, `--exclude`, `--ignore-in-feed`, `--entry-filter`.
+    struct Request: Equatable {
+        var filter: String?
+        var exclude: String?
+        var ignore: String?
+        var filters: [String] = []
+
+        var isEmpty: Bool { self == Request() }
+    }
+
+    /// Folders a filter named without a folder is looked for in.
+    var folders: [String]
+    /// Compiled XSLT filters, by path: each compiled once.
+    private var stylesheets: [String: EntryFilter] = [:]
+    /// Warnings already given.
+    private var said: Set<String> = []
+    private(set) var warnings: [String] = []
+    /// `excerpt.py`'s width, when one is asked for.
+    private(set) var excerptWidth: Int?
+
+    init(folders: [String]) { self.folders = folders }
+
+    /// Sets each subscription's filters: the run's, then its own properties'.
+    mutating func apply(_ run: Request, to list: inout SubscriptionList) throws(UsageError) {
+        for index in list.subscriptions.indices {
+            let properties = list.subscriptions[index].properties
+            var own = Request()
+            own.filter = properties["filter"]
+            own.exclude = properties["exclude"]
+            own.ignore = properties["ignore_in_feed"]
+            own.filters = (properties["filters"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+            list.subscriptions[index].filters = try compile(run, own)
+        }
+    }
+
+    private mutating func compile(_ run: Request, _ own: Request) throws(UsageError) -> EntryFilters {
+        var steps: [EntryFilter] = []
+        var names: [String] = []
+        // A feed's own filter and exclude replace the run's (Venus's per-section option).
+        let ignore = ((own.ignore ?? run.ignore) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+        if !ignore.isEmpty {
+            for name in ignore where !EntryFilter.ignorable.contains(name) {
+                warn("ignore_in_feed \(name): not one of \(EntryFilter.ignorable.sorted().joined(separator: ", "))")
+            }
+            steps.append(.ignore(Set(ignore)))
+            names.append("ignore:" + ignore.joined(separator: " "))
+        }
+        for (pattern, keep) in [(own.filter ?? run.filter, true), (own.exclude ?? run.exclude, false)] {
+            guard let pattern, !pattern.isEmpty else { continue }
+            do {
+                steps.append(try .pattern(pattern, keep: keep))
+            } catch {
+                throw UsageError(error.description)
+            }
+            names.append((keep ? "filter:" : "exclude:") + pattern)
+        }
+        for text in run.filters + own.filters {
+            if let step = try step(VenusConfiguration.FilterReference(text)) {
+                steps.append(step)
+                names.append(text)
+            }
+        }
+        return EntryFilters(steps, names: names)
+    }
+
+    private mutating func step(_ reference: VenusConfiguration.FilterReference) throws(UsageError) -> EntryFilter? {
+        let name = reference.name
+        let base = (name as NSString).lastPathComponent
+        switch base {
+        case "regexp_sifter.py":
+            do {
+                return try .regexpSifter(require: reference.options["require"], exclude: reference.options["exclude"])
+            } catch {
+                throw UsageError(error.description)
+            }
+        case "xpath_sifter.py":
+            return .xpathSifter(require: reference.options["require"], exclude: reference.options["exclude"])
+        case "excerpt.py":
+            // The page's excerpt (planet:excerpt) is made by feedmerge; its width is the filter's.
+            let width = reference.options["width"].flatMap { Int($0) } ?? 500
+            excerptWidth = excerptWidth ?? width
+            if reference.options["omit"] != nil {
+                warn("excerpt.py omit: feedmerge's excerpts are plain text (every tag is omitted)")
+            }
+            return nil
+        default:
+            break
+        }
+        guard name.hasSuffix(".xslt") || name.hasSuffix(".xsl") else {
+            warn(
+                "filter \(name) is not run: feedmerge runs XSLT filters and its own excerpt.py, "
+                    + "regexp_sifter.py and xpath_sifter.py, not Python, sed or plugin filters")
+            return nil
+        }
+        let candidates = name.hasPrefix("/") ? [name] : folders.map { $0 + "/" + name }
+        guard let path = candidates.first(where: FileManager.default.fileExists) else {
+            throw UsageError("filter \(name) is in none of \(folders.joined(separator: ", "))")
+        }
+        if let compiled = stylesheets[path] { return compiled }
+        do {
+            let compiled = try EntryFilter.stylesheet(path: path)
+            stylesheets[path] = compiled
+            return compiled
+        } catch {
+            throw UsageError(error.description)
+        }
+    }
+
+    private mutating func warn(_ message: String) {
+        if said.insert(message).inserted { warnings.append(message) }
+    }
+}

@@ -1,0 +1,174 @@
+import FeedModel
+import Foundation
+
+/// Why a filter cannot be used.
+public struct EntryFilterError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// One step of a subscription's filters, run on each entry of its feed
+/// when the feed is parsed, before anything is stored or merged (as
+/// Venus's input filters run before its cache): an entry a step drops is
+/// neither stored nor shown.
+public enum EntryFilter: Sendable {
+    /// Venus's `filter` (keep only entries whose text matches) and
+    /// `exclude` (drop those whose text matches): over the entry's title,
+    /// summary, content (as text), categories and authors.
+    case text(NSRegularExpression, keep: Bool)
+    /// Venus's `regexp_sifter.py`: every `require` pattern must match the
+    /// entry's text (with image `alt` and link `title` words), no `exclude` pattern may.
+    case regexpSifter(require: [NSRegularExpression], exclude: [NSRegularExpression])
+    /// Venus's `xpath_sifter.py`: over the entry's normalized Atom document.
+    case xpathSifter(require: [String], exclude: [String])
+    /// Venus's `ignore_in_feed`: what the feed says of these is not believed
+    /// (`author`, `id`, `updated`, `published`, `xml:lang`, `category`, …).
+    case ignore(Set<String>)
+    /// A Venus XSLT filter.
+    case stylesheet(EntryStylesheetReference)
+
+    /// The names `ignore_in_feed` understands.
+    public static let ignorable: Set<String> = [
+        "author", "contributor", "id", "updated", "published", "xml:lang", "language", "category", "tags",
+        "enclosure", "enclosures", "summary", "content", "title", "rights", "link", "links",
+    ]
+
+    /// `filter` or `exclude`.
+    public static func pattern(_ pattern: String, keep: Bool) throws(EntryFilterError) -> EntryFilter {
+        .text(try regex(pattern, for: keep ? "filter" : "exclude"), keep: keep)
+    }
+
+    /// `regexp_sifter.py` with its `require` and `exclude` options (one pattern per line).
+    public static func regexpSifter(require: String?, exclude: String?) throws(EntryFilterError) -> EntryFilter {
+        func patterns(_ text: String?, _ option: String) throws(EntryFilterError) -> [NSRegularExpression] {
+            var result: [NSRegularExpression] = []
+            for line in (text ?? "").split(separator: "\n") where !line.isEmpty {
+                result.append(try regex(String(line), for: "regexp_sifter \(option)"))
+            }
+            return result
+        }
+        return .regexpSifter(require: try patterns(require, "require"), exclude: try patterns(exclude, "exclude"))
+    }
+
+    /// `xpath_sifter.py` with its `require` and `exclude` options (one expression per line).
+    public static func xpathSifter(require: String?, exclude: String?) -> EntryFilter {
+        func lines(_ text: String?) -> [String] { (text ?? "").split(separator: "\n").map(String.init) }
+        return .xpathSifter(require: lines(require), exclude: lines(exclude))
+    }
+
+    /// An XSLT filter file.
+    public static func stylesheet(path: String) throws(EntryFilterError) -> EntryFilter {
+        .stylesheet(EntryStylesheetReference(try EntryStylesheet(path: path)))
+    }
+
+    private static func regex(_ pattern: String, for option: String) throws(EntryFilterError) -> NSRegularExpression {
+        do {
+            return try NSRegularExpression(pattern: pattern)
+        } catch {
+            throw EntryFilterError("\(option): not a regular expression: \(pattern)")
+        }
+    }
+}
+
+/// A compiled XSLT filter, compared by identity.
+public struct EntryStylesheetReference: Sendable {
+    let stylesheet: EntryStylesheet
+    init(_ stylesheet: EntryStylesheet) { self.stylesheet = stylesheet }
+    public var path: String { stylesheet.path }
+}
+
+/// A subscription's filters, in order: Venus runs the planet's first, then
+/// the feed's own.
+public struct EntryFilters: Sendable, Hashable {
+    public var steps: [EntryFilter]
+    /// Names each step for `Hashable` (what a subscription is compared by).
+    private var names: [String]
+
+    public init(_ steps: [EntryFilter] = [], names: [String] = []) {
+        self.steps = steps
+        self.names = names
+    }
+
+    public var isEmpty: Bool { steps.isEmpty }
+
+    public static func == (lhs: EntryFilters, rhs: EntryFilters) -> Bool { lhs.names == rhs.names }
+    public func hash(into hasher: inout Hasher) { hasher.combine(names) }
+
+    /// Runs every step on each entry of `feed`; returns how many were dropped.
+    @discardableResult
+    public func apply(to feed: inout ParsedFeed, feedURL: String?) -> Int {
+        guard !steps.isEmpty else { return 0 }
+        let before = feed.entries.count
+        let metadata = feed.metadata
+        feed.entries = feed.entries.compactMap { entry in
+            var entry = entry
+            for step in steps {
+                guard let next = Self.run(step, on: entry, source: metadata, feedURL: feedURL) else { return nil }
+                entry = next
+            }
+            return entry
+        }
+        return before - feed.entries.count
+    }
+
+    private static func run(_ step: EntryFilter, on entry: Entry, source: FeedMetadata, feedURL: String?) -> Entry? {
+        switch step {
+        case .text(let pattern, let keep):
+            return matches(pattern, EntryText.of(entry)) == keep ? entry : nil
+        case .regexpSifter(let require, let exclude):
+            let text = EntryText.of(entry, withAttributes: true)
+            guard require.allSatisfy({ matches($0, text) }), !exclude.contains(where: { matches($0, text) }) else {
+                return nil
+            }
+            return entry
+        case .xpathSifter(let require, let exclude):
+            let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
+            for expression in require where (try? EntryStylesheet.holds(expression, in: document)) != true {
+                return nil
+            }
+            for expression in exclude where (try? EntryStylesheet.holds(expression, in: document)) == true {
+                return nil
+            }
+            return entry
+        case .ignore(let names):
+            return ignoring(names, in: entry)
+        case .stylesheet(let reference):
+            let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
+            guard let result = reference.stylesheet.transform(document),
+                var filtered = NormalizedEntry.read(result, base: entry.link ?? source.link)
+            else { return nil }
+            // What the normalized form does not carry stays as the feed gave it.
+            filtered.comments = entry.comments
+            filtered.image = entry.image
+            filtered.explicit = entry.explicit
+            return filtered
+        }
+    }
+
+    private static func matches(_ pattern: NSRegularExpression, _ text: String) -> Bool {
+        pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
+    }
+
+    private static func ignoring(_ names: Set<String>, in entry: Entry) -> Entry {
+        var entry = entry
+        for name in names {
+            switch name {
+            case "author": entry.authors = []
+            case "contributor": entry.contributors = []
+            case "id": entry.id = nil
+            case "updated": entry.updated = nil
+            case "published": entry.published = nil
+            case "xml:lang", "language": entry.language = nil
+            case "category", "tags": entry.categories = []
+            case "enclosure", "enclosures": entry.enclosures = []
+            case "summary": entry.summary = nil
+            case "content": entry.content = []
+            case "title": entry.title = nil
+            case "rights": entry.rights = nil
+            case "link", "links": entry.link = nil
+            default: break
+            }
+        }
+        return entry
+    }
+}

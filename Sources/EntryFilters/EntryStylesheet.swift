@@ -1,0 +1,117 @@
+internal import CLibXML2
+internal import CLibXSLT
+import Foundation
+
+/// A Venus XSLT filter, compiled once: it transforms each entry's
+/// normalized Atom document (`NormalizedEntry`); an empty result drops
+/// the entry. Like a page theme, it may read no file, write none and use
+/// no network while it runs (libxslt's security preferences).
+final class EntryStylesheet: @unchecked Sendable {
+    // Unchecked: the compiled stylesheet is only read; libxslt lets one
+    // compiled stylesheet serve transformations on several threads.
+    private let stylesheet: xsltStylesheetPtr
+    let path: String
+
+    init(path: String) throws(EntryFilterError) {
+        self.path = path
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw EntryFilterError("\(path): no such filter file")
+        }
+        Self.setup()
+        let bytes = [UInt8](data)
+        let url = URL(fileURLWithPath: path).absoluteString
+        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue)
+        let compiled: xsltStylesheetPtr? = bytes.withUnsafeBufferPointer { buffer in
+            Self.compiling.lock()
+            defer { Self.compiling.unlock() }
+            CLibXSLT_collectMessages(nil)
+            guard
+                let document = buffer.baseAddress!.withMemoryRebound(
+                    to: CChar.self, capacity: buffer.count,
+                    {
+                        xmlReadMemory($0, Int32(buffer.count), url, nil, options)
+                    })
+            else { return nil }
+            guard let stylesheet = xsltParseStylesheetDoc(document) else {
+                xmlFreeDoc(document)
+                return nil
+            }
+            if stylesheet.pointee.errors > 0 {
+                xsltFreeStylesheet(stylesheet)
+                return nil
+            }
+            return stylesheet
+        }
+        guard let compiled else { throw EntryFilterError("\(path): not a usable XSLT stylesheet") }
+        stylesheet = compiled
+    }
+
+    deinit { xsltFreeStylesheet(stylesheet) }
+
+    /// The filter's result for an entry document: its serialized result, or
+    /// nil when it gave none (the entry is dropped) or failed.
+    func transform(_ document: String) -> String? {
+        let bytes = Array(document.utf8)
+        let options = Int32(XML_PARSE_NONET.rawValue)
+        guard
+            let source = bytes.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    xmlReadMemory($0, Int32(buffer.count), "feedmerge:entry.xml", "utf-8", options)
+                }
+            })
+        else { return nil }
+        defer { xmlFreeDoc(source) }
+        guard let context = xsltNewTransformContext(stylesheet, source) else { return nil }
+        defer { xsltFreeTransformContext(context) }
+        let security = CLibXSLT_securityPrefs()
+        defer { xsltFreeSecurityPrefs(security) }
+        xsltSetCtxtSecurityPrefs(security, context)
+        CLibXSLT_silenceThread()
+        guard let result = xsltApplyStylesheetUser(stylesheet, source, nil, nil, nil, context) else { return nil }
+        defer { xmlFreeDoc(result) }
+        guard context.pointee.state != XSLT_STATE_ERROR, context.pointee.state != XSLT_STATE_STOPPED,
+            xmlDocGetRootElement(result) != nil
+        else { return nil }
+        var text: UnsafeMutablePointer<xmlChar>?
+        var length: Int32 = 0
+        defer { CLibXML2_free(text) }
+        guard xsltSaveResultToString(&text, &length, result, stylesheet) == 0, let text else { return nil }
+        return String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+    }
+
+    /// Whether an XPath expression holds (is true, or selects something) of an
+    /// entry document; `atom:`, `xhtml:` and `planet:` are bound.
+    static func holds(_ expression: String, in document: String) throws(EntryFilterError) -> Bool {
+        setup()
+        let bytes = Array(document.utf8)
+        guard
+            let source = bytes.withUnsafeBufferPointer({ buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    xmlReadMemory(
+                        $0, Int32(buffer.count), "feedmerge:entry.xml", "utf-8", Int32(XML_PARSE_NONET.rawValue))
+                }
+            })
+        else { return false }
+        defer { xmlFreeDoc(source) }
+        guard let context = xmlXPathNewContext(source) else { return false }
+        defer { xmlXPathFreeContext(context) }
+        xmlXPathRegisterNs(context, "atom", "http://www.w3.org/2005/Atom")
+        xmlXPathRegisterNs(context, "xhtml", "http://www.w3.org/1999/xhtml")
+        xmlXPathRegisterNs(context, "planet", "http://planet.intertwingly.net/")
+        guard let object = xmlXPathEvalExpression(expression, context) else {
+            throw EntryFilterError("xpath_sifter: not an XPath expression: \(expression)")
+        }
+        defer { xmlXPathFreeObject(object) }
+        return xmlXPathCastToBoolean(object) != 0
+    }
+
+    /// Held while a stylesheet compiles (libxslt's compile errors go to a process-wide handler).
+    private static let compiling = NSLock()
+
+    private static let done: Void = {
+        xmlInitParser()
+        exsltRegisterAll()
+    }()
+
+    private static func setup() { _ = done }
+}
