@@ -141,6 +141,8 @@ let package = Package(
             dependencies: ["FeedEmit", "FeedModel", "FeedParse", "TextOutput"],
             exclude: ["Golden"]
         ),
+        .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
+        .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",

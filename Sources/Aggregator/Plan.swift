@@ -68,8 +68,7 @@ struct Plan: Sendable {
             feed = try FeedParser.parse(
                 response.body, options: .init(url: base, contentType: response.headers.contentType))
             if let cut { feed.warnings.insert(cut, at: 0) }
-            let dropped = subscription.filters.apply(to: &feed, feedURL: response.finalURL)
-            if dropped > 0 { feed.warnings.append("\(dropped) of its entries left out by its filters") }
+            subscription.filters.apply(to: &feed, feedURL: response.finalURL)
         } catch {
             let message = cut.map { "\($0); \(error.message)" } ?? error.message
             return .failed(Failure(message: message, status: response.status, gone: false, retryAfter: nil))

@@ -94,54 +94,79 @@ public struct EntryFilters: Sendable, Hashable {
     public static func == (lhs: EntryFilters, rhs: EntryFilters) -> Bool { lhs.names == rhs.names }
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 
-    /// Runs every step on each entry of `feed`; returns how many were dropped.
-    @discardableResult
-    public func apply(to feed: inout ParsedFeed, feedURL: String?) -> Int {
-        guard !steps.isEmpty else { return 0 }
+    /// Runs every step on each entry of `feed`; says in its warnings how
+    /// many were left out, and which stylesheets failed (an entry a
+    /// stylesheet fails on goes on as it was).
+    public func apply(to feed: inout ParsedFeed, feedURL: String?) {
+        guard !steps.isEmpty else { return }
         let before = feed.entries.count
         let metadata = feed.metadata
+        var failures: [String: Int] = [:]
         feed.entries = feed.entries.compactMap { entry in
             var entry = entry
             for step in steps {
-                guard let next = Self.run(step, on: entry, source: metadata, feedURL: feedURL) else { return nil }
-                entry = next
+                switch Self.run(step, on: entry, source: metadata, feedURL: feedURL) {
+                case .kept(let next): entry = next
+                case .dropped: return nil
+                case .failed(let path): failures[path, default: 0] += 1
+                }
             }
             return entry
         }
-        return before - feed.entries.count
+        if feed.entries.count < before {
+            feed.warnings.append("\(before - feed.entries.count) of its entries left out by its filters")
+        }
+        for (path, count) in failures.sorted(by: { $0.key < $1.key }) {
+            feed.warnings.append("filter \(path) failed on \(count) of its entries, which stay as they were")
+        }
     }
 
-    private static func run(_ step: EntryFilter, on entry: Entry, source: FeedMetadata, feedURL: String?) -> Entry? {
+    private enum StepResult {
+        case kept(Entry)
+        case dropped
+        case failed(String)
+    }
+
+    private static func run(_ step: EntryFilter, on entry: Entry, source: FeedMetadata, feedURL: String?)
+        -> StepResult
+    {
+        func keep(_ entry: Entry?) -> StepResult { entry.map { .kept($0) } ?? .dropped }
         switch step {
-        case .text(let pattern, let keep):
-            return matches(pattern, EntryText.of(entry)) == keep ? entry : nil
+        case .text(let pattern, let keepMatching):
+            return keep(matches(pattern, EntryText.of(entry)) == keepMatching ? entry : nil)
         case .regexpSifter(let require, let exclude):
             let text = EntryText.of(entry, withAttributes: true)
             guard require.allSatisfy({ matches($0, text) }), !exclude.contains(where: { matches($0, text) }) else {
-                return nil
+                return .dropped
             }
-            return entry
+            return .kept(entry)
         case .xpathSifter(let require, let exclude):
             let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
             for expression in require where (try? EntryStylesheet.holds(expression, in: document)) != true {
-                return nil
+                return .dropped
             }
             for expression in exclude where (try? EntryStylesheet.holds(expression, in: document)) == true {
-                return nil
+                return .dropped
             }
-            return entry
+            return .kept(entry)
         case .ignore(let names):
-            return ignoring(names, in: entry)
+            return .kept(ignoring(names, in: entry))
         case .stylesheet(let reference):
             let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
-            guard let result = reference.stylesheet.transform(document),
-                var filtered = NormalizedEntry.read(result, base: entry.link ?? source.link)
-            else { return nil }
-            // What the normalized form does not carry stays as the feed gave it.
-            filtered.comments = entry.comments
-            filtered.image = entry.image
-            filtered.explicit = entry.explicit
-            return filtered
+            switch reference.stylesheet.transform(document) {
+            case .dropped: return .dropped
+            case .failed: return .failed(reference.path)
+            case .entry(let result):
+                // A result that is not an entry: nothing to show.
+                guard var filtered = NormalizedEntry.read(result, base: entry.link ?? source.link) else {
+                    return .dropped
+                }
+                // What the normalized form does not carry stays as the feed gave it.
+                filtered.comments = entry.comments
+                filtered.image = entry.image
+                filtered.explicit = entry.explicit
+                return .kept(filtered)
+            }
         }
     }
 

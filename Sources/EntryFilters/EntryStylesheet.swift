@@ -48,9 +48,17 @@ final class EntryStylesheet: @unchecked Sendable {
 
     deinit { xsltFreeStylesheet(stylesheet) }
 
-    /// The filter's result for an entry document: its serialized result, or
-    /// nil when it gave none (the entry is dropped) or failed.
-    func transform(_ document: String) -> String? {
+    /// What the filter made of an entry document.
+    enum Result {
+        /// Its serialized result.
+        case entry(String)
+        /// It gave nothing: the entry is dropped (Venus: no output, no entry).
+        case dropped
+        /// It failed (an XSLT error): the entry stays as it was.
+        case failed
+    }
+
+    func transform(_ document: String) -> Result {
         let bytes = Array(document.utf8)
         let options = Int32(XML_PARSE_NONET.rawValue)
         guard
@@ -59,24 +67,26 @@ final class EntryStylesheet: @unchecked Sendable {
                     xmlReadMemory($0, Int32(buffer.count), "feedmerge:entry.xml", "utf-8", options)
                 }
             })
-        else { return nil }
+        else { return .failed }
         defer { xmlFreeDoc(source) }
-        guard let context = xsltNewTransformContext(stylesheet, source) else { return nil }
+        guard let context = xsltNewTransformContext(stylesheet, source) else { return .failed }
         defer { xsltFreeTransformContext(context) }
         let security = CLibXSLT_securityPrefs()
         defer { xsltFreeSecurityPrefs(security) }
         xsltSetCtxtSecurityPrefs(security, context)
         CLibXSLT_silenceThread()
-        guard let result = xsltApplyStylesheetUser(stylesheet, source, nil, nil, nil, context) else { return nil }
+        // libxslt gives no result after an error (h1title.xslt adds an attribute after children).
+        guard let result = xsltApplyStylesheetUser(stylesheet, source, nil, nil, nil, context) else {
+            return context.pointee.state == XSLT_STATE_STOPPED ? .dropped : .failed
+        }
         defer { xmlFreeDoc(result) }
-        guard context.pointee.state != XSLT_STATE_ERROR, context.pointee.state != XSLT_STATE_STOPPED,
-            xmlDocGetRootElement(result) != nil
-        else { return nil }
+        guard context.pointee.state == XSLT_STATE_OK else { return .failed }
+        guard xmlDocGetRootElement(result) != nil else { return .dropped }
         var text: UnsafeMutablePointer<xmlChar>?
         var length: Int32 = 0
         defer { CLibXML2_free(text) }
-        guard xsltSaveResultToString(&text, &length, result, stylesheet) == 0, let text else { return nil }
-        return String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self)
+        guard xsltSaveResultToString(&text, &length, result, stylesheet) == 0, let text else { return .failed }
+        return .entry(String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self))
     }
 
     /// Whether an XPath expression holds (is true, or selects something) of an

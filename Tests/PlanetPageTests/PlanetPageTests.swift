@@ -335,8 +335,9 @@ extension Timestamp {
         #expect(Excerpt.of(text: "  a\n\n b  ") == "a b")
         let long = String(repeating: "word ", count: 100)
         let excerpt = Excerpt.of(text: long)
-        #expect(excerpt.hasSuffix("word…") && excerpt.count <= Excerpt.length + 1, "\\(excerpt.count)")
-        #expect(Excerpt.of(markup: "<p>" + String(repeating: "é", count: 500) + "</p>").count == Excerpt.length + 1)
+        #expect(excerpt.hasSuffix("word…") && excerpt.count <= Excerpt.defaultLength + 1, "\\(excerpt.count)")
+        #expect(Excerpt.of(markup: "<p>" + String(repeating: "é", count: 500) + "</p>").count == Excerpt.defaultLength + 1)
+        #expect(Excerpt.of(text: long, length: 20) == "word word word word…", "Venus's excerpt.py width")
         #expect(Excerpt.of(markup: "a &unknown; b &amp") == "a &unknown; b &amp")
     }
 }
