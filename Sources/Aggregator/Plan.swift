@@ -62,6 +62,15 @@ struct Plan: Sendable {
         if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
             return .subscriptionList(response.body)
         }
+        return await read(response, cut: cut, notBefore: notBefore, client: client)
+    }
+
+    /// The feed in a response; an HTML page that advertises a feed is
+    /// followed to it once (autodiscovery), and the feed's address is then
+    /// kept as the subscription's new one (as after a permanent redirect).
+    private func read(
+        _ response: FetchResponse, cut: String?, notBefore: Int?, client: HTTPClient, discovered: String? = nil
+    ) async -> Outcome {
         let base = response.finalURL.contains("://") ? response.finalURL : nil
         var feed: ParsedFeed
         do {
@@ -70,13 +79,20 @@ struct Plan: Sendable {
             if let cut { feed.warnings.insert(cut, at: 0) }
             subscription.filters.apply(to: &feed, feedURL: response.finalURL)
         } catch {
+            if discovered == nil, let base,
+                FeedDiscovery.isHTML(response.body, contentType: response.headers.contentType),
+                let advertised = FeedDiscovery.best(FeedDiscovery.advertisedFeeds(in: response.body, page: base)),
+                advertised.url != base, advertised.url.hasPrefix("http://") || advertised.url.hasPrefix("https://")
+            {
+                return await follow(advertised.url, from: base, client: client)
+            }
             let message = cut.map { "\($0); \(error.message)" } ?? error.message
             return .failed(Failure(message: message, status: response.status, gone: false, retryAfter: nil))
         }
+        let moved = discovered ?? (response.permanentlyRedirected ? response.finalURL : nil)
         let source = FeedSource(
             metadata: feed.metadata, subscription: subscription,
-            feedURL: response.permanentlyRedirected
-                ? response.finalURL : Aggregator.absoluteURL(record?.movedTo ?? subscription.url))
+            feedURL: moved ?? Aggregator.absoluteURL(record?.movedTo ?? subscription.url))
         return .fetched(
             Fetched(
                 feed: feed, source: source, prepared: keepsEntries ? PreparedEntries(feed.entries) : nil,
@@ -84,8 +100,25 @@ struct Plan: Sendable {
                 // A cut document's validators are not kept: a 304 would serve the cut entries for good.
                 etag: cut == nil ? response.headers.etag : nil,
                 lastModified: cut == nil ? response.headers.lastModified : nil,
-                movedTo: response.permanentlyRedirected ? response.finalURL : nil, notBefore: notBefore,
-                notice: cut))
+                movedTo: moved, notBefore: notBefore,
+                notice: cut ?? discovered.map { "an HTML page: followed the feed it advertises, \($0)" }))
+    }
+
+    /// Fetches the feed a page advertises, and reads it.
+    private func follow(_ url: String, from page: String, client: HTTPClient) async -> Outcome {
+        let response: FetchResponse
+        do {
+            response = try await client.fetch(FetchRequest(url: url))
+        } catch {
+            let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
+            return .failed(
+                Failure(
+                    message: "an HTML page; the feed it advertises, \(url), failed: \(message)", status: error.status,
+                    gone: false, retryAfter: error.retryAfter))
+        }
+        let discovered = response.permanentlyRedirected || response.finalURL != url ? response.finalURL : url
+        return await read(
+            response, cut: nil, notBefore: Self.cacheLifetime(response.headers), client: client, discovered: discovered)
     }
 
     /// Seconds the response may be reused before it is fetched again: its

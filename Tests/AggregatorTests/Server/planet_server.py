@@ -159,6 +159,15 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.send(200, "<<<this is not XML at all", "application/rss+xml")
         elif self.path == "/broken/html":
             self.send(200, "<!DOCTYPE html><html><body><p>moved</p></body></html>", "text/html")
+        elif self.path.startswith("/blog/"):
+            # A blog's home page: not a feed, but it advertises some (autodiscovery). Not XML:
+            # unquoted attributes, an unclosed <br>, a comments feed listed first.
+            n = int(self.path.rsplit("/", 1)[1])
+            self.send(200, "<!DOCTYPE html><html><head><title>Blog %d</title>"
+                      "<link rel=stylesheet href=/s.css>"
+                      "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Comments\" href=\"/broken/404\">"
+                      "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Posts\" href=\"../feed/%d\">"
+                      "</head><body><p>Hello<br></body></html>" % (n, n), "text/html; charset=utf-8")
         elif self.path == "/broken/hang":
             time.sleep(60)
         else:
