@@ -82,13 +82,17 @@ let package = Package(
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(
             name: "PlanetPage",
-            dependencies: ["CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "TextOutput"]),
+            dependencies: [
+                "CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "HTMLTemplate", "TextOutput",
+            ]),
         .target(
             name: "Subscriptions",
             dependencies: ["Basics", "EntryFilters", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
         // What a subscription's filters do to its entries (Venus's filter, exclude, sifters, XSLT).
         .target(
             name: "EntryFilters", dependencies: ["CLibXML2", "CLibXSLT", "FeedModel", "FeedParse", "HTMLSanitizer"]),
+        // Planet 2.0's htmltmpl template language: no dependencies.
+        .target(name: "HTMLTemplate"),
         // Planet Venus's config.ini, read as Venus reads it: no dependencies.
         .target(name: "VenusConfig"),
         .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
@@ -142,6 +146,7 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
+        .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate"]),
         .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(

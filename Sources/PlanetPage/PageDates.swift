@@ -1,4 +1,5 @@
 import FeedModel
+import Glibc
 
 /// Dates as people read them, in UTC, for the page: Planet Venus's
 /// `planet:format` ("November 30, 2026 01:05 PM", its default date format,
@@ -56,5 +57,18 @@ enum PageDates {
 
     private static func time(_ f: Fields) -> String {
         return "\(twoDigits(f.hour)):\(twoDigits(f.minute))"
+    }
+}
+
+extension PageDates {
+    /// A date in UTC, as C's `strftime` writes it with `format` in the C
+    /// locale (Venus's `date_format` and `new_date_format`).
+    static func formatted(_ date: Timestamp, _ format: String) -> String {
+        var seconds = time_t(date.secondsSince1970)
+        var parts = tm()
+        guard gmtime_r(&seconds, &parts) != nil else { return "" }
+        var buffer = [CChar](repeating: 0, count: 256)
+        let length = strftime(&buffer, buffer.count, format, &parts)
+        return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

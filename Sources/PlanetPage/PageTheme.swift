@@ -3,19 +3,22 @@
 /// Venus's `.tmpl`), chosen by the file's extension.
 public enum PageTheme: Sendable {
     case xslt(Theme)
+    case htmltmpl(TemplateTheme)
 
     /// Where it came from, for messages.
     public var name: String {
         switch self {
         case .xslt(let theme): theme.name
+        case .htmltmpl(let theme): theme.name
         }
     }
 
-    /// The theme in `path`.
+    /// The theme in `path`: htmltmpl when its name ends in `.tmpl`, else XSLT.
     public static func file(_ path: String, timeLimit: Double = Theme.defaultTimeLimit) throws(Theme.Failure)
         -> PageTheme
     {
-        .xslt(try Theme.file(path, timeLimit: timeLimit))
+        if path.lowercased().hasSuffix(".tmpl") { return .htmltmpl(try TemplateTheme(path: path)) }
+        return .xslt(try Theme.file(path, timeLimit: timeLimit))
     }
 }
 
@@ -24,6 +27,7 @@ extension PlanetPage {
     public static func render(_ input: PlanetPageInput, theme: PageTheme) throws(Failure) -> RenderedPage {
         switch theme {
         case .xslt(let theme): try render(input, theme: theme)
+        case .htmltmpl(let theme): theme.render(input)
         }
     }
 }

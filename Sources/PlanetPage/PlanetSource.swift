@@ -80,6 +80,11 @@ public struct PlanetPageInput: Sendable {
     public var links: [String: String]
     /// How long `planet:excerpt` is, in characters (Venus's `excerpt.py` width).
     public var excerptLength = Excerpt.defaultLength
+    /// The planet's own settings a template may use (a Venus configuration's
+    /// `[Planet]` options: `date_format`, `pubsubhubbub_hub`, …).
+    public var settings: [String: String] = [:]
+    /// The file the page is written to (its name makes Venus's `url` and `fullurl`).
+    public var outputName: String?
 
     public init(
         entries: [MergedEntry], metadata: OutputMetadata, sources: [PlanetSource], generated: Timestamp,

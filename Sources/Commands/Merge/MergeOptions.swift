@@ -48,6 +48,8 @@ struct MergeOptions {
     var entryFilters = FilterSetup.Request()
     /// Where a filter named without a folder is looked for (after the current folder).
     var filterFolders: [String] = []
+    /// Settings the pages' templates may read (`feedmerge planet`: the `[Planet]` options).
+    var pageSettings: [String: String] = [:]
     var outputs: [OutputRequest] = []
     var title: String?
     var link: String?

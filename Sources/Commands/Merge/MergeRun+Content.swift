@@ -27,9 +27,10 @@ extension MergeRun {
         // A feed listed twice (one subscription moved by a 301 to another's address) is one feed.
         let reports = Self.distinctFeeds(reports)
         if outputs.contains(where: { $0.kind == .page }) {
-            let input = PlanetPageInput(
+            var input = PlanetPageInput(
                 entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
                 generated: rules.now, summaryOnly: options.summaryOnly)
+            input.settings = options.pageSettings
             // Each page links to the other outputs from its own folder.
             content.page = (input, { page in links(from: page, outputs) })
         }

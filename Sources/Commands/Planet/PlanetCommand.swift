@@ -141,6 +141,7 @@ struct PlanetCommand {
     func mergeOptions(for planet: VenusConfiguration, warnings: inout [String]) throws(UsageError) -> MergeOptions {
         var options = merge
         let settings = planet.planet
+        options.pageSettings = settings
         options.title = settings["name"] ?? "Unconfigured Planet"
         options.link = settings["link"].flatMap { $0.isEmpty ? nil : $0 }
         let owner = Person(

@@ -1,0 +1,196 @@
+import FeedModel
+import FeedParse
+import Foundation
+import TestSupport
+import Testing
+
+/// Planet Venus's own themes, example configurations and filters
+/// (`../shared/corpora/venus`) run by `feedmerge planet`, their feeds
+/// pointed at the test planet on 127.0.0.1: every template renders, every
+/// entry and subscription shows, the bill of materials is copied.
+@Suite(.serialized) struct VenusPlanetTests {
+    static let venus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../shared/corpora/venus").standardizedFileURL.path
+    static let present = FileManager.default.fileExists(atPath: venus + "/themes")
+
+    let server = PlanetServer.shared
+    /// Twelve feeds of every format (two entries each shared with a neighbour).
+    var feeds: [String] { (0..<12).map { server.url("/feed/\($0)") } }
+
+    /// A configuration of the twelve feeds, each named and some with a face.
+    func configuration(theme: String, extra: String = "", feedExtra: String = "") -> String {
+        var text = """
+            [Planet]
+            name = Planet Venus Test
+            link = http://planet.example/
+            owner_name = Ops Person
+            owner_email = ops@planet.example
+            cache_directory = cache
+            output_dir = www
+            output_theme = \(theme)
+            items_per_page = 100
+            \(extra)
+
+            [DEFAULT]
+            facewidth = 65
+            faceheight = 85
+
+            """
+        for (index, feed) in feeds.enumerated() {
+            text += "[\(feed)]\nname = Person \(index)\n"
+            if index % 3 == 0 { text += "face = face\(index).png\n" }
+            text += feedExtra + "\n"
+        }
+        return text
+    }
+
+    func run(_ w: StateTests.Workspace, _ config: String, extra: [String] = []) throws -> CommandRun {
+        try config.write(toFile: w.path("config.ini"), atomically: true, encoding: .utf8)
+        return try CommandRun.feedmerge(
+            ["planet", "--venus", Self.venus, "--now", "2024-12-01T00:00:00Z"] + extra + [w.path("config.ini")])
+    }
+
+    func text(_ w: StateTests.Workspace, _ name: String) throws -> String {
+        String(decoding: try Data(contentsOf: URL(fileURLWithPath: w.path(name))), as: UTF8.self)
+    }
+
+    /// The entries of the planet's Atom output (Venus's atom.xml.xslt).
+    func atomEntries(_ w: StateTests.Workspace) throws -> [Entry] {
+        try FeedParser.parse(
+            Array(try Data(contentsOf: URL(fileURLWithPath: w.path("www/atom.xml")))), options: .init(url: nil)
+        )
+        .entries
+    }
+
+    @Test(
+        .enabled(if: present, "needs ../shared/corpora/venus"),
+        arguments: ["asf", "musings", "mobile", "classic_fancy"])
+    func everyTemplateOfAThemeRendersEveryEntryAndSubscription(theme: String) throws {
+        let w = try StateTests.Workspace("venus-\(theme)")
+        let run = try run(w, configuration(theme: theme))
+        #expect(run.status == 0, "\(run.standardError)")
+        let themeConfig = try String(contentsOfFile: Self.venus + "/themes/\(theme)/config.ini", encoding: .utf8)
+        let templates = themeConfig.components(separatedBy: "template_files:")[1].components(separatedBy: "\n\n")[0]
+            .split(whereSeparator: \.isWhitespace).map(String.init)
+        #expect(!templates.isEmpty)
+        for template in templates {
+            let output = "www/" + (template as NSString).deletingPathExtension
+            let written = try text(w, output)
+            #expect(!written.isEmpty, "\(output) is empty")
+        }
+        // 12 feeds × 5 entries, 11 of them shared with the next feed.
+        let entries = try atomEntries(w)
+        #expect(entries.count == 49, "\(entries.count) entries in atom.xml")
+        let pages = templates.filter {
+            ($0.hasSuffix(".html.xslt") || $0.hasSuffix(".html.tmpl")) && $0 != "validate.html.xslt"
+        }
+        for page in pages {
+            let html = try text(w, "www/" + (page as NSString).deletingPathExtension)
+            #expect(html.uppercased().hasPrefix("<!DOCTYPE HTML"), "\(page)")
+            #expect(!html.contains("TMPL_"), "\(page) left a statement")
+            for entry in entries {
+                let title = (entry.title?.value ?? "").replacingOccurrences(of: "&", with: "&amp;")
+                #expect(html.contains(title), "\(page) lacks \(title)")
+            }
+            if page == "index.html.xslt" {
+                for index in 0..<12 { #expect(html.contains("Person \(index)"), "\(page) lacks Person \(index)") }
+            }
+        }
+        // Every XML output is well-formed; the RSS ones (htmltmpl's) carry every entry.
+        for template in templates where template.contains(".xml.") {
+            let output = w.path("www/" + (template as NSString).deletingPathExtension)
+            let data = try Data(contentsOf: URL(fileURLWithPath: output))
+            if template.hasPrefix("rss") {
+                let feed = try FeedParser.parse(Array(data), options: .init(url: nil))
+                #expect(feed.entries.count == 49, "\(template): \(feed.entries.count) entries")
+                #expect(feed.entries.allSatisfy { $0.title?.value.hasPrefix("Person ") == true }, "\(template)")
+            }
+        }
+        let opml = try text(w, "www/opml.xml")
+        for feed in feeds { #expect(opml.contains(feed), "opml.xml lacks \(feed)") }
+        let foaf = try text(w, "www/foafroll.xml")
+        #expect(foaf.contains("Person 11"))
+        // The theme's bill of materials, beside the pages.
+        let materials = themeConfig.components(separatedBy: "bill_of_materials:")[1]
+            .split(whereSeparator: \.isWhitespace).map(String.init).prefix { !$0.hasPrefix("[") }
+        for file in materials {
+            #expect(FileManager.default.fileExists(atPath: w.path("www/" + file)), "\(file) not copied")
+        }
+        if theme == "classic_fancy" {
+            // Each subscription's options reach the template (channel_face, with [DEFAULT]'s size).
+            let page = try text(w, "www/index.html")
+            #expect(
+                page.contains("<img class=\"face\" src=\"images/face3.png\" width=\"65\" height=\"85\""),
+                "\(page.prefix(3000))")
+        }
+    }
+
+    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    func itemsPerPageAndDaysPerPageCapEachTemplate() throws {
+        let w = try StateTests.Workspace("venus-caps")
+        let run = try run(
+            w,
+            configuration(
+                theme: "asf", extra: "\n[index.html.xslt]\nitems_per_page = 7\n[atom.xml.xslt]\ndays_per_page = 1\n"))
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try text(w, "www/index.html")
+        #expect(
+            page.components(separatedBy: "class=\"entry").count - 1 <= 7
+                || page.components(separatedBy: "<h3").count - 1 <= 7)
+        let entries = try atomEntries(w)
+        let days = Set(entries.compactMap { ($0.updated ?? $0.published).map { $0.secondsSince1970 / 86_400 } })
+        #expect(days.count == 1, "\(days)")
+        #expect(!entries.isEmpty)
+    }
+
+    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    func filtersOfTheConfigurationRunOnEveryFeedAndOnEach() throws {
+        let w = try StateTests.Workspace("venus-filters")
+        let extra = "filters = detitle.xslt\nexclude = entry 3\n"
+        var config = configuration(theme: "asf", extra: extra)
+        // One feed keeps only its entries 0 and 1 (an xpath sifter of its own).
+        config = config.replacingOccurrences(
+            of: "name = Person 5\n",
+            with:
+                "name = Person 5\nfilters = xpath_sifter.py?require=//atom:title[contains(.,'entry%200')%20or%20contains(.,'entry%201')]\n"
+        )
+        let run = try run(w, config)
+        #expect(run.status == 0, "\(run.standardError)")
+        let titles = try atomEntries(w).compactMap(\.title?.value)
+        #expect(
+            !titles.contains { $0.contains("entry 3") },
+            "exclude = entry 3 kept \(titles.filter { $0.contains("entry 3") })")
+        #expect(!titles.contains { $0.hasPrefix("Feed 5 entry 2") || $0.hasPrefix("Feed 5 entry 4") })
+        #expect(titles.contains { $0.hasPrefix("Feed 5 entry 1") })
+        #expect(titles.contains { $0.hasPrefix("Feed 6 entry 2") })
+    }
+
+    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    func venusExampleConfigurationsRunWithTheirFeedsPointedHere() throws {
+        for name in ["planet-schmanet.ini", "opml-top100.ini", "foaf-based.ini"] {
+            let w = try StateTests.Workspace("venus-example-\(name)")
+            var config = try String(contentsOfFile: Self.venus + "/examples/" + name, encoding: .utf8)
+            // Every subscription section points at a feed of the test planet; a list at its OPML.
+            var feed = 0
+            config = config.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+                guard line.hasPrefix("[http") else { return String(line) }
+                if line.contains(".opml") { return "[\(server.url("/planet.opml"))]" }
+                feed += 1
+                return "[\(server.url("/feed/\(feed)"))]"
+            }.joined(separator: "\n")
+            config = config.replacingOccurrences(of: "/home/rubys/public_html/", with: "www-")
+                .replacingOccurrences(of: "/var/www/planet", with: "www")
+                .replacingOccurrences(of: "/home/rubys/planet/", with: "cache-")
+                .replacingOccurrences(of: "/tmp/venus/", with: "cache")
+            let run = try run(w, config)
+            if name == "foaf-based.ini" {
+                // Its only subscription is a FOAF reading list, which feedmerge does not read.
+                #expect(run.status == 2 && run.standardError.contains("foaf"), "\(run.standardError)")
+                continue
+            }
+            #expect(run.status <= 1, "\(name): \(run.standardError)")
+            let folder = try FileManager.default.contentsOfDirectory(atPath: w.path(".")).first { $0.hasPrefix("www") }
+            #expect(folder != nil, "\(name): no output folder")
+        }
+    }
+}
