@@ -16,6 +16,7 @@ extension FeedSource {
         self.init(
             title: title, link: metadata?.link ?? subscription.htmlURL, feedURL: feedURL, id: metadata?.id,
             updated: metadata?.updated ?? metadata?.published, authors: metadata?.authors ?? [],
-            categories: metadata?.categories ?? [], folder: subscription.folder)
+            categories: metadata?.categories ?? [], folder: subscription.folder,
+            icon: metadata?.icon ?? metadata?.logo ?? metadata?.image)
     }
 }

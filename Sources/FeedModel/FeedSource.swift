@@ -20,11 +20,14 @@ public struct FeedSource: Sendable, Hashable {
     public var categories: [Category]
     /// The OPML folder path, outermost first (empty outside folders).
     public var folder: [String]
+    /// The feed's own picture: its icon, else its logo or image.
+    public var icon: String?
 
     public init(
         title: String? = nil, link: String? = nil, feedURL: String, id: String? = nil, updated: Timestamp? = nil,
-        authors: [Person] = [], categories: [Category] = [], folder: [String] = []
+        authors: [Person] = [], categories: [Category] = [], folder: [String] = [], icon: String? = nil
     ) {
+        self.icon = icon
         self.title = title
         self.link = link
         self.feedURL = feedURL

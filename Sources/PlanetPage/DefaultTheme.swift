@@ -82,6 +82,8 @@ enum DefaultTheme {
         article { margin: 0 0 2.25rem; }
         article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; overflow-wrap: anywhere; }
         .meta { color: var(--muted); font-size: .95rem; margin: 0 0 .75rem; }
+        .meta .face { width: 1.5rem; height: 1.5rem; border-radius: 50%; object-fit: cover; vertical-align: middle;
+          margin-right: .4rem; }
         .content { overflow-wrap: anywhere; }
         .content * { max-width: 100%; }
         .content img, .content video, .content picture, .content iframe { max-width: 100%; height: auto; }
@@ -191,6 +193,10 @@ enum DefaultTheme {
                 </xsl:call-template>
               </h3>
               <p class="meta">
+                <xsl:variable name="face" select="atom:source/planet:face"/>
+                <xsl:if test="starts-with($face, 'https://') or starts-with($face, 'http://')">
+                  <img class="face" src="{$face}" alt="" width="24" height="24" loading="lazy"/>
+                </xsl:if>
                 <xsl:call-template name="linked">
                   <xsl:with-param name="href" select="atom:source/atom:link[@rel='alternate']/@href"/>
                   <xsl:with-param name="text" select="atom:source/planet:name"/>

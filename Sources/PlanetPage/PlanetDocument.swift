@@ -77,6 +77,7 @@ enum PlanetDocument {
         if let since = source.failingSince { date("feedmerge:failing-since", since, indent: 4, into: &out) }
         if !source.folder.isEmpty { out.element("feedmerge:folder", source.folder.joined(separator: "/"), indent: 4) }
         properties(of: source, indent: 4, into: &out)
+        face(of: source, indent: 4, into: &out)
         out.append("  </planet:source>\n")
     }
 
@@ -173,12 +174,22 @@ enum PlanetDocument {
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
         for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
         out.element("planet:name", subscription?.name ?? source.title ?? source.feedURL, indent: 6)
-        if let subscription { properties(of: subscription, indent: 6, into: &out) }
+        if let subscription {
+            properties(of: subscription, indent: 6, into: &out)
+            face(of: subscription, indent: 6, into: &out)
+        }
         out.append("    </source>\n")
     }
 
     /// What `planet:` elements a subscription's properties may not replace.
     private static let writtenByFeedmerge: Set<String> = ["name", "message", "http_status", "http_location", "source"]
+
+    /// A subscription without a `face` of its own (Venus's avatar) has its
+    /// feed's icon or logo, when the page may link to it.
+    private static func face(of source: PlanetSource, indent: Int, into out: inout TextBuffer) {
+        guard source.properties["face"] == nil, let icon = source.icon.flatMap(PageLink.safe) else { return }
+        out.element("planet:face", icon, indent: indent)
+    }
 
     /// A subscription's properties, each as `planet:KEY` (in key order), as
     /// Venus writes a configuration's per-feed options; a key that is not an

@@ -84,7 +84,7 @@ extension MergeRun {
             return PlanetSource(
                 name: report.subscription.title ?? report.source?.title ?? report.subscription.url, feedURL: feedURL,
                 title: report.source?.title, link: report.source?.link ?? report.subscription.htmlURL,
-                id: report.source?.id, status: status,
+                id: report.source?.id, icon: report.source?.icon, status: status,
                 // A feed deferred after failing says why it failed, as the run that failed did.
                 message: report.reason ?? (status == .failing || status == .gone ? report.record?.lastError : nil),
                 httpStatus: report.httpStatus ?? report.record?.lastStatus,
