@@ -113,7 +113,7 @@ import Testing
         let result = try run([w.path("feeds.opml")], w, extra: ["--link", "http://planet.example/"])
         #expect(result.status == 0, "\(result.standardError)")
         let exported = try text(w, "subs.opml")
-        // The outline structure: folders open and close around their feeds, titles as the feeds give them.
+        // The outline structure: folders open and close around their feeds, named as the list named them.
         let shape = exported.split(separator: "\n").compactMap { line -> String? in
             let line = line.trimmingCharacters(in: .whitespaces)
             if line == "</outline>" { return "end" }
@@ -121,10 +121,10 @@ import Testing
             let text = line[start.upperBound...].prefix { $0 != "\"" }
             return line.hasPrefix("<outline type=\"rss\"") ? "feed \(text)" : "folder \(text)"
         }
-        #expect(shape == ["folder Tech", "folder Deep", "feed atomfold", "end", "feed rssfold", "end", "feed jsonfold"], "\(exported)")
-        let atom = "<outline type=\"rss\" text=\"atomfold\" title=\"atomfold\" xmlUrl=\"\(server.url("/feed/atomfold"))\" "
-            + "htmlUrl=\"http://state.example/atomfold/\"/>"
-        #expect(exported.contains(atom), "the feed's own title and home page: \(exported)")
+        #expect(shape == ["folder Tech", "folder Deep", "feed my name for it", "end", "feed r", "end", "feed j"], "\(exported)")
+        let atom = "<outline type=\"rss\" text=\"my name for it\" title=\"my name for it\" "
+            + "xmlUrl=\"\(server.url("/feed/atomfold"))\" htmlUrl=\"http://state.example/atomfold/\"/>"
+        #expect(exported.contains(atom), "the curated name and the feed's home page: \(exported)")
         // What we write, we read back as the same list.
         let reread = try run([w.path("subs.opml")], w, extra: ["--link", "http://planet.example/", "--no-state"])
         #expect(reread.status == 0, "\(reread.standardError)")

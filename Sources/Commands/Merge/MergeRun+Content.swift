@@ -38,7 +38,8 @@ extension MergeRun {
             content.subscriptionList = OPMLWriter.render(
                 reports.map { report in
                     OPMLWriter.Feed(
-                        title: report.source?.title ?? report.subscription.title ?? report.subscription.url,
+                        // The name the operator gave it first: re-importing the list keeps it.
+                        title: report.subscription.title ?? report.source?.title ?? report.subscription.url,
                         xmlURL: report.movedTo ?? report.record?.movedTo ?? report.subscription.url,
                         htmlURL: (report.source?.link ?? report.subscription.htmlURL).flatMap(HTMLSanitizer.webLink),
                         folder: report.subscription.folder)
