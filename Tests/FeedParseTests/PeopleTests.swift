@@ -72,3 +72,34 @@ import Testing
         }
     }
 }
+
+/// Person elements with children, as some RSS feeds write them.
+@Suite struct PersonElementTests {
+    func authors(_ item: String, channel: String = "") throws -> (entry: [Person], feed: [Person]) {
+        let document = """
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>t</title>\(channel)
+            <item><title>x</title>\(item)</item></channel></rss>
+            """
+        let feed = try FeedParser.parse(Array(document.utf8), options: .init(url: nil))
+        return (feed.entries[0].authors, feed.metadata.authors)
+    }
+
+    @Test func anAuthorWithChildrenIsItsNameNotEveryChildRunTogether() throws {
+        // Google Cloud's blog: a name and a job title.
+        let cloud = try authors(
+            "<author><name>Diane Chaleff</name><title>Product Manager, Office of the CTO</title></author>")
+        #expect(cloud.entry == [Person(name: "Diane Chaleff")])
+        let full = try authors(
+            "<dc:creator><name>Ann</name><email>ann@example.org</email><uri>https://ann.example/</uri></dc:creator>")
+        #expect(full.entry == [Person(name: "Ann", email: "ann@example.org", uri: "https://ann.example/")])
+        // Children that are no person's parts: the text, as before.
+        let marked = try authors("<author><b>Bob</b></author>")
+        #expect(marked.entry.first?.name == "Bob")
+        let channel = try authors("", channel: "<managingEditor><name>Eve</name><title>Editor</title></managingEditor>")
+        #expect(channel.feed.first?.name == "Eve")
+        #expect(
+            try authors("<author>jo@example.com (Jo Smith)</author>").entry == [
+                Person(name: "Jo Smith", email: "jo@example.com")
+            ])
+    }
+}

@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// Collects an entry's fields from the elements of one item, whatever
 /// format or extension they come from, then settles precedence: a format's
@@ -147,10 +147,9 @@ extension MappingContext {
     ) -> Bool {
         switch name {
         case "creator", "author":  // `dc:author` is not Dublin Core, but feeds write it
-            if let value = text(child) { builder.addAuthor(MappingContext.person(fromRSS: value)) }
+            if let person = rssPerson(child) { builder.addAuthor(person) }
         case "contributor":
-            if let value = text(child) {
-                let person = MappingContext.person(fromRSS: value)
+            if let person = rssPerson(child) {
                 if !builder.entry.contributors.contains(person) { builder.entry.contributors.append(person) }
             }
         case "date":
@@ -186,8 +185,7 @@ extension MappingContext {
     private mutating func mapITunes(_ child: DOMElement, name: String, into builder: inout EntryBuilder) -> Bool {
         switch name.lowercased() {
         case "author":
-            if let value = text(child) {
-                let person = MappingContext.person(fromRSS: value)
+            if let person = rssPerson(child) {
                 if !person.isEmpty, !builder.itunesAuthors.contains(person) { builder.itunesAuthors.append(person) }
             }
         case "image":

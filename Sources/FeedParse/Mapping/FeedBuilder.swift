@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// Collects a feed's metadata the way `EntryBuilder` collects an entry's:
 /// ranked offers, lowest rank wins, so the order elements come in does not
@@ -87,9 +87,9 @@ extension MappingContext {
             case "language": feed.offerLanguage(text(child), rank: 1)
             case "rights", "license", "accessRights":
                 feed.offerRights(rssText(child, kind: .text), rank: name == "rights" ? 1 : 2)
-            case "creator", "author": feed.addAuthor(text(child).map(Self.person(fromRSS:)), rank: 1)
-            case "publisher": feed.addPublisher(text(child).map(Self.person(fromRSS:)), rank: 0)
-            case "contributor": feed.addContributor(text(child).map(Self.person(fromRSS:)))
+            case "creator", "author": feed.addAuthor(rssPerson(child), rank: 1)
+            case "publisher": feed.addPublisher(rssPerson(child), rank: 0)
+            case "contributor": feed.addContributor(rssPerson(child))
             case "date": feed.offerUpdated(date(child, label: "feed"), rank: 3)
             case "modified": feed.offerUpdated(date(child, label: "feed"), rank: 2)
             case "issued", "created", "available": feed.offerPublished(date(child, label: "feed"), rank: 1)
@@ -99,7 +99,7 @@ extension MappingContext {
             }
         case .itunes?:
             switch name.lowercased() {
-            case "author": feed.addAuthor(text(child).map(Self.person(fromRSS:)), rank: 2)
+            case "author": feed.addAuthor(rssPerson(child), rank: 2)
             case "owner":
                 var owner = Person()
                 for part in child.children where part.namespace == .itunes {
@@ -128,7 +128,7 @@ extension MappingContext {
         case .googleplay?:
             // Google Play's podcast tags, a subset of iTunes' (ranked just after them).
             switch name {
-            case "author": feed.addAuthor(text(child).map(Self.person(fromRSS:)), rank: 3)
+            case "author": feed.addAuthor(rssPerson(child), rank: 3)
             case "owner", "email":
                 feed.addPublisher(text(child).map { Person(email: Self.address(in: $0)) }, rank: 2)
             case "description": feed.offerSubtitle(rssText(child, kind: .text), rank: 4)

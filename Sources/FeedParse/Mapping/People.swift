@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 extension MappingContext {
     /// An Atom person construct (`author`, `contributor`): `name`, `email`, `uri`
@@ -20,6 +20,17 @@ extension MappingContext {
         }
         if !hasChildren, let value = text(element) { person = Self.person(fromRSS: value) }
         return person.isEmpty ? nil : person
+    }
+
+    /// A person element of RSS or an extension (`author`, `managingEditor`,
+    /// `dc:creator`, `itunes:author`): usually a string, but some feeds give
+    /// it children as Atom does (`<author><name>…</name><title>…</title>`):
+    /// then the name (and email, page) are read from them, not every
+    /// child's text run together; with no such child, its text.
+    func rssPerson(_ element: DOMElement) -> Person? {
+        if !element.children.contains(where: { _ in true }) { return text(element).map(Self.person(fromRSS:)) }
+        if let person = atomPerson(element) { return person }
+        return text(element).map(Self.person(fromRSS:))
     }
 
     /// A person written as one string, as RSS `author`, `managingEditor`,
@@ -72,7 +83,6 @@ extension MappingContext {
         return String(text.dropFirst(7)).trimmingWhitespace
     }
 }
-
 
 /// A person written as one string (`Jo Smith <jo@example.com>`,
 /// `jo@example.com (Jo Smith)`, a bare address, or a name), read the way

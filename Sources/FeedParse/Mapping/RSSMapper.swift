@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// RSS 0.90-0.94, 2.0 and 1.0 (RDF), and Microsoft's CDF: the channel's
 /// metadata and its items.
@@ -80,9 +80,9 @@ struct RSSMapper {
                 case "language": feed.offerLanguage(context.text(child), rank: 0)
                 case "copyright": feed.offerRights(context.rssText(child, kind: .text), rank: 0)
                 case "managingeditor", "author":
-                    feed.addAuthor(context.text(child).map(MappingContext.person(fromRSS:)), rank: 0)
+                    feed.addAuthor(context.rssPerson(child), rank: 0)
                 case "webmaster":
-                    feed.addPublisher(context.text(child).map(MappingContext.person(fromRSS:)), rank: 2)
+                    feed.addPublisher(context.rssPerson(child), rank: 2)
                 case "pubdate": feed.offerPublished(context.date(child, label: "feed"), rank: 0)
                 case "lastbuilddate": feed.offerUpdated(context.date(child, label: "feed"), rank: 0)
                 case "category":
@@ -164,7 +164,7 @@ struct RSSMapper {
             case "pubdate": builder.offerPublished(context.date(child, label: label), rank: 1)
             case "modified", "updated": builder.offerUpdated(context.date(child, label: label), rank: 2)
             case "author":
-                if let value = context.text(child) { builder.addAuthor(MappingContext.person(fromRSS: value)) }
+                if let person = context.rssPerson(child) { builder.addAuthor(person) }
             case "category":
                 if let term = context.text(child) {
                     builder.addCategory(Category(term: term, scheme: child.attribute("domain")))
