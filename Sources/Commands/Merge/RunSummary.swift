@@ -74,10 +74,19 @@ struct RunSummary {
             }
         }
         if !quiet {
-            let ok = reports.filter { $0.status == .ok }.count
+            // A feed read in part (cut short, or not well-formed and recovered) is not simply ok.
+            let fetched = reports.filter { $0.status == .ok }
+            let truncated = fetched.filter { $0.warnings.contains(where: ParseWarning.isTruncation) }.count
+            let recovered = fetched.filter {
+                !$0.warnings.contains(where: ParseWarning.isTruncation)
+                    && $0.warnings.contains(where: ParseWarning.isRecovery)
+            }.count
+            let ok = fetched.count - truncated - recovered
+            let partial =
+                (truncated > 0 ? "\(truncated) truncated, " : "") + (recovered > 0 ? "\(recovered) recovered, " : "")
             let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
             say(
-                "\(counted(ok, "feed")) ok, \(notModified) not modified, \(failed.count) failed; "
+                "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified, \(failed.count) failed; "
                     + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
