@@ -33,6 +33,11 @@ public struct FeedReport: Sendable {
     /// cap; a state that failed for this feed (its status stays that of the
     /// fetch: its fresh entries still reached the timeline).
     public var notices: [String] = []
+    /// With a state, from before this run: when the feed began failing (nil:
+    /// it worked, or is new) and when it was last fetched. What a quiet run
+    /// says of a failure depends on them.
+    public var failingBefore: Timestamp?
+    public var fetchedBefore: Timestamp?
     /// With a state: the entries stored for the feed and the newest one's date.
     public var entriesStored: Int?
     public var newestEntry: Timestamp?
@@ -356,6 +361,8 @@ public enum Aggregator {
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(subscription: subscription, status: .ok)
+        report.failingBefore = plan.record?.failingSince
+        report.fetchedBefore = plan.record?.lastFetch
         // Served from the state (304, failure, deferral): the source its last fresh fetch gave.
         var source = FeedSource(
             metadata: plan.record?.metadata, subscription: subscription,

@@ -70,7 +70,7 @@ enum DefaultTheme {
         .skip:focus { left: 1rem; top: 1rem; background: var(--bg); padding: .5rem; }
         header.site, footer.site, .layout { max-width: 75rem; margin: 0 auto; padding: 0 1rem; }
         header.site { padding-top: 1.5rem; padding-bottom: 1rem; border-bottom: 1px solid var(--line); }
-        header.site h1 { margin: 0 0 .25rem; font-size: 1.9rem; line-height: 1.2; }
+        header.site h1 { margin: 0 0 .25rem; font-size: 1.9rem; line-height: 1.2; overflow-wrap: anywhere; }
         nav ul, .subscriptions ul { list-style: none; margin: 0; padding: 0; }
         nav li { display: inline-block; margin-right: 1rem; }
         .layout { display: grid; grid-template-columns: minmax(0, 1fr); gap: 2.5rem; padding-top: 1rem; }
@@ -81,7 +81,7 @@ enum DefaultTheme {
         .content h1, .content h2, .content h3, .content h4, .content h5, .content h6 { font-size: 1.05rem; margin: 1rem 0 .5rem; }
         article { margin: 0 0 2.25rem; }
         article h3 { font-size: 1.35rem; line-height: 1.3; margin: .75rem 0 .25rem; overflow-wrap: anywhere; }
-        .meta { color: var(--muted); font-size: .95rem; margin: 0 0 .75rem; }
+        .meta { color: var(--muted); font-size: .95rem; margin: 0 0 .75rem; overflow-wrap: anywhere; }
         .meta .face { width: 1.5rem; height: 1.5rem; border-radius: 50%; object-fit: cover; vertical-align: middle;
           margin-right: .4rem; }
         .content { overflow-wrap: anywhere; }

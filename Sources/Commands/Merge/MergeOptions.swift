@@ -253,7 +253,11 @@ struct MergeOptions {
             OptionGroup(
                 "Reporting",
                 [
-                    Option("-q", "--quiet", help: "no progress and no summary (failures still go to stderr)") {
+                    Option(
+                        "-q", "--quiet",
+                        help: "no progress and no summary; with a state, a failing feed is\n"
+                            + "said when it starts failing, once a day while it fails, and\nwhen it recovers (for cron)"
+                    ) {
                         options, _ in options.quiet = true
                     },
                     Option("-v", "--verbose", help: "also each feed's parse warnings and each duplicate merged") {

@@ -220,7 +220,7 @@ struct MergeRun {
         let summary = RunSummary(
             reports: reports, diagnostics: result.diagnostics, duplicates: duplicates, entries: entries.count,
             written: written,
-            outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started))
+            outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started), now: rules.now)
         summary.print(quiet: options.quiet, verbose: options.verbose)
         // The timeline's memory goes back with the process, at once, where
         // freeing its entries one string at a time would cost a tenth of a

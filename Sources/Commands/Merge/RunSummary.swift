@@ -1,10 +1,12 @@
 import Aggregator
+import FeedModel
 import FeedParse
 import Foundation
 import TimelineMerge
 
 /// What a run tells its user on stderr, after the outputs are written:
-/// the failures and the state's diagnostics always; notices, unreadable dates and the summary line
+/// the failures (with `--quiet`, a failing feed's once a day: `sayFailure`),
+/// recoveries and the state's diagnostics always; notices, unreadable dates and the summary line
 /// unless `--quiet`; every warning and duplicate with `--verbose`.
 struct RunSummary {
     var reports: [FeedReport]
@@ -15,6 +17,8 @@ struct RunSummary {
     var written: Int
     var outputs: Int
     var seconds: Double
+    /// The run's time.
+    var now: Timestamp
 
     /// Each distinct state failure once, with the first feed it struck and how many more: a
     /// server gone mid-run fails every feed after it the same way, and says so in one line, not
@@ -43,8 +47,13 @@ struct RunSummary {
         for diagnostic in diagnostics { say(diagnostic) }
         // The state's failures are said even with `--quiet` (with `--verbose`, as each feed's notices).
         if !verbose { sayStateFailures() }
-        for report in failed {
-            say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)")
+        for report in failed where !quiet || Self.sayFailure(report, now: now) {
+            let since = report.failingBefore.map { " (failing since \(Self.day($0)))" } ?? ""
+            say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)\(since)")
+        }
+        for report in reports
+        where report.failingBefore != nil && (report.status == .ok || report.status == .notModified) {
+            say("recovered: \(report.subscription.url) (failing since \(Self.day(report.failingBefore!)))")
         }
         if !verbose && !quiet {
             for report in reports {
@@ -95,10 +104,28 @@ struct RunSummary {
         }
     }
 
+    /// With `--quiet` (cron mails what a run says), a failing feed is said
+    /// when it starts failing, and then once a day while it fails: on the
+    /// first run of each day counted from when it began (and when it recovers).
+    static func sayFailure(_ report: FeedReport, now: Timestamp) -> Bool {
+        guard let since = report.failingBefore, let before = report.fetchedBefore else { return true }
+        let day = { (time: Timestamp) in (time.secondsSince1970 - since.secondsSince1970).floorDivided(by: 86_400) }
+        return day(now) > day(before)
+    }
+
+    private static func day(_ date: Timestamp) -> String { String(date.rfc3339.prefix(10)) }
+
     private func say(_ text: String) { StandardOutput.error("feedmerge: " + text) }
 }
 
 /// `1 feed`, `2 feeds`.
 func counted(_ number: Int, _ singular: String, _ plural: String? = nil) -> String {
     "\(number) " + (number == 1 ? singular : plural ?? singular + "s")
+}
+
+extension Int64 {
+    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor < 0 ? quotient - 1 : quotient
+    }
 }
