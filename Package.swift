@@ -136,7 +136,7 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
-                "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
+                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),

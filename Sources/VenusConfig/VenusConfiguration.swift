@@ -104,7 +104,7 @@ public struct VenusConfiguration: Sendable {
         "locale": "dates are written in English",
         "django_autoescape": "Django templates are not supported",
         "pubsubhubbub_feeds": "feedmerge does not ping a hub (pubsubhubbub_hub still reaches the templates)",
-        "activity_threshold": "feedmerge marks a feed stale after 90 days without a new entry",
+        "activity_threshold": "feedmerge marks a feed stale after 180 days without a new entry",
         "name_type": "normalization overrides are not supported",
         "title_type": "normalization overrides are not supported",
         "summary_type": "normalization overrides are not supported",

@@ -1,6 +1,7 @@
 import FeedEmit
 import FeedFetch
 import Foundation
+import PlanetPage
 import Testing
 
 @testable import Commands
@@ -31,22 +32,51 @@ import Testing
     @Test func namesSayTheirFormat() throws {
         let parsed = try options(["a.opml", "-o", "atom.xml", "-o", "site/rss.xml", "-o", "feed.json", "-o", "x.ATOM"])
         #expect(
-            try parsed.outputs.map { try $0.resolvedFormat() } == [.feed(.atom), .feed(.rss), .feed(.json), .feed(.atom)])
+            try parsed.outputs.map { try $0.resolvedFormat() } == [
+                .feed(.atom), .feed(.rss), .feed(.json), .feed(.atom),
+            ])
         #expect(error(["a.opml", "-o", "feed.xml"])?.contains("--format") == true)
         #expect(error(["a.opml", "-o", "anatomy.xml"])?.contains("--format") == true)  // words, not letters
         #expect(try options(["a.opml", "-o", "site/index.html"]).outputs.map { try $0.resolvedFormat() } == [.page])
-        #expect(try options(["a.opml", "-o", "subs.OPML"]).outputs.map { try $0.resolvedFormat() } == [.subscriptionList])
+        #expect(
+            try options(["a.opml", "-o", "subs.OPML"]).outputs.map { try $0.resolvedFormat() } == [.subscriptionList])
         // The page's options without a page are a mistake worth saying.
-        #expect(error(["a.opml", "-o", "x.atom", "--theme", "t.xsl"])?.contains("-o PAGE.html") == true)
+        #expect(error(["a.opml", "-o", "x.atom", "--theme", "t.xsl"])?.contains("-o index.html") == true)
         #expect(error(["a.opml", "--theme", "t.xsl", "-o", "x.atom"])?.contains("-o index.html") == true)
-        #expect(error(["a.opml", "-o", "x.atom", "--page-items", "5"])?.contains("-o PAGE.html") == true)
+        #expect(error(["a.opml", "-o", "x.atom", "--page-items", "5"])?.contains("-o index.html") == true)
         #expect(error(["a.opml", "-o", "x.atom", "--summary-only"])?.contains("-o index.html") == true)
+    }
+
+    @Test func eachPageHasItsOwnThemeAndCap() throws {
+        let parsed = try options([
+            "a.opml", "--page-items", "10", "-o", "a.html", "--theme", "a.xsl", "-o", "feed.atom", "--page-days", "2",
+            "-o", "b.html", "--theme", "b.tmpl", "--page-items", "0", "-o", "c.html",
+        ])
+        #expect(parsed.outputs.map(\.page.themePath) == ["a.xsl", nil, "b.tmpl", nil])
+        // After a feed: the page before it.
+        #expect(parsed.outputs[0].page.days == 2 && parsed.outputs[1].page.isEmpty)
+        #expect(parsed.outputs[2].page.items == 0)
+        // Before any -o: every page without its own.
+        #expect(parsed.outputs[3].page.over(parsed.page).cap == PageCap(items: 10, days: nil))
+        #expect(parsed.outputs[2].page.over(parsed.page).cap == PageCap(items: nil, days: nil))
+        #expect(MergeOptions.PageRequest().cap == PageCap(items: 60, days: nil), "a page shows 60 entries by default")
+        // The old spelling: a theme at the end is the page's.
+        let old = try options(["a.opml", "-o", "index.html", "-o", "feed.atom", "--theme", "t.xsl"])
+        #expect(old.outputs[0].page.themePath == "t.xsl")
+        let feedsFirst = try options(["a.opml", "-o", "feed.atom", "--theme", "t.xsl", "-o", "index.html"])
+        #expect(feedsFirst.page.themePath == "t.xsl")
+        #expect(error(["a.opml", "-o", "a.html", "--theme", "x", "--theme", "y"])?.contains("twice") == true)
+        #expect(
+            error(["a.opml", "-o", "a.html", "--theme", "x", "-o", "f.atom", "--theme", "y"])?.contains("twice") == true
+        )
     }
 
     @Test func standardOutputIsAtomUnlessTold() throws {
         #expect(try options(["a.opml", "-o", "-"]).outputs.map { try $0.resolvedFormat() } == [.feed(.atom)])
         #expect(
-            try options(["a.opml", "-o", "-", "--format", "json"]).outputs.map { try $0.resolvedFormat() } == [.feed(.json)])
+            try options(["a.opml", "-o", "-", "--format", "json"]).outputs.map { try $0.resolvedFormat() } == [
+                .feed(.json)
+            ])
     }
 
     @Test func valuesAndDefaults() throws {
@@ -120,9 +150,10 @@ import Testing
     @Test func aUsageErrorIsOneLineAndAPointerToHelp() throws {
         let run = try CommandRun.feedmerge(["feeds.opml", "-o", "x.atom", "--limit", "x"])
         #expect(run.status == 2)
-        #expect(run.standardError.split(separator: "\n") == [
-            "feedmerge: --limit needs a whole number (0 or more), not 'x'", "Try 'feedmerge --help'.",
-        ])
+        #expect(
+            run.standardError.split(separator: "\n") == [
+                "feedmerge: --limit needs a whole number (0 or more), not 'x'", "Try 'feedmerge --help'.",
+            ])
         let parse = try CommandRun.feedmerge(["parse", "--bogus"])
         #expect(parse.status == 2 && parse.standardError.hasSuffix("Try 'feedmerge parse --help'.\n"))
         let help = try CommandRun.feedmerge(["fetch", "--help"])
@@ -153,7 +184,8 @@ import Testing
         let w = try workspace("unwritable")
         try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("ok.atom")))
         let run = try CommandRun.feedmerge([
-            server.url("/feed/1"), "-o", w.path("ok.atom"), "-o", w.path("missing/x.rss"), "--link", "http://a.example/",
+            server.url("/feed/1"), "-o", w.path("ok.atom"), "-o", w.path("missing/x.rss"), "--link",
+            "http://a.example/",
             "--no-state",
         ])
         #expect(run.status == 3, "\(run.standardError)")
@@ -234,9 +266,11 @@ import Testing
     }
 
     @Test func standardInputMayHoldAFeedAListOfURLsOrAnOPMLDocument() async throws {
-        let feed = #"<rss version="2.0"><channel><title>Piped</title><link>http://p.example/</link>"#
+        let feed =
+            #"<rss version="2.0"><channel><title>Piped</title><link>http://p.example/</link>"#
             + #"<item><title>One</title><link>http://p.example/1</link></item></channel></rss>"#
-        let fromFeed = try CommandRun.feedmerge(["-", "-o", "-", "--format", "json", "--no-state"], input: Data(feed.utf8))
+        let fromFeed = try CommandRun.feedmerge(
+            ["-", "-o", "-", "--format", "json", "--no-state"], input: Data(feed.utf8))
         #expect(fromFeed.status == 0, "\(fromFeed.standardError)")
         #expect(fromFeed.standardOutput.contains("http://p.example/1"))
 

@@ -296,11 +296,12 @@ struct MergeOptions {
     /// Reads a command line (after the program name).
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {
         let request = try interface.parse(arguments, into: MergeOptions())
-        guard case .run(let options) = request else { return request }
+        guard case .run(var options) = request else { return request }
         guard !options.sources.isEmpty else { throw UsageError("no SOURCE given") }
         guard !options.outputs.isEmpty else { throw UsageError("no output given (-o FILE)") }
         var kinds: [OutputKind] = []
         for output in options.outputs { kinds.append(try output.resolvedFormat()) }
+        try options.placePageSettings(kinds: kinds)
         if !kinds.contains(.page) {
             if let theme = options.page.themePath {
                 throw UsageError("--theme \(theme) is for the planet page: add -o index.html")
@@ -310,17 +311,34 @@ struct MergeOptions {
             }
             if options.summaryOnly { throw UsageError("--summary-only is for the planet page: add -o index.html") }
         }
-        for (output, kind) in zip(options.outputs, kinds) where kind != .page && !output.page.isEmpty {
-            throw UsageError(
-                "\(output.path) is not a page: --theme, --page-items and --page-days after it are for an -o PAGE.html")
-        }
         if options.sources.filter({ $0 == "-" }).count > 1 {
             throw UsageError("standard input (-) is given as a SOURCE twice")
         }
-        return request
+        return .run(options)
     }
 
-    /// Sets a page setting: the last `-o`'s, else (before any `-o`) every page's.
+    /// A page setting given after an `-o` that is not a page belongs to the
+    /// nearest page before it, else (no page before it) to every page:
+    /// `-o index.html -o atom.xml --theme t.xsl` themes index.html, as it
+    /// always has.
+    mutating func placePageSettings(kinds: [OutputKind]) throws(UsageError) {
+        for index in outputs.indices where kinds[index] != .page && !outputs[index].page.isEmpty {
+            let setting = outputs[index].page
+            outputs[index].page = PageRequest()
+            let owner = outputs.indices.prefix(index).last { kinds[$0] == .page }
+            let current = owner.map { outputs[$0].page } ?? page
+            let name = owner.map { outputs[$0].path } ?? "every page"
+            if (setting.themePath != nil && current.themePath != nil) || (setting.items != nil && current.items != nil)
+                || (setting.days != nil && current.days != nil)
+            {
+                throw UsageError("a page setting (--theme, --page-items, --page-days) is given twice for \(name)")
+            }
+            let merged = setting.over(current)
+            if let owner { outputs[owner].page = merged } else { page = merged }
+        }
+    }
+
+    /// Sets a page setting: the last `-o`'s (see `placePageSettings`), else (before any `-o`) every page's.
     mutating func setPage<Value>(_ part: WritableKeyPath<PageRequest, Value?>, _ value: Value, _ option: String)
         throws(UsageError)
     {
