@@ -13,8 +13,8 @@ import Testing
     /// The reference the generators read holds exactly what each parser accepts.
     @Test func theReferenceHoldsEveryDeclaredOption() {
         let declared = [
-            MergeOptions.interface.options.map(\.names), ParseCommand.interface.options.map(\.names),
-            FetchCommand.interface.options.map(\.names),
+            MergeOptions.interface.options.map(\.names), PlanetCommand.interface.options.map(\.names),
+            ParseCommand.interface.options.map(\.names), FetchCommand.interface.options.map(\.names),
         ]
         let others = Set(CommandReference.mainOnly.map(\.names) + [CommandReference.help.names])
         for (command, names) in zip(CommandReference.all, declared) {

@@ -1,3 +1,4 @@
+import FeedFetch
 import FeedModel
 import Foundation
 import Subscriptions
@@ -32,8 +33,9 @@ struct PlanetCommand {
             into output_dir (.xslt and htmltmpl .tmpl, each with its own items_per_page
             and days_per_page), the bill_of_materials copied (#{face} expanded). The
             state lives in cache_directory (feedmerge.sqlite) unless --state says
-            otherwise. Relative paths are read from the configuration's folder. Options
-            feedmerge has no use for are named once in a warning.
+            otherwise; feed_timeout is --timeout. Relative paths are read from the
+            configuration's folder. Options feedmerge has no use for are named once in a
+            warning. See docs/venus.md.
             """,
         groups: [
             OptionGroup(
@@ -60,7 +62,10 @@ struct PlanetCommand {
                     Option(
                         "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
                     ) { $0.merge.now = try OptionValue.date($1, for: "--now") },
-                    Option("-q", "--quiet", help: "no progress and no summary (default: as log_level says)") {
+                    Option(
+                        "-q", "--quiet",
+                        help: "no progress and no summary; a failing feed said once a day\n(default: as log_level says)"
+                    ) {
                         command, _ in
                         command.merge.quiet = true
                         command.quietGiven = true
@@ -72,7 +77,8 @@ struct PlanetCommand {
                 ]),
             FetchOptions.group(
                 \PlanetCommand.merge.fetch,
-                maxBytesHelp: "largest feed read, decoded (feed_timeout sets the whole\ntransfer's limit)"),
+                maxBytesHelp:
+                    "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
         ],
         operandName: "CONFIG",
         operand: { command, path in
@@ -153,7 +159,9 @@ struct PlanetCommand {
             options.id = feed
         }
         if options.statePath == nil { options.statePath = planet.cacheFolder + "/feedmerge.sqlite" }
-        if let timeout = settings["feed_timeout"] {
+        // feed_timeout, unless the command line gave --timeout (a value other than the default).
+        let defaultTimeout = FetchConfiguration(userAgent: "").totalTimeoutSeconds
+        if let timeout = settings["feed_timeout"], options.fetch.totalTimeoutSeconds == defaultTimeout {
             guard let seconds = Int(timeout), seconds > 0 else {
                 throw UsageError("\(planet.path): feed_timeout = \(timeout) is not a number of seconds")
             }

@@ -43,6 +43,7 @@ extension CommandReference {
     static var all: [CommandReference] {
         [
             CommandReference(MergeOptions.interface, defaults: MergeOptions(), more: mainOnly),
+            CommandReference(PlanetCommand.interface, defaults: PlanetCommand()),
             CommandReference(ParseCommand.interface, defaults: ParseCommand()),
             CommandReference(FetchCommand.interface, defaults: FetchCommand()),
             CommandReference(StateCommand.interface, defaults: StateCommand()),
