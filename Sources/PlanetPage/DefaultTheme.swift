@@ -92,6 +92,10 @@ enum DefaultTheme {
         .content th, .content td { border: 1px solid var(--line); padding: .25rem .5rem; vertical-align: top; }
         .content blockquote { margin: 1rem 0; padding-left: 1rem; border-left: 3px solid var(--line); }
         .content.text { white-space: pre-line; }
+        .enclosures { list-style: none; padding: 0; margin: .75rem 0 0; }
+        .enclosures li { margin: 0 0 .5rem; overflow-wrap: anywhere; }
+        .enclosures audio, .enclosures video { display: block; width: 100%; max-width: 100%; margin: 0 0 .25rem; }
+        .enclosures .details { color: var(--muted); }
         aside { font-size: .95rem; }
         aside h2 { font-size: 1.15rem; margin: 2rem 0 .5rem; }
         .subscriptions li { padding: .4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
@@ -221,7 +225,61 @@ enum DefaultTheme {
                 <xsl:when test="atom:content"><xsl:apply-templates select="atom:content"/></xsl:when>
                 <xsl:otherwise><xsl:apply-templates select="atom:summary"/></xsl:otherwise>
               </xsl:choose>
+              <xsl:if test="atom:link[@rel='enclosure']">
+                <ul class="enclosures">
+                  <xsl:apply-templates select="atom:link[@rel='enclosure']"/>
+                </ul>
+              </xsl:if>
             </article>
+          </xsl:template>
+
+          <!-- An enclosure: a player for audio and video (nothing loads before it is played),
+               and always a link to the file, with its type, size and duration. -->
+          <xsl:template match="atom:link[@rel='enclosure']">
+            <xsl:variable name="kind" select="substring-before(@type, '/')"/>
+            <li>
+              <xsl:if test="$kind = 'audio'">
+                <audio controls="" preload="none" src="{@href}"/>
+              </xsl:if>
+              <xsl:if test="$kind = 'video'">
+                <video controls="" preload="none" src="{@href}"/>
+              </xsl:if>
+              <a href="{@href}">
+                <xsl:choose>
+                  <xsl:when test="$kind = 'audio'">Download the audio</xsl:when>
+                  <xsl:when test="$kind = 'video'">Download the video</xsl:when>
+                  <xsl:otherwise>Download the attached file</xsl:otherwise>
+                </xsl:choose>
+              </a>
+              <xsl:variable name="details">
+                <xsl:if test="@type"><xsl:value-of select="@type"/></xsl:if>
+                <xsl:if test="@length &gt; 0">
+                  <xsl:if test="@type">, </xsl:if>
+                  <xsl:choose>
+                    <xsl:when test="@length &gt;= 1048576"><xsl:value-of select="format-number(@length div 1048576, '0.0')"/> MB</xsl:when>
+                    <xsl:otherwise><xsl:value-of select="format-number(@length div 1024, '0')"/> KB</xsl:otherwise>
+                  </xsl:choose>
+                </xsl:if>
+                <xsl:if test="@feedmerge:duration &gt; 0">
+                  <xsl:if test="@type or @length &gt; 0">, </xsl:if>
+                  <xsl:call-template name="duration"><xsl:with-param name="seconds" select="@feedmerge:duration"/></xsl:call-template>
+                </xsl:if>
+              </xsl:variable>
+              <xsl:if test="string($details) != ''">
+                <span class="details"> (<xsl:value-of select="$details"/>)</span>
+              </xsl:if>
+            </li>
+          </xsl:template>
+
+          <!-- 3723 seconds as 1:02:03, 125 as 2:05. -->
+          <xsl:template name="duration">
+            <xsl:param name="seconds"/>
+            <xsl:variable name="hours" select="floor($seconds div 3600)"/>
+            <xsl:variable name="minutes" select="floor(($seconds mod 3600) div 60)"/>
+            <xsl:if test="$hours &gt; 0"><xsl:value-of select="$hours"/>:</xsl:if>
+            <xsl:value-of select="format-number($minutes, substring('00', 1, 1 + ($hours &gt; 0)))"/>
+            <xsl:text>:</xsl:text>
+            <xsl:value-of select="format-number($seconds mod 60, '00')"/>
           </xsl:template>
 
           <xsl:template match="atom:content | atom:summary">

@@ -134,6 +134,7 @@ enum PlanetDocument {
                 $0.attribute("href", PageLink.safe(enclosure.url))
                 $0.attribute("type", enclosure.mediaType)
                 $0.attribute("length", enclosure.length.map(String.init))
+                $0.attribute("feedmerge:duration", enclosure.duration.map(String.init))
             }
         }
         source(item, subscription: sources[item.pointee.source.feedURL], into: &out)

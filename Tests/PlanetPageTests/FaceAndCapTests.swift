@@ -50,3 +50,27 @@ import TextOutput
         #expect(PageCap().items == 60, "Venus's items_per_page")
     }
 }
+
+/// Enclosures on the default page: played where a browser can, always linked.
+@Suite struct EnclosureTests {
+    @Test func audioAndVideoGetPlayersAndEveryEnclosureALink() throws {
+        var input = Sample.input
+        input.entries[0].entry.enclosures = [
+            Enclosure(url: "https://cdn.example/show-12.mp3", length: 35_000_000, type: "audio/mpeg", duration: 3723),
+            Enclosure(url: "https://cdn.example/clip.mp4", length: 900_000, type: "video/mp4", duration: 125),
+            Enclosure(url: "https://cdn.example/notes.pdf", length: nil, type: "application/pdf"),
+            Enclosure(url: "javascript:alert(1)", length: 1, type: "audio/mpeg"),
+        ]
+        let page = try Sample.render(input, theme: try Theme.builtIn())
+        #expect(
+            page.contains("<audio controls=\"\" preload=\"none\" src=\"https://cdn.example/show-12.mp3\"></audio>"),
+            "\(page)")
+        #expect(page.contains("<video controls=\"\" preload=\"none\" src=\"https://cdn.example/clip.mp4\"></video>"))
+        #expect(page.contains("<a href=\"https://cdn.example/show-12.mp3\""))
+        #expect(page.contains("(audio/mpeg, 33.4 MB, 1:02:03)"), "\(page)")
+        #expect(page.contains("(video/mp4, 879 KB, 2:05)"))
+        #expect(page.contains("<a href=\"https://cdn.example/notes.pdf\"") && page.contains("(application/pdf)"))
+        #expect(!page.contains("javascript:"))
+        #expect(page.components(separatedBy: "<audio").count == 2, "one player per playable enclosure")
+    }
+}
