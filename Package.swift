@@ -146,8 +146,8 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
-        .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate"]),
-        .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse"]),
+        .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
+        .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",

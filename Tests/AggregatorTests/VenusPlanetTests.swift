@@ -9,8 +9,7 @@ import Testing
 /// pointed at the test planet on 127.0.0.1: every template renders, every
 /// entry and subscription shows, the bill of materials is copied.
 @Suite(.serialized) struct VenusPlanetTests {
-    static let venus = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/corpora/venus").standardizedFileURL.path
+    static let venus = SharedCorpora.path("venus")?.path ?? ""
     static let present = FileManager.default.fileExists(atPath: venus + "/themes")
 
     let server = PlanetServer.shared
@@ -63,7 +62,7 @@ import Testing
     }
 
     @Test(
-        .enabled(if: present, "needs ../shared/corpora/venus"),
+        .tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"),
         arguments: ["asf", "musings", "mobile", "classic_fancy"])
     func everyTemplateOfAThemeRendersEveryEntryAndSubscription(theme: String) throws {
         let w = try StateTests.Workspace("venus-\(theme)")
@@ -125,7 +124,65 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    /// A planet of its own theme (an htmltmpl page, an XSLT feed, a style sheet), as on a clone without the corpora.
+    @Test func aPlanetWithItsOwnThemeRunsFromItsConfiguration() throws {
+        let w = try StateTests.Workspace("venus-own")
+        let theme = w.path("mytheme")
+        try FileManager.default.createDirectory(atPath: theme + "/inc", withIntermediateDirectories: true)
+        try """
+        [Planet]
+        template_files = index.html.tmpl feed.xml.xslt
+        bill_of_materials = style.css
+        """.write(toFile: theme + "/config.ini", atomically: true, encoding: .utf8)
+        try """
+        <html><head><title><TMPL_VAR name></title></head><body><TMPL_INCLUDE head.tmpl>
+        <TMPL_LOOP Items><TMPL_IF new_channel><h2><TMPL_VAR channel_name> <TMPL_VAR channel_mood></h2></TMPL_IF>
+        <p><TMPL_VAR title> by <TMPL_VAR author_name ESCAPE="HTML"></p></TMPL_LOOP>
+        <ul><TMPL_LOOP Channels><li><TMPL_VAR name></li></TMPL_LOOP></ul></body></html>
+        """.write(toFile: theme + "/index.html.tmpl", atomically: true, encoding: .utf8)
+        try "<h1><TMPL_VAR owner_name></h1>".write(toFile: theme + "/inc/head.tmpl", atomically: true, encoding: .utf8)
+        try """
+        <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform"
+          xmlns:atom="http://www.w3.org/2005/Atom">
+          <xsl:output method="xml"/>
+          <xsl:template match="/"><titles><xsl:for-each select="//atom:entry"><t><xsl:value-of select="atom:title"/></t></xsl:for-each></titles></xsl:template>
+        </xsl:stylesheet>
+        """.write(toFile: theme + "/feed.xml.xslt", atomically: true, encoding: .utf8)
+        try "body{}".write(toFile: theme + "/style.css", atomically: true, encoding: .utf8)
+        let config = """
+            [Planet]
+            name = Own Planet
+            owner_name = Owner
+            output_theme = mytheme
+            output_dir = site
+            items_per_page = 4
+            exclude = entry 1
+
+            [\(server.url("/feed/2"))]
+            name = Second
+            mood = happy
+
+            [\(server.url("/feed/3"))]
+            name = Third
+            """
+        let run = try run(w, config, extra: ["--no-state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try text(w, "site/index.html")
+        #expect(page.hasPrefix("<html><head><title>Own Planet</title></head><body><h1>Owner</h1>"), "\(page)")
+        #expect(
+            page.contains("<li>Second</li><li>Third</li>") || page.contains("<li>Second</li>\n<li>Third</li>"),
+            "\(page)")
+        #expect(page.contains("Second happy"), "a section's own option reaches the template")
+        #expect(page.components(separatedBy: "<p>").count - 1 == 4, "items_per_page")
+        #expect(!page.contains("entry 1"), "exclude applies")
+        let xml = try text(w, "site/feed.xml")
+        #expect(
+            xml.hasPrefix("<?xml") && xml.contains("<t>Feed 3 entry 4 &amp; more</t>"),
+            "written as its xsl:output says: \(xml)")
+        #expect(try text(w, "site/style.css") == "body{}")
+    }
+
+    @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
     func itemsPerPageAndDaysPerPageCapEachTemplate() throws {
         let w = try StateTests.Workspace("venus-caps")
         let run = try run(
@@ -143,7 +200,7 @@ import Testing
         #expect(!entries.isEmpty)
     }
 
-    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
     func filtersOfTheConfigurationRunOnEveryFeedAndOnEach() throws {
         let w = try StateTests.Workspace("venus-filters")
         let extra = "filters = detitle.xslt\nexclude = entry 3\n"
@@ -165,7 +222,7 @@ import Testing
         #expect(titles.contains { $0.hasPrefix("Feed 6 entry 2") })
     }
 
-    @Test(.enabled(if: present, "needs ../shared/corpora/venus"))
+    @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
     func venusExampleConfigurationsRunWithTheirFeedsPointedHere() throws {
         for name in ["planet-schmanet.ini", "opml-top100.ini", "foaf-based.ini"] {
             let w = try StateTests.Workspace("venus-example-\(name)")
@@ -182,6 +239,8 @@ import Testing
                 .replacingOccurrences(of: "/var/www/planet", with: "www")
                 .replacingOccurrences(of: "/home/rubys/planet/", with: "cache-")
                 .replacingOccurrences(of: "/tmp/venus/", with: "cache")
+                // The test planet's list has a feed that never answers: feed_timeout bounds it.
+                .replacingOccurrences(of: "[Planet]\n", with: "[Planet]\nfeed_timeout = 2\n")
             let run = try run(w, config)
             if name == "foaf-based.ini" {
                 // Its only subscription is a FOAF reading list, which feedmerge does not read.

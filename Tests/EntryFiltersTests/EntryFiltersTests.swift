@@ -2,6 +2,7 @@ import EntryFilters
 import FeedModel
 import FeedParse
 import Foundation
+import TestSupport
 import Testing
 
 /// What each filter does to a feed's entries.
@@ -110,10 +111,11 @@ import Testing
         #expect(throws: EntryFilterError.self) { try EntryFilter.stylesheet(path: path + ".missing") }
     }
 
-    static let venusFilters = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/corpora/venus/filters").standardizedFileURL.path
+    static let venusFilters = SharedCorpora.path("venus/filters")?.path ?? ""
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: venusFilters), "needs ../shared/corpora/venus"))
+    @Test(
+        .tags(.corpus),
+        .enabled(if: FileManager.default.fileExists(atPath: venusFilters), "needs ../shared/corpora/venus"))
     func venusOwnFiltersRunUnchanged() throws {
         let document = """
             <feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>

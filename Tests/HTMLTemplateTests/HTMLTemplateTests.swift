@@ -1,5 +1,6 @@
 import Foundation
 import HTMLTemplate
+import TestSupport
 import Testing
 
 /// htmltmpl's language, as Planet 2.0's and Venus's templates use it.
@@ -110,10 +111,9 @@ import Testing
     }
 
     /// Venus's htmltmpl templates (`../shared/corpora/venus/themes`), compiled and filled.
-    static let themes = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        .appendingPathComponent("../../../shared/corpora/venus/themes").standardizedFileURL.path
+    static let themes = SharedCorpora.path("venus/themes")?.path ?? ""
 
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: themes), "needs ../shared/corpora/venus"))
+    @Test(.tags(.corpus), .enabled(if: FileManager.default.fileExists(atPath: themes), "needs ../shared/corpora/venus"))
     func venusTemplatesCompileAndRender() throws {
         let items: [[String: TemplateValue]] = (0..<3).map { n in
             [
