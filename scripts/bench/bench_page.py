@@ -2,11 +2,15 @@
 """What the planet page costs: the main command at its default settings
 (state on, --limit 1000, default jobs) on the 1,000-feed corpus served by
 nginx on 127.0.0.1, writing the three feeds, then the same run with
-`-o index.html` added (the default theme, every entry's content sanitized).
-A first run with a fresh state and an unchanged second run (all 304) each;
-the two commands interleaved, median of N (default 5).
+`-o index.html` added: the default theme at its default cap (60 entries),
+then 1,000 entries on the page (`--page-items 0`) with the default XSLT
+theme and with an htmltmpl theme (scripts/bench/planet.html.tmpl, shaped as
+Planet 2.0's fancy index). A first run with a fresh state and an unchanged
+second run (all 304) each; the commands interleaved, median of N (default 5).
+With `--compare BINARY`, that binary's run with `-o index.html` (its own
+defaults) is a row too.
 
-    bench_page.py CORPUS_DIR BINARY [--runs N]
+    bench_page.py CORPUS_DIR BINARY [--runs N] [--compare BINARY]
 """
 import sys, os, glob, tempfile, statistics, subprocess
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -15,25 +19,36 @@ from timing import timed
 
 corpus, binary = sys.argv[1], sys.argv[2]
 runs = int(sys.argv[sys.argv.index('--runs') + 1]) if '--runs' in sys.argv else 5
-folder = os.path.join(corpus, 'feeds')
+folder = os.path.abspath(os.path.join(corpus, 'feeds'))  # nginx reads a relative root from its prefix
 names = sorted(os.path.basename(f) for f in glob.glob(folder + '/*.xml'))
 work = tempfile.mkdtemp()
 nginx, port = start_nginx(folder, work)
 urls = ['http://127.0.0.1:%d/%s' % (port, n) for n in names]
 
 
-rows = {'feeds only': [], 'feeds + index.html': []}
+compare = sys.argv[sys.argv.index('--compare') + 1] if '--compare' in sys.argv else None
+template = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'planet.html.tmpl')
+# label: (binary, page options; None: no page)
+setups = {
+    'feeds only': (binary, None),
+    'feeds + index.html': (binary, []),
+    '1,000 entries, XSLT': (binary, ['--page-items', '0']),
+    '1,000 entries, tmpl': (binary, ['--page-items', '0', '--theme', template]),
+}
+if compare:
+    setups['compared binary + page'] = (compare, [])
+rows = {label: [] for label in setups}
 try:
     for r in range(runs):
-        for label in rows:
+        for label, (program, page) in setups.items():
             o = os.path.join(work, 'o')
             outs = [o + '.atom', o + '.rss', o + '.json']
             extra = []
-            if 'index' in label:
+            if page is not None:
                 outs.append(os.path.join(work, 'index.html'))
-                extra = ['-o', outs[-1]]
+                extra = ['-o', outs[-1]] + page
             state = os.path.join(work, 'state-%d-%d.sqlite' % (list(rows).index(label), r))
-            cmd = [binary] + urls + ['-o', outs[0], '-o', outs[1], '-o', outs[2]] + extra + [
+            cmd = [program] + urls + ['-o', outs[0], '-o', outs[1], '-o', outs[2]] + extra + [
                 '--state', state, '-q', '--link', 'http://bench.example/']
             first = timed(cmd, outs)
             second = timed(cmd, outs)
@@ -43,7 +58,7 @@ finally:
 
 print('the planet page at the default settings (state on, --limit 1000), %d feeds via nginx on 127.0.0.1, '
       'median of %d, interleaved' % (len(urls), runs))
-print('%-22s %22s %12s %10s %20s' % ('', 'first run wall / CPU', 'peak RSS', '', 'unchanged 2nd run'))
+print('%-24s %22s %12s %10s %20s' % ('', 'first run wall / CPU', 'peak RSS', '', 'unchanged 2nd run'))
 base = None
 for label, samples in rows.items():
     wall = statistics.median(s[0][0] for s in samples)
@@ -51,5 +66,11 @@ for label, samples in rows.items():
     rss = statistics.median(s[0][2] for s in samples)
     second = statistics.median(s[1][0] for s in samples)
     base = base or (wall, cpu, second)
-    print('%-22s %9.2f s / %6.2f s %9.0f MB %9.2fx %12.2f s (%.2fx)' % (
+    print('%-24s %9.2f s / %6.2f s %9.0f MB %9.2fx %12.2f s (%.2fx)' % (
         label, wall, cpu, rss, wall / base[0], second, second / base[2]))
+
+# What the page itself costs on the unchanged run (its feeds all 304): the run minus the feeds-only run.
+second = {label: statistics.median(s[1][0] for s in samples) for label, samples in rows.items()}
+xslt = second['1,000 entries, XSLT'] - second['feeds only']
+tmpl = second['1,000 entries, tmpl'] - second['feeds only']
+print('a 1,000-entry page on the unchanged run: XSLT %.2f s, htmltmpl %.2f s (%.2fx)' % (xslt, tmpl, tmpl / xslt))
