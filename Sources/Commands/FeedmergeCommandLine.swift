@@ -37,33 +37,15 @@ public enum FeedmergeCommandLine {
                 $0.run()
             }
         case "fetch":
-            let request: Request<FetchCommand>
-            do {
-                request = try FetchCommand.parse(arguments.dropFirst())
-            } catch {
-                return usageError(error, command: "feedmerge fetch")
-            }
-            switch request {
-            case .help:
-                print(FetchCommand.interface.help(defaults: FetchCommand()))
-                return ExitStatus.success.rawValue
-            case .run(let command):
-                return await command.run()
+            return await run(
+                try FetchCommand.parse(arguments.dropFirst()), help: FetchCommand.interface, FetchCommand()
+            ) {
+                await $0.run()
             }
         case "planet":
-            let request: Request<PlanetCommand>
-            do {
-                request = try PlanetCommand.parse(arguments.dropFirst())
-            } catch {
-                return usageError(error, command: "feedmerge planet")
-            }
-            switch request {
-            case .help:
-                print(PlanetCommand.interface.help(defaults: PlanetCommand()))
-                return ExitStatus.success.rawValue
-            case .run(let command):
-                return await command.run(environment: environment)
-            }
+            return await run(
+                try PlanetCommand.parse(arguments.dropFirst()), help: PlanetCommand.interface, PlanetCommand()
+            ) { await $0.run(environment: environment) }
         case "state":
             return run(try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()) {
                 $0.run()
@@ -120,6 +102,24 @@ public enum FeedmergeCommandLine {
                 return ExitStatus.success.rawValue
             case .run(let command):
                 return body(command)
+            }
+        } catch {
+            return usageError(error, command: interface.name)
+        }
+    }
+
+    /// `run` for a command that suspends (it fetches).
+    private static func run<Command>(
+        _ parsed: @autoclosure () throws(UsageError) -> Request<Command>, help interface: CommandInterface<Command>,
+        _ defaults: Command, _ body: (Command) async -> Int32
+    ) async -> Int32 {
+        do {
+            switch try parsed() {
+            case .help:
+                print(interface.help(defaults: defaults))
+                return ExitStatus.success.rawValue
+            case .run(let command):
+                return await body(command)
             }
         } catch {
             return usageError(error, command: interface.name)
