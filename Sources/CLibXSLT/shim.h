@@ -70,11 +70,27 @@ static inline void CLibXSLT_collectTransformMessages(xsltTransformContextPtr con
     xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
 }
 
-/// While a theme runs it reads no file (document()), writes no file,
-/// creates no folder and touches no network.
+/// A stylesheet may read itself again (`document('')`, XSLT 1.0's idiom
+/// for data kept in the stylesheet, as Venus's categories.xslt keeps its
+/// keywords): that file was read when it was compiled. Nothing else.
+static int CLibXSLT_readOnlyItself(xsltSecurityPrefsPtr sec, xsltTransformContextPtr ctxt, const char *value) {
+    (void)sec;
+    if (ctxt == NULL || ctxt->style == NULL || ctxt->style->doc == NULL || ctxt->style->doc->URL == NULL
+        || value == NULL) {
+        return 0;
+    }
+    const char *own = (const char *)ctxt->style->doc->URL;
+    if (strcmp(own, value) == 0) return 1;
+    // The same file, named as a path where the stylesheet was named by a file: URL.
+    if (strncmp(own, "file://", 7) == 0 && strcmp(own + 7, value) == 0) return 1;
+    return 0;
+}
+
+/// While a theme runs it reads no file but itself (document()), writes no
+/// file, creates no folder and touches no network.
 static inline xsltSecurityPrefsPtr CLibXSLT_securityPrefs(void) {
     xsltSecurityPrefsPtr prefs = xsltNewSecurityPrefs();
-    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_FILE, xsltSecurityForbid);
+    xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_FILE, CLibXSLT_readOnlyItself);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_WRITE_FILE, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_CREATE_DIRECTORY, xsltSecurityForbid);
     xsltSetSecurityPrefs(prefs, XSLT_SECPREF_READ_NETWORK, xsltSecurityForbid);

@@ -113,6 +113,26 @@ import Testing
 
     static let venusFilters = SharedCorpora.path("venus/filters")?.path ?? ""
 
+    /// Venus's example filter: `document('')` reads its own keyword list; an entry that names one gets a category.
+    @Test(
+        .tags(.corpus),
+        .enabled(if: FileManager.default.fileExists(atPath: venusFilters), "needs ../shared/corpora/venus"))
+    func venusCategoriesExampleAddsItsCategory() throws {
+        let path =
+            (Self.venusFilters as NSString).deletingLastPathComponent + "/examples/filters/categories/categories.xslt"
+        let document = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>
+            <entry><id>urn:a</id><title>Notes on RDF and OWL</title><updated>2026-12-01T00:00:00Z</updated>
+              <content type="html">Linked data.</content></entry>
+            <entry><id>urn:b</id><title>Cooking</title><updated>2026-12-01T00:00:00Z</updated></entry>
+            </feed>
+            """
+        var feed = try FeedParser.parse(Array(document.utf8), options: .init(url: nil))
+        EntryFilters([try EntryFilter.stylesheet(path: path)], names: ["categories"]).apply(to: &feed, feedURL: nil)
+        #expect(feed.warnings.isEmpty, "\(feed.warnings)")
+        #expect(feed.entries.map { $0.categories.map(\.term) } == [["WebSemantique"], []])
+    }
+
     @Test(
         .tags(.corpus),
         .enabled(if: FileManager.default.fileExists(atPath: venusFilters), "needs ../shared/corpora/venus"))

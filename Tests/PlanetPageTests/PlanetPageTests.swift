@@ -48,7 +48,8 @@ enum Sample {
     static func theme(_ text: String, _ name: String = #function, timeLimit: Double = Theme.defaultTimeLimit) throws
         -> Theme
     {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-theme-\(getpid())-\(name).xsl")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "feedmerge-theme-\(getpid())-\(name).xsl")
         try Data(text.utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         return try Theme.file(path.path, timeLimit: timeLimit)
@@ -125,7 +126,8 @@ extension Timestamp {
     }
 
     @Test func themesGetTheirParameters() throws {
-        let text = try Sample.render(theme: Sample.theme(Sample.probe(["$name", "$generated", "$atom", "$rss", "$opml"])))
+        let text = try Sample.render(
+            theme: Sample.theme(Sample.probe(["$name", "$generated", "$atom", "$rss", "$opml"])))
         #expect(Sample.values(text) == ["Planet Example", "2026-12-01T06:00:00Z", "feed.atom", "", "subs.opml"])
     }
 
@@ -230,6 +232,18 @@ extension Timestamp {
         #expect(!(page ?? "").contains("s3cr3t"))
     }
 
+    /// `document('')`, XSLT's idiom for data kept in the stylesheet itself, is the one read allowed.
+    @Test func aThemeMayReadItself() throws {
+        let theme = try Sample.theme(
+            """
+            <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform" xmlns:d="urn:data">
+              <d:word>kept in the theme</d:word>
+              <xsl:template match="/"><p><xsl:value-of select="document('')/*/d:word"/></p></xsl:template>
+            </xsl:stylesheet>
+            """)
+        #expect(try Sample.render(theme: theme).contains("<p>kept in the theme</p>"))
+    }
+
     @Test func aFailingThemeFailsThePage() throws {
         let theme = try Sample.theme(
             """
@@ -331,12 +345,15 @@ extension Timestamp {
 
 @Suite struct ExcerptTests {
     @Test func theStartOfTheTextWithWordsKeptWhole() {
-        #expect(Excerpt.of(markup: "<p>One &amp; <em>two</em></p><p>three&#160;four &#x263A;</p>") == "One & two three four ☺")
+        #expect(
+            Excerpt.of(markup: "<p>One &amp; <em>two</em></p><p>three&#160;four &#x263A;</p>")
+                == "One & two three four ☺")
         #expect(Excerpt.of(text: "  a\n\n b  ") == "a b")
         let long = String(repeating: "word ", count: 100)
         let excerpt = Excerpt.of(text: long)
         #expect(excerpt.hasSuffix("word…") && excerpt.count <= Excerpt.defaultLength + 1, "\\(excerpt.count)")
-        #expect(Excerpt.of(markup: "<p>" + String(repeating: "é", count: 500) + "</p>").count == Excerpt.defaultLength + 1)
+        #expect(
+            Excerpt.of(markup: "<p>" + String(repeating: "é", count: 500) + "</p>").count == Excerpt.defaultLength + 1)
         #expect(Excerpt.of(text: long, length: 20) == "word word word word…", "Venus's excerpt.py width")
         #expect(Excerpt.of(markup: "a &unknown; b &amp") == "a &unknown; b &amp")
     }
