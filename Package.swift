@@ -114,6 +114,8 @@ let package = Package(
         .executableTarget(
             name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
+            name: "schedule-sim", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/ScheduleSim"),
+        .executableTarget(
             name: "pipeline-bench",
             dependencies: [
                 "Aggregator", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "Subscriptions", "TextOutput",

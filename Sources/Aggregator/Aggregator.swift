@@ -99,6 +99,9 @@ public struct StateOptions {
     /// A new feed's undated entries beyond its first N are its backlog: they
     /// are dated as history, not as news (see `EntryDating.isBacklog`).
     public var newFeedItems = StateOptions.defaultNewFeedItems
+    /// Fetch only the feeds `schedule` says are due (`--due-only`); the others are served from the state.
+    public var dueOnly = false
+    public var schedule = FeedSchedule()
 
     /// The defaults, written once: the command line shows and uses these.
     public static let defaultKeepDays = 90
@@ -194,7 +197,10 @@ public enum Aggregator {
         let plans = list.subscriptions.map {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,
-                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries)
+                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
+                due: state.dueOnly
+                    ? Plan.dueCheck(
+                        record: records[$0.url], stored: storedDates[$0.url], state: state, now: rules.now) : nil)
         }
         let window = max(2, client.configuration.maximumConcurrentTransfers)
         var pending: [FeedUpdate] = []

@@ -19,9 +19,10 @@ struct Plan: Sendable {
     /// The run's store keeps entries: the child prepares their stored form.
     var keepsEntries: Bool
 
+    /// - Parameter due: with `--due-only`, when the feed is next due (nil: fetched as always).
     init(
         subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
-        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false
+        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false, due: Timestamp? = nil
     ) {
         self.subscription = subscription
         self.record = record
@@ -36,8 +37,26 @@ struct Plan: Sendable {
                 skip = .gone
             } else if let notBefore = record.notBefore, notBefore > rules.now {
                 skip = .deferred
+            } else if let due, due > rules.now {
+                skip = .deferred  // not due yet: served from the state
             }
         }
+    }
+
+    /// When a feed the state knows is next due, by the run's schedule.
+    static func dueCheck(record: FeedRecord?, stored: StoredDates?, state: StateOptions, now: Timestamp) -> Timestamp? {
+        guard let record else { return nil }  // never fetched: due
+        var facts = FeedSchedule.Facts(url: record.url, lastFetch: record.lastFetch)
+        facts.consecutiveFailures = record.consecutiveFailures
+        facts.notBefore = record.notBefore
+        facts.ttlMinutes = record.metadata?.ttlMinutes
+        facts.updateInterval = record.metadata?.updateInterval
+        facts.entries = stored?.count ?? 0
+        // The entries kept were collected since the feed was first seen, at most the retention's days back.
+        let retention = Int64(state.keepDays) * 86_400
+        facts.collectedSince = Timestamp(
+            secondsSince1970: max(record.firstSeen.secondsSince1970, now.secondsSince1970 - retention))
+        return state.schedule.nextCheck(facts)
     }
 
     func run(client: HTTPClient) async -> Outcome {

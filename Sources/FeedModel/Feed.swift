@@ -29,6 +29,11 @@ public struct FeedMetadata: Sendable, Hashable {
     public var categories: [Category] = []
     /// iTunes `itunes:explicit` of the channel; Media RSS `media:rating` of the channel.
     public var explicit: Bool?
+    /// RSS 2.0 `ttl`: minutes the feed may be cached before it is asked again.
+    public var ttlMinutes: Int?
+    /// The Syndication module's `sy:updatePeriod` and `sy:updateFrequency`:
+    /// the seconds between the feed's updates (a day, by default, divided by the frequency).
+    public var updateInterval: Int?
 
     public init() {}
 }

@@ -2,9 +2,10 @@ import FeedModel
 
 /// A feed's metadata in the state, in `EntryCodec`'s binary form: a version
 /// byte, then every field of `FeedMetadata` in a fixed order. A new field
-/// means a new version byte.
+/// means a new version byte; the older versions stay readable (version 1
+/// lacks the update hints, `ttl` and the Syndication module's interval).
 public enum FeedMetadataCodec {
-    static let version: UInt8 = 1
+    static let version: UInt8 = 2
 
     public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
@@ -25,13 +26,16 @@ public enum FeedMetadataCodec {
         out.people(metadata.contributors)
         out.categories(metadata.categories)
         out.flag(metadata.explicit)
+        out.integer(metadata.ttlMinutes.map(Int64.init))
+        out.integer(metadata.updateInterval.map(Int64.init))
         return out.bytes
     }
 
     /// - Returns: nil when the bytes are not metadata of this version.
     public static func decode(_ bytes: [UInt8]) -> FeedMetadata? {
         var r = EntryCodec.Reader(bytes: bytes)
-        guard r.byte() == version else { return nil }
+        let stored = r.byte()
+        guard stored == 1 || stored == version else { return nil }
         var m = FeedMetadata()
         m.title = r.text()
         m.subtitle = r.text()
@@ -49,6 +53,10 @@ public enum FeedMetadataCodec {
         m.contributors = r.people()
         m.categories = r.categories()
         m.explicit = r.flag()
+        if stored >= 2 {
+            m.ttlMinutes = r.integer().map { Int($0) }
+            m.updateInterval = r.integer().map { Int($0) }
+        }
         return r.failed ? nil : m
     }
 }

@@ -322,7 +322,7 @@ enum DefaultTheme {
                     <xsl:value-of select="atom:updated/@feedmerge:day"/>
                   </xsl:when>
                   <xsl:when test="feedmerge:status = 'deferred'">
-                    <xsl:text>OK (not asked this time: the server asked to wait)</xsl:text>
+                    <xsl:text>OK (not asked this time: not due yet, or the server asked to wait)</xsl:text>
                   </xsl:when>
                   <xsl:otherwise><xsl:text>OK</xsl:text></xsl:otherwise>
                 </xsl:choose>

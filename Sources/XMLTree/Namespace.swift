@@ -20,6 +20,8 @@ public enum Namespace: String, CaseIterable, Sendable {
     case slash = "http://purl.org/rss/1.0/modules/slash/"
     case wfw = "http://wellformedweb.org/CommentAPI/"
     case feedburner = "http://rssnamespace.org/feedburner/ext/1.0"
+    /// RSS 1.0's Syndication module: how often the feed is updated.
+    case syndication = "http://purl.org/rss/1.0/modules/syndication/"
     /// RSS 2.0 elements put in a namespace (Userland's, later Harvard's); every
     /// variant of those URIs is read as this one.
     case rss20 = "http://backend.userland.com/rss2"
@@ -46,6 +48,7 @@ public enum Namespace: String, CaseIterable, Sendable {
         case .slash: "slash"
         case .wfw: "wfw"
         case .feedburner: "feedburner"
+        case .syndication: "sy"
         case .rss20: "rss20"
         case .other: "other"
         }

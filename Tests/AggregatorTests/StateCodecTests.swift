@@ -63,7 +63,17 @@ import Testing
         metadata.contributors = [Person(uri: "http://x/c")]
         metadata.categories = [Category(term: "c", scheme: "s")]
         metadata.explicit = false
+        metadata.ttlMinutes = 90
+        metadata.updateInterval = 3_600
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(metadata)) == metadata)
+        // A state written before the update hints (version 1) is read, without them.
+        var old = FeedMetadataCodec.encode(metadata)
+        old[0] = 1
+        old.removeLast(5)  // the two integers: a presence byte each, then 90 and 3,600 as varints (1 and 2 bytes)
+        var expected = metadata
+        expected.ttlMinutes = nil
+        expected.updateInterval = nil
+        #expect(FeedMetadataCodec.decode(old) == expected)
     }
 }
 
@@ -102,7 +112,11 @@ import Testing
 @Suite struct EntryCompressionTests {
     static var longEntry: Entry {
         var entry = StateCodecTests.everyEntryField
-        entry.content = [Text(String(repeating: "<p>A paragraph of a post, <a href=\"http://x/\">linked</a>.</p>\n", count: 40), kind: .html)]
+        entry.content = [
+            Text(
+                String(repeating: "<p>A paragraph of a post, <a href=\"http://x/\">linked</a>.</p>\n", count: 40),
+                kind: .html)
+        ]
         return entry
     }
 
@@ -156,7 +170,10 @@ import Testing
             [], [FeedEntries.compressedVersion], [9] + bytes.dropFirst(),
             Array(bytes.prefix(bytes.count / 2)), flipped,
             // A length of 4 GB.
-            [FeedEntries.compressedVersion, EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0x10],
+            [
+                FeedEntries.compressedVersion, EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0,
+                0x10,
+            ],
             // The right length and checksum before another document's block.
             Array(bytes.prefix(8)) + Self.document(of: Self.entries(6)).document.dropFirst(8),
         ]
@@ -172,7 +189,8 @@ import Testing
         let damagedEntries: [[UInt8]] = [
             [EntryCompression.compressed], Array(stored.prefix(stored.count / 2)), flippedEntry,
             [EntryCompression.compressed, 0x80, 0x80, 0x80, 0x80, 0x10, 0, 0, 0, 0, 0x10],
-            Array(stored.prefix(7)) + Array(try #require(EntryCompression.compress(EntryCodec.encode(otherEntry))).dropFirst(7)),
+            Array(stored.prefix(7))
+                + Array(try #require(EntryCompression.compress(EntryCodec.encode(otherEntry))).dropFirst(7)),
             [0xFF],
         ]
         for bytes in damagedEntries {
@@ -345,7 +363,8 @@ extension EntryCompressionTests {
         }
         // A renamed feed keeps its entries (they name it by number).
         try store.rename(feed: feeds[0], to: "http://a.example/moved")
-        #expect(try store.history(of: "http://a.example/moved").entries(notOlderThan: nil, except: []).entries.count == 30)
+        #expect(
+            try store.history(of: "http://a.example/moved").entries(notOlderThan: nil, except: []).entries.count == 30)
     }
 }
 

@@ -103,3 +103,32 @@ import Testing
             ])
     }
 }
+
+/// What a feed says of how often it changes: RSS 2.0's `ttl`, the Syndication module.
+@Suite struct UpdateHintTests {
+    func metadata(_ channel: String) throws -> FeedMetadata {
+        let document = """
+            <rss version="2.0" xmlns:sy="http://purl.org/rss/1.0/modules/syndication/"><channel><title>t</title>
+            \(channel)<item><title>x</title></item></channel></rss>
+            """
+        return try FeedParser.parse(Array(document.utf8), options: .init(url: nil)).metadata
+    }
+
+    @Test func ttlInMinutes() throws {
+        #expect(try metadata("<ttl>60</ttl>").ttlMinutes == 60)
+        #expect(try metadata("<ttl> 1440 </ttl>").ttlMinutes == 1440)
+        #expect(try metadata("<ttl>soon</ttl>").ttlMinutes == nil)
+        #expect(try metadata("<ttl>0</ttl>").ttlMinutes == nil)
+    }
+
+    @Test func syndicationPeriodOverFrequency() throws {
+        #expect(
+            try metadata("<sy:updatePeriod>hourly</sy:updatePeriod><sy:updateFrequency>2</sy:updateFrequency>")
+                .updateInterval == 1_800)
+        #expect(try metadata("<sy:updatePeriod>weekly</sy:updatePeriod>").updateInterval == 604_800)
+        #expect(
+            try metadata("<sy:updateFrequency>4</sy:updateFrequency>").updateInterval == 21_600, "daily when no period")
+        #expect(try metadata("<sy:updatePeriod>sometimes</sy:updatePeriod>").updateInterval == nil)
+        #expect(try metadata("").updateInterval == nil)
+    }
+}

@@ -68,6 +68,7 @@ struct MergeOptions {
     var keepDays = StateOptions.defaultKeepDays
     var keepPerFeed = StateOptions.defaultKeepPerFeed
     var newFeedItems = StateOptions.defaultNewFeedItems
+    var dueOnly = false
     var healthPath: String?
     /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
     var page = PageRequest()
@@ -229,6 +230,11 @@ struct MergeOptions {
                     Option("--force", help: "fetch feeds that are gone or asked to be left alone for now") {
                         options, _ in options.force = true
                     },
+                    Option(
+                        "--due-only",
+                        help: "fetch only the feeds that are due (by how often each posts,\n"
+                            + "its ttl, failures, the server's wishes); serve the others\nfrom the state"
+                    ) { options, _ in options.dueOnly = true },
                     Option(
                         "--keep-days", value: "N", help: "keep entries a feed no longer lists for N days",
                         default: { "\($0.keepDays)" }

@@ -249,6 +249,7 @@ struct MergeRun {
         // The page shows each feed's health too.
         state.health = options.healthPath != nil || writesPage
         state.newFeedItems = options.newFeedItems
+        state.dueOnly = options.dueOnly
         return state
     }
 

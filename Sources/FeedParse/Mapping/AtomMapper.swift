@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// Atom 1.0 (RFC 4287) and Atom 0.3: the feed's metadata and its entries.
 ///

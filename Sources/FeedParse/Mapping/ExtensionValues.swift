@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// Values of extension elements read the same way in a channel and in an
 /// item: iTunes images and categories, keywords, Media RSS categories, text,

@@ -97,6 +97,26 @@ extension MappingContext {
             case "identifier": feed.fallbackID = feed.fallbackID ?? text(child)
             default: return false
             }
+        case .syndication?:
+            switch name {
+            case "updatePeriod", "updateFrequency":
+                // Read together from the channel: `updatePeriod` (hourly, daily, weekly,
+                // monthly, yearly; daily when absent) over `updateFrequency` (1 when absent).
+                guard feed.metadata.updateInterval == nil, let channel = child.parent else { return true }
+                var period = "daily"
+                var frequency = 1
+                for part in channel.children where part.namespace == .syndication {
+                    if part.name == "updatePeriod", let value = text(part) { period = value.lowercased() }
+                    if part.name == "updateFrequency", let value = text(part).flatMap({ Int($0) }) { frequency = value }
+                }
+                let seconds = [
+                    "hourly": 3_600, "daily": 86_400, "weekly": 604_800, "monthly": 2_592_000,
+                    "yearly": 31_536_000,
+                ][period]
+                if let seconds, frequency > 0 { feed.metadata.updateInterval = seconds / frequency }
+            case "updateBase": break
+            default: return false
+            }
         case .itunes?:
             switch name.lowercased() {
             case "author": feed.addAuthor(rssPerson(child), rank: 2)

@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import Foundation
-import Basics
 
 /// JSON Feed 1.0 and 1.1 (https://www.jsonfeed.org/version/1.1/), read with
 /// Foundation's `JSONSerialization`.

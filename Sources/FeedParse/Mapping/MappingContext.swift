@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// What every mapper needs while it copies a document into the model: the
 /// document URL (base of relative links) and the warnings it collects.

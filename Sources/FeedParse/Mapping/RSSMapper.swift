@@ -90,6 +90,11 @@ struct RSSMapper {
                         feed.addCategory(Category(term: term, scheme: child.attribute("domain")))
                     }
                 case "generator": feed.metadata.generator = feed.metadata.generator ?? context.text(child)
+                case "ttl":
+                    // RSS 2.0: a positive whole number of minutes; anything else says nothing.
+                    if let minutes = context.text(child).flatMap({ Int($0) }), minutes > 0 {
+                        feed.metadata.ttlMinutes = feed.metadata.ttlMinutes ?? minutes
+                    }
                 case "image":
                     let url = child.children.first { Self.rssName($0) == "url" }.flatMap { context.text($0) }
                     feed.offerImage(context.absolute(url, at: child), rank: 0)

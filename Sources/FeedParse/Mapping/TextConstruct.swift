@@ -1,6 +1,6 @@
+import Basics
 import FeedModel
 import XMLTree
-import Basics
 
 /// Reading text constructs: Atom's `type` (and Atom 0.3's `mode`), and RSS
 /// elements whose kind is fixed by the format.
