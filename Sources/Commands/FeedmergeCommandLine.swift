@@ -31,6 +31,7 @@ public enum FeedmergeCommandLine {
     ) async -> Int32 {
         // Idle connections kept for reuse are open files: make room for them (see `FetchConfiguration`).
         OpenFileLimit.raise()
+        Termination.install()
         switch arguments.first {
         case "parse":
             return run(try ParseCommand.parse(arguments.dropFirst()), help: ParseCommand.interface, ParseCommand()) {

@@ -117,6 +117,11 @@ public final class AtomicFile: Sendable {
 
     deinit { discard() }
 
+    /// Removes the temporary file whatever state the reservation is in: for
+    /// a process about to end (SIGTERM) while it may still be writing it.
+    /// Once committed there is no temporary file, and this does nothing.
+    public func abandon() { unlink(temporary) }
+
     public static func write(_ text: String, to path: String) throws(WriteError) {
         try reserve(path).commit(bytes: Array(text.utf8))
     }

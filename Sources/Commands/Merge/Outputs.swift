@@ -43,6 +43,7 @@ struct Outputs {
             AtomicFile.removeLeftovers(of: path)
             do {
                 let file = try AtomicFile.reserve(path)
+                Termination.onSignal { file.abandon() }
                 result.outputs.append(Output(path: path, kind: kind, destination: .file(file), page: page))
             } catch {
                 failures.append(error.description)
@@ -51,7 +52,9 @@ struct Outputs {
         if let health {
             AtomicFile.removeLeftovers(of: health)
             do {
-                result.health = try AtomicFile.reserve(health)
+                let file = try AtomicFile.reserve(health)
+                Termination.onSignal { file.abandon() }
+                result.health = file
             } catch {
                 failures.append("--health \(error.description)")
             }
