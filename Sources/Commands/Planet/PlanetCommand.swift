@@ -56,6 +56,9 @@ struct PlanetCommand {
                     Option("--force", help: "fetch feeds that are gone or asked to be left alone for now") {
                         command, _ in command.merge.force = true
                     },
+                    Option("--due-only", help: "fetch only the feeds that are due; serve the others from the state") {
+                        command, _ in command.merge.dueOnly = true
+                    },
                     Option("--health", value: "FILE", help: "write the per-feed health report (JSON) here") {
                         $0.merge.healthPath = $1
                     },
