@@ -222,6 +222,27 @@ import Testing
         #expect(titles.contains { $0.hasPrefix("Feed 6 entry 2") })
     }
 
+    /// Venus's xpath-sifter example: one feed sifted by category (URL-encoded), one by title
+    /// (the bare `?EXPRESSION` form, relative to the document: it selects nothing), one not at all.
+    @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
+    func theXPathSifterExampleSiftsEachFeedAsItSays() throws {
+        let w = try StateTests.Workspace("venus-xpath-sifter")
+        var config = try String(
+            contentsOfFile: Self.venus + "/examples/filters/xpath-sifter/xpath-sifter.ini", encoding: .utf8)
+        for (n, url) in ["http://example.com/uncategorised.xml", "http://example.com/verbose.xml",
+            "http://example.com/normal.xml"].enumerated()
+        {
+            config = config.replacingOccurrences(of: "[\(url)]", with: "[\(server.url("/feed/\(n + 1)"))]")
+        }
+        // The example names no template: the test gives it a theme to write with.
+        config = config.replacingOccurrences(of: "[Planet]\n", with: "[Planet]\noutput_theme = asf\noutput_dir = www\n")
+        let run = try run(w, config, extra: ["--no-state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let titles = try atomEntries(w).compactMap(\.title?.value)
+        // Feeds 1 and 2 have no category "two" and no matching title at the root: only feed 3 shows.
+        #expect(!titles.isEmpty && titles.allSatisfy { $0.hasPrefix("Feed 3 ") || $0.hasPrefix("Feed 2 entry 4") }, "\(titles)")
+    }
+
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
     func venusExampleConfigurationsRunWithTheirFeedsPointedHere() throws {
         for name in ["planet-schmanet.ini", "opml-top100.ini", "foaf-based.ini"] {
