@@ -1,5 +1,6 @@
 import Basics
 import FeedModel
+import FeedState
 
 /// When a feed is next due: one policy for every store and every run that
 /// fetches only what is due (`--due-only`). From the facts a state keeps:
@@ -66,6 +67,23 @@ public struct FeedSchedule: Sendable, Equatable {
         interval = Int64((Double(interval) * (1 + jitter * Self.spread(facts.url, last))).rounded())
         let due = last.secondsSince1970 + max(interval, 1)
         return Timestamp(secondsSince1970: max(due, facts.notBefore?.secondsSince1970 ?? due))
+    }
+
+    /// When a feed the state knows is next due, from its record and the
+    /// entries it keeps (collected since the feed was first seen, at most
+    /// `keepDays` back); nil: never.
+    public func nextCheck(record: FeedRecord, entriesStored: Int, keepDays: Int, now: Timestamp) -> Timestamp? {
+        var facts = Facts(url: record.url, lastFetch: record.lastFetch)
+        facts.consecutiveFailures = record.consecutiveFailures
+        facts.gone = record.gone
+        facts.notBefore = record.notBefore
+        facts.ttlMinutes = record.metadata?.ttlMinutes
+        facts.updateInterval = record.metadata?.updateInterval
+        facts.entries = entriesStored
+        let retention = Int64(keepDays) * 86_400
+        facts.collectedSince = Timestamp(
+            secondsSince1970: max(record.firstSeen.secondsSince1970, now.secondsSince1970 - retention))
+        return nextCheck(facts)
     }
 
     /// Whether the feed is due at `now`.

@@ -46,17 +46,8 @@ struct Plan: Sendable {
     /// When a feed the state knows is next due, by the run's schedule.
     static func dueCheck(record: FeedRecord?, stored: StoredDates?, state: StateOptions, now: Timestamp) -> Timestamp? {
         guard let record else { return nil }  // never fetched: due
-        var facts = FeedSchedule.Facts(url: record.url, lastFetch: record.lastFetch)
-        facts.consecutiveFailures = record.consecutiveFailures
-        facts.notBefore = record.notBefore
-        facts.ttlMinutes = record.metadata?.ttlMinutes
-        facts.updateInterval = record.metadata?.updateInterval
-        facts.entries = stored?.count ?? 0
-        // The entries kept were collected since the feed was first seen, at most the retention's days back.
-        let retention = Int64(state.keepDays) * 86_400
-        facts.collectedSince = Timestamp(
-            secondsSince1970: max(record.firstSeen.secondsSince1970, now.secondsSince1970 - retention))
-        return state.schedule.nextCheck(facts)
+        return state.schedule.nextCheck(
+            record: record, entriesStored: stored?.count ?? 0, keepDays: state.keepDays, now: now)
     }
 
     func run(client: HTTPClient) async -> Outcome {

@@ -83,6 +83,10 @@ import Testing
         #expect(report["http_status"] as? Int == 500)
         #expect(report["consecutive_failures"] as? Int == 1)
         #expect(report["entries_stored"] as? Int == count)
+        // When --due-only would ask again: a first failure waits 15 minutes (±10%).
+        #expect(report["last_fetch"] as? String == "2024-02-01T00:00:00Z")
+        let next = try #require(report["next_check"] as? String)
+        #expect(next >= "2024-02-01T00:13:30Z" && next <= "2024-02-01T00:16:30Z", "\(next)")
     }
 
     @Test func droppedEntryStaysUntilRetention() async throws {
@@ -178,7 +182,8 @@ import Testing
                 opml, "-o", w.path("out.json"), "--state", w.state, "--now", now, "--update-opml", "-q",
             ])
             #expect(result.status == 0, "\(result.standardError)")
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            let object = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
             let items = (object as? [String: Any])?["items"] as? [[String: Any]] ?? []
             return items.first { ($0["title"] as? String)?.hasSuffix("undated") == true }?["date_published"] as? String
         }

@@ -8,7 +8,11 @@ enum HealthReport {
     static let staleDays: Int64 = 180
 
     /// - Parameter diagnostics: what went wrong beyond any one feed (the state).
-    static func render(_ reports: [FeedReport], diagnostics: [String] = [], now: Timestamp) -> [UInt8] {
+    /// - Parameter keepDays: the retention the schedule's estimate counts entries over.
+    static func render(
+        _ reports: [FeedReport], diagnostics: [String] = [], now: Timestamp,
+        keepDays: Int = StateOptions.defaultKeepDays
+    ) -> [UInt8] {
         var json = JSONWriter()
         json.beginObject()
         json.field("generated", date: now)
@@ -26,7 +30,17 @@ enum HealthReport {
             json.field("http_status", report.httpStatus ?? report.record?.lastStatus)
             json.field("error", report.reason)
             json.field("moved_to", report.record?.movedTo)
+            json.field("last_fetch", date: report.record?.lastFetch)
             json.field("last_success", date: report.record?.lastSuccess)
+            // When `--due-only` (FeedSchedule) would next ask it; absent: never (gone), or not known yet.
+            json.field(
+                "next_check",
+                date: report.record.flatMap { record in
+                    record.lastFetch == nil
+                        ? nil
+                        : FeedSchedule().nextCheck(
+                            record: record, entriesStored: report.entriesStored ?? 0, keepDays: keepDays, now: now)
+                })
             json.field("consecutive_failures", report.record?.consecutiveFailures)
             json.field("failing_since", date: report.record?.failingSince)
             json.field("last_error", report.record?.lastError)

@@ -201,7 +201,9 @@ struct MergeRun {
         var healthWritten = true
         if let health = outputs.health {
             do {
-                try health.commit(bytes: HealthReport.render(reports, diagnostics: result.diagnostics, now: rules.now))
+                try health.commit(
+                    bytes: HealthReport.render(
+                        reports, diagnostics: result.diagnostics, now: rules.now, keepDays: options.keepDays))
             } catch {
                 healthWritten = false
                 StandardOutput.error("feedmerge: --health \(error)")
