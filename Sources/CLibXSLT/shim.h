@@ -70,6 +70,24 @@ static inline void CLibXSLT_collectTransformMessages(xsltTransformContextPtr con
     xmlSetGenericErrorFunc(messages, CLibXSLT_collect);
 }
 
+/// A stylesheet compiled from its text (read without network access, its
+/// own entities substituted), or NULL: not XML, or not a usable stylesheet
+/// (the reasons go to the messages being collected).
+static inline xsltStylesheetPtr CLibXSLT_compile(const char *bytes, int length, const char *url) {
+    xmlDocPtr document = xmlReadMemory(bytes, length, url, NULL, XML_PARSE_NONET | XML_PARSE_NOENT);
+    if (document == NULL) return NULL;
+    xsltStylesheetPtr stylesheet = xsltParseStylesheetDoc(document);  // owns the document once made
+    if (stylesheet == NULL) {
+        xmlFreeDoc(document);
+        return NULL;
+    }
+    if (stylesheet->errors > 0) {
+        xsltFreeStylesheet(stylesheet);
+        return NULL;
+    }
+    return stylesheet;
+}
+
 /// A stylesheet may read itself again (`document('')`, XSLT 1.0's idiom
 /// for data kept in the stylesheet, as Venus's categories.xslt keeps its
 /// keywords): that file was read when it was compiled. Nothing else.

@@ -34,7 +34,9 @@ public enum FeedmergeCommandLine {
         Termination.install()
         switch arguments.first {
         case "parse":
-            return run(try ParseCommand.parse(arguments.dropFirst()), help: ParseCommand.interface, ParseCommand()) {
+            return await run(
+                try ParseCommand.parse(arguments.dropFirst()), help: ParseCommand.interface, ParseCommand()
+            ) {
                 $0.run()
             }
         case "fetch":
@@ -48,7 +50,9 @@ public enum FeedmergeCommandLine {
                 try PlanetCommand.parse(arguments.dropFirst()), help: PlanetCommand.interface, PlanetCommand()
             ) { await $0.run(environment: environment) }
         case "state":
-            return run(try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()) {
+            return await run(
+                try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()
+            ) {
                 $0.run()
             }
         case "--version":
@@ -92,24 +96,7 @@ public enum FeedmergeCommandLine {
         }
     }
 
-    private static func run<Command>(
-        _ parsed: @autoclosure () throws(UsageError) -> Request<Command>, help interface: CommandInterface<Command>,
-        _ defaults: Command, _ body: (Command) -> Int32
-    ) -> Int32 {
-        do {
-            switch try parsed() {
-            case .help:
-                print(interface.help(defaults: defaults))
-                return ExitStatus.success.rawValue
-            case .run(let command):
-                return body(command)
-            }
-        } catch {
-            return usageError(error, command: interface.name)
-        }
-    }
-
-    /// `run` for a command that suspends (it fetches).
+    /// A subcommand: its help, or its run, or its usage error.
     private static func run<Command>(
         _ parsed: @autoclosure () throws(UsageError) -> Request<Command>, help interface: CommandInterface<Command>,
         _ defaults: Command, _ body: (Command) async -> Int32

@@ -20,27 +20,13 @@ final class EntryStylesheet: @unchecked Sendable {
         Self.setup()
         let bytes = [UInt8](data)
         let url = URL(fileURLWithPath: path).absoluteString
-        let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue)
         let compiled: xsltStylesheetPtr? = bytes.withUnsafeBufferPointer { buffer in
             Self.compiling.lock()
             defer { Self.compiling.unlock() }
             CLibXSLT_collectMessages(nil)
-            guard
-                let document = buffer.baseAddress!.withMemoryRebound(
-                    to: CChar.self, capacity: buffer.count,
-                    {
-                        xmlReadMemory($0, Int32(buffer.count), url, nil, options)
-                    })
-            else { return nil }
-            guard let stylesheet = xsltParseStylesheetDoc(document) else {
-                xmlFreeDoc(document)
-                return nil
+            return buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                CLibXSLT_compile($0, Int32(buffer.count), url)
             }
-            if stylesheet.pointee.errors > 0 {
-                xsltFreeStylesheet(stylesheet)
-                return nil
-            }
-            return stylesheet
         }
         guard let compiled else { throw EntryFilterError("\(path): not a usable XSLT stylesheet") }
         stylesheet = compiled

@@ -58,24 +58,11 @@ public final class Theme: @unchecked Sendable {
             defer { PageSetup.compiling.unlock() }
             CLibXSLT_collectMessages(messages)
             defer { CLibXSLT_collectMessages(nil) }
-            let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOENT.rawValue)
-            guard
-                let document = bytes.withUnsafeBufferPointer({ buffer in
-                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                        xmlReadMemory($0, Int32(buffer.count), url, nil, options)
-                    }
-                })
-            else { return nil }
-            // On success the stylesheet owns the document.
-            guard let stylesheet = xsltParseStylesheetDoc(document) else {
-                xmlFreeDoc(document)
-                return nil
+            return bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    CLibXSLT_compile($0, Int32(buffer.count), url)
+                }
             }
-            if stylesheet.pointee.errors > 0 {
-                xsltFreeStylesheet(stylesheet)
-                return nil
-            }
-            return stylesheet
         }
         guard let compiled else {
             throw Failure(description: "--theme \(name): not a usable XSLT stylesheet: \(messages.summary)")
