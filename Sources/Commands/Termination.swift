@@ -1,5 +1,5 @@
 import Basics
-import Dispatch
+import Foundation
 import Glibc
 
 /// SIGINT and SIGTERM end a run cleanly: each temporary output file is
@@ -7,8 +7,11 @@ import Glibc
 /// process ends with 128 + the signal's number (130, 143), as a shell
 /// reports it. The state needs nothing: a run stopped mid-way is what the
 /// crash test proves safe (SQLite's journal; PostgreSQL's transaction and
-/// advisory lock end with the connection), and the next run removes
-/// nothing of it.
+/// advisory lock end with the connection).
+///
+/// The handler only writes the signal's number into a pipe (all a signal
+/// handler may safely do); a thread of its own reads it and does the rest.
+/// Whichever thread the signal lands on, it is seen.
 enum Termination {
     private static let cleanups = Locked<[@Sendable () -> Void]>([])
 
@@ -17,23 +20,41 @@ enum Termination {
         cleanups.withLock { $0.append(cleanup) }
     }
 
-    /// Handles SIGINT and SIGTERM from now on (on a dispatch queue: no work in signal context).
-    static func install() { _ = sources }
+    /// Handles SIGINT and SIGTERM from now on.
+    static func install() { _ = installed }
 
-    // Unsafe: made once by the static's (thread-safe) initializer and never changed; the
-    // sources are kept only so that they live as long as the process.
-    nonisolated(unsafe) private static let sources: [any DispatchSourceSignal] = [
-        (SIGINT, "SIGINT"), (SIGTERM, "SIGTERM"),
-    ].map {
-        number, name in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-        source.setEventHandler {
+    /// The pipe from the handler to the thread: made before the handler can run.
+    private static let pipeEnds: (read: Int32, write: Int32) = {
+        var ends: [Int32] = [-1, -1]
+        guard pipe(&ends) == 0 else { return (-1, -1) }
+        return (ends[0], ends[1])
+    }()
+
+    private static let installed: Bool = {
+        let ends = pipeEnds
+        guard ends.read >= 0 else { return false }
+        writeEnd = ends.write
+        Thread {
+            var number: UInt8 = 0
+            while read(ends.read, &number, 1) != 1 {}
             for cleanup in cleanups.withLock({ $0 }) { cleanup() }
+            let name = number == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
             StandardOutput.error("feedmerge: stopped by \(name); outputs left as they were")
-            _exit(128 + number)
+            _exit(128 + Int32(number))
+        }.start()
+        for number in [SIGINT, SIGTERM] {
+            var action = sigaction()
+            action.__sigaction_handler.sa_handler = { number in
+                var byte = UInt8(truncatingIfNeeded: number)
+                _ = write(Termination.writeEnd, &byte, 1)
+            }
+            sigemptyset(&action.sa_mask)
+            action.sa_flags = SA_RESTART
+            sigaction(number, &action, nil)
         }
-        source.resume()
-        return source
-    }
+        return true
+    }()
+
+    /// The pipe's write end, for the handler (a plain global read: set before any handler is installed).
+    nonisolated(unsafe) static var writeEnd: Int32 = -1
 }

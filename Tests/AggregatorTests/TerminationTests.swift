@@ -20,8 +20,10 @@ import Testing
         let errors = Pipe()
         process.standardError = errors
         try process.run()
-        // Wait for the reservations (temporary files beside the outputs).
-        let deadline = Date().addingTimeInterval(10)
+        // Wait for the reservations (temporary files beside the outputs): on a loaded machine, or
+        // under a sanitizer, the process may take seconds to get there; the feed that never
+        // answers then keeps it running for 20 s more.
+        let deadline = Date().addingTimeInterval(60)
         func temporaries() throws -> [String] {
             try FileManager.default.contentsOfDirectory(atPath: w.path(".")).filter { $0.contains(".tmp-") }
         }
