@@ -90,11 +90,12 @@ let package = Package(
             dependencies: ["Basics", "EntryFilters", "FeedFetch", "FeedModel", "FeedParse", "TextOutput", "XMLTree"]),
         // What a subscription's filters do to its entries (Venus's filter, exclude, sifters, XSLT).
         .target(
-            name: "EntryFilters", dependencies: ["CLibXML2", "CLibXSLT", "FeedModel", "FeedParse", "HTMLSanitizer"]),
+            name: "EntryFilters",
+            dependencies: ["CLibXML2", "CLibXSLT", "FeedModel", "FeedParse", "HTMLSanitizer", "TextOutput", "XMLTree"]),
         // Planet 2.0's htmltmpl template language: no dependencies.
         .target(name: "HTMLTemplate"),
-        // Planet Venus's config.ini, read as Venus reads it: no dependencies.
-        .target(name: "VenusConfig"),
+        // Planet Venus's config.ini, read as Venus reads it.
+        .target(name: "VenusConfig", dependencies: ["Basics"]),
         .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",

@@ -1,4 +1,5 @@
 import FeedModel
+import XMLTree
 
 /// The text an entry's readers see, which `filter`, `exclude` and the
 /// regexp sifter search: title, summary and content with their markup
@@ -16,43 +17,20 @@ enum EntryText {
         return parts.joined(separator: " ").split(whereSeparator: \.isWhitespace).joined(separator: " ")
     }
 
-    /// Markup as text: tags become spaces, the five XML references and
-    /// numeric ones are read.
+    /// Markup as text: tags become spaces, character references are read.
     static func plain(_ markup: String, withAttributes: Bool) -> String {
         var out = ""
         var index = markup.startIndex
         while index < markup.endIndex {
-            let character = markup[index]
-            if character == "<", let close = markup[index...].firstIndex(of: ">") {
-                if withAttributes { out += " " + attributeWords(markup[index...close]) + " " } else { out += " " }
+            if markup[index] == "<", let close = markup[index...].firstIndex(of: ">") {
+                out += withAttributes ? " " + attributeWords(markup[index...close]) + " " : " "
                 index = markup.index(after: close)
-            } else if character == "&", let semicolon = markup[index...].prefix(12).firstIndex(of: ";") {
-                let name = markup[markup.index(after: index)..<semicolon]
-                out += reference(name) ?? String(markup[index...semicolon])
-                index = markup.index(after: semicolon)
             } else {
-                out.append(character)
+                out.append(markup[index])
                 index = markup.index(after: index)
             }
         }
-        return out
-    }
-
-    private static func reference(_ name: Substring) -> String? {
-        switch name {
-        case "amp": return "&"
-        case "lt": return "<"
-        case "gt": return ">"
-        case "quot": return "\""
-        case "apos": return "'"
-        case "nbsp": return " "
-        default:
-            guard name.first == "#" else { return nil }
-            let digits = name.dropFirst()
-            let value =
-                digits.first == "x" || digits.first == "X" ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-            return value.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
-        }
+        return CharacterReferences.decode(out, html: true)
     }
 
     /// The values of `alt`, `title` and `label` in one tag.

@@ -1,6 +1,7 @@
 import FeedModel
 import FeedParse
 import HTMLSanitizer
+import TextOutput
 
 /// An entry as Planet Venus hands it to a filter: one Atom 1.0 `entry`
 /// document, its text constructs as XHTML (`type="xhtml"`, one `xhtml:div`,
@@ -77,22 +78,10 @@ enum NormalizedEntry {
         return out + "</\(role)>"
     }
 
+    /// Text for an element or an attribute value (what XML 1.0 cannot carry left out).
     static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default:
-                // Characters XML 1.0 cannot carry are left out.
-                if scalar.value < 0x20 && scalar != "\t" && scalar != "\n" && scalar != "\r" { continue }
-                if scalar.value == 0xFFFE || scalar.value == 0xFFFF { continue }
-                out.unicodeScalars.append(scalar)
-            }
-        }
-        return out
+        var out = TextBuffer(capacity: text.utf8.count + 16)
+        out.appendXMLEscaped(text, attribute: true)
+        return out.text
     }
 }

@@ -13,3 +13,11 @@ public struct Timestamp: Sendable, Hashable, Comparable {
         lhs.secondsSince1970 < rhs.secondsSince1970
     }
 }
+
+extension Int64 {
+    /// Division rounded down (toward minus infinity): the day of a time before 1970 is the day before.
+    public func floorDivided(by divisor: Int64) -> Int64 {
+        let quotient = self / divisor
+        return self % divisor != 0 && (self < 0) != (divisor < 0) ? quotient - 1 : quotient
+    }
+}

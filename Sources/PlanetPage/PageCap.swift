@@ -40,10 +40,3 @@ public struct PageCap: Sendable, Equatable {
         return shown == entries.count ? entries : Array(entries[..<shown])
     }
 }
-
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return self % divisor < 0 ? quotient - 1 : quotient
-    }
-}

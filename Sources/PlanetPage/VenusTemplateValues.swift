@@ -3,6 +3,7 @@ import FeedModel
 import Foundation
 import HTMLSanitizer
 import HTMLTemplate
+import TextOutput
 
 /// The variables Venus's htmltmpl shell gives a template (its
 /// `planet/shell/tmpl.py`), made from the planet page's input:
@@ -129,7 +130,8 @@ enum VenusTemplateValues {
             values["title_plain"] = .text(plainTitle ?? "")
         }
         let shown = input.summaryOnly ? entry.summary ?? entry.content.first : entry.content.first ?? entry.summary
-        if let shown { values["content"] = .markup(markup(shown, base: base)) }
+        let shownMarkup = shown.map { markup($0, base: base) }
+        if let shownMarkup { values["content"] = .markup(shownMarkup) }
         if let language = entry.language {
             for key in ["title_language", "content_language", "summary_language"] { values[key] = .text(language) }
         }
@@ -157,11 +159,13 @@ enum VenusTemplateValues {
             if let type = enclosure.type { values["enclosure_type"] = .text(type) }
         }
         if let excerpt = (input.summaryOnly ? entry.summary : entry.summary ?? entry.content.first) {
+            // From the shown value's markup when it is the same value: sanitized once.
             values["excerpt"] = .text(
                 excerpt.kind == .text
                     ? Excerpt.of(text: excerpt.value, length: input.excerptLength)
                     : Excerpt.of(
-                        markup: HTMLSanitizer.sanitizeToXHTML(excerpt.value, base: base), length: input.excerptLength))
+                        markup: excerpt == shown ? shownMarkup! : markup(excerpt, base: base),
+                        length: input.excerptLength))
         }
         if let rights = entry.rights { values["rights"] = .markup(markup(rights, base: base)) }
         return values
@@ -173,17 +177,9 @@ enum VenusTemplateValues {
     }
 
     private static func escaped(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            default: out.append(character)
-            }
-        }
-        return out
+        var out = TextBuffer(capacity: text.utf8.count + 16)
+        out.appendXMLEscaped(text)
+        return out.text
     }
 
     private static func iso(_ date: Timestamp) -> String { PageDates.formatted(date, "%Y-%m-%dT%H:%M:%S+00:00") }

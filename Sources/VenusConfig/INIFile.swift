@@ -1,3 +1,5 @@
+import Basics
+
 /// An INI file read as Python's `ConfigParser` reads it, which is how
 /// Planet Venus reads its `config.ini`:
 /// - `[section]` headers; options as `key = value` or `key: value`, the
@@ -176,14 +178,6 @@ public struct INIFile: Sendable {
             }
         }
         return result + rest
-    }
-}
-
-extension StringProtocol {
-    var trimmingWhitespace: String {
-        guard let first = firstIndex(where: { !$0.isWhitespace }) else { return "" }
-        let last = lastIndex(where: { !$0.isWhitespace })!
-        return String(self[first...last])
     }
 }
 

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// A Planet Venus configuration (`config.ini`), resolved as Venus resolves

@@ -16,7 +16,7 @@ import VenusConfig
 /// The run's own (command line, `[Planet]`) come first, then the feed's.
 struct FilterSetup {
     /// `--filter`, `--exclude`, `--ignore-in-feed`, `--entry-filter`.
-    struct Request: Equatable {
+    struct Request: Hashable {
         var filter: String?
         var exclude: String?
         var ignore: String?
@@ -29,6 +29,9 @@ struct FilterSetup {
     var folders: [String]
     /// Compiled XSLT filters, by path: each compiled once.
     private var stylesheets: [String: EntryFilter] = [:]
+    /// Each distinct chain compiled once, however many feeds share it (a planet's
+    /// `exclude` over ten thousand feeds is one regular expression).
+    private var chains: [[Request]: EntryFilters] = [:]
     /// Warnings already given.
     private var said: Set<String> = []
     private(set) var warnings: [String] = []
@@ -46,7 +49,13 @@ struct FilterSetup {
             own.exclude = properties["exclude"]
             own.ignore = properties["ignore_in_feed"]
             own.filters = (properties["filters"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-            list.subscriptions[index].filters = try compile(run, own)
+            if let known = chains[[run, own]] {
+                list.subscriptions[index].filters = known
+            } else {
+                let chain = try compile(run, own)
+                chains[[run, own]] = chain
+                list.subscriptions[index].filters = chain
+            }
         }
     }
 

@@ -122,10 +122,3 @@ struct RunSummary {
 func counted(_ number: Int, _ singular: String, _ plural: String? = nil) -> String {
     "\(number) " + (number == 1 ? singular : plural ?? singular + "s")
 }
-
-extension Int64 {
-    fileprivate func floorDivided(by divisor: Int64) -> Int64 {
-        let quotient = self / divisor
-        return self % divisor < 0 ? quotient - 1 : quotient
-    }
-}

@@ -1,3 +1,6 @@
+import Basics
+import XMLTree
+
 /// The feeds an HTML page advertises, as feed autodiscovery has them:
 /// `<link rel="alternate" type="application/atom+xml" href="…">` (RSS's
 /// and Atom's autodiscovery), `application/rss+xml`, `application/rdf+xml`
@@ -110,40 +113,6 @@ public enum FeedDiscovery {
 
     /// An attribute value with its character references read (`&amp;`, `&#38;`, …).
     private static func decoded(_ value: String) -> String {
-        guard value.contains("&") else { return value.trimmingWhitespace }
-        var out = ""
-        var rest = value[...]
-        while let amp = rest.firstIndex(of: "&") {
-            out += rest[..<amp]
-            rest = rest[rest.index(after: amp)...]
-            let name = rest.prefix { $0 != ";" && !$0.isWhitespace && $0 != "&" }
-            guard name.count < 12, rest.dropFirst(name.count).first == ";" else {
-                out += "&"
-                continue
-            }
-            let replacement: String?
-            switch name {
-            case "amp": replacement = "&"
-            case "lt": replacement = "<"
-            case "gt": replacement = ">"
-            case "quot": replacement = "\""
-            case "apos": replacement = "'"
-            default:
-                let digits = name.dropFirst()
-                let code =
-                    name.first != "#"
-                    ? nil
-                    : digits.first == "x" || digits.first == "X"
-                        ? UInt32(digits.dropFirst(), radix: 16) : UInt32(digits)
-                replacement = code.flatMap(Unicode.Scalar.init).map { String(Character($0)) }
-            }
-            if let replacement {
-                out += replacement
-                rest = rest.dropFirst(name.count + 1)
-            } else {
-                out += "&"
-            }
-        }
-        return (out + rest).trimmingWhitespace
+        CharacterReferences.decode(value, html: true).trimmingWhitespace
     }
 }
