@@ -102,6 +102,15 @@ public struct StateOptions {
     /// Fetch only the feeds `schedule` says are due (`--due-only`); the others are served from the state.
     public var dueOnly = false
     public var schedule = FeedSchedule()
+    /// In a shared state, the feeds whose host leases this run holds: any
+    /// other is served from the state (another process fetches it). nil: the
+    /// run fetches every feed.
+    public var claimedFeeds: Set<String>?
+    /// Fetch nothing: every feed is served from the state (`feedmerge render`).
+    public var servesOnly = false
+    /// Read what bounds every feed's stored entries' dates at the start (a
+    /// worker, which serves no feed from the state, needs none of it).
+    public var readsStoredDates = true
 
     /// The defaults, written once: the command line shows and uses these.
     public static let defaultKeepDays = 90
@@ -184,7 +193,7 @@ public enum Aggregator {
             adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
             // What bounds each feed's stored entries' dates: a feed served from the state whose
             // entries all come too late for the timeline is not read. (Not known: it is read.)
-            if state.store.keepsEntries {
+            if state.store.keepsEntries && state.readsStoredDates {
                 do {
                     storedDates = try state.store.storedDates()
                 } catch {
@@ -198,6 +207,7 @@ public enum Aggregator {
             Plan(
                 subscription: $0, record: records[$0.url], rules: rules, force: state.force,
                 alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
+                serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
                 due: state.dueOnly
                     ? Plan.dueCheck(
                         record: records[$0.url], stored: storedDates[$0.url], state: state, now: rules.now) : nil)

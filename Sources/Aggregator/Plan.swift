@@ -19,10 +19,13 @@ struct Plan: Sendable {
     /// The run's store keeps entries: the child prepares their stored form.
     var keepsEntries: Bool
 
-    /// - Parameter due: with `--due-only`, when the feed is next due (nil: fetched as always).
+    /// - Parameters:
+    ///   - serveOnly: not fetched: served from the state (`feedmerge render`;
+    ///     in a shared state, a feed whose host another process holds).
+    ///   - due: with `--due-only`, when the feed is next due (nil: fetched as always).
     init(
         subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
-        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false, due: Timestamp? = nil
+        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false, serveOnly: Bool = false, due: Timestamp? = nil
     ) {
         self.subscription = subscription
         self.record = record
@@ -32,7 +35,9 @@ struct Plan: Sendable {
         request = FetchRequest(
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
             mayReadLocalFile: subscription.mayReadLocalFile && record?.movedTo == nil)
-        if !force, let record {
+        if serveOnly {
+            skip = record?.gone == true ? .gone : .deferred
+        } else if !force, let record {
             if record.gone {
                 skip = .gone
             } else if let notBefore = record.notBefore, notBefore > rules.now {

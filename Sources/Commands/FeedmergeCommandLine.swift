@@ -14,6 +14,10 @@ public enum FeedmergeCommandLine {
         usage:
           feedmerge [options] SOURCE... -o OUTPUT...   \(MergeOptions.interface.brief)
           feedmerge planet [options] CONFIG.ini       \(PlanetCommand.interface.brief)
+          feedmerge worker --state DB [options] SOURCE...
+                                                      \(WorkerCommand.interface.brief)
+          feedmerge render --state STATE [options] SOURCE... -o OUTPUT...
+                                                      \(RenderCommand.interface.brief)
           feedmerge parse [options] FILE...           \(ParseCommand.interface.brief)
           feedmerge fetch [options] URL... | -        \(FetchCommand.interface.brief)
           feedmerge state copy FROM TO                \(StateCommand.interface.brief)
@@ -49,6 +53,22 @@ public enum FeedmergeCommandLine {
             return await run(
                 try PlanetCommand.parse(arguments.dropFirst()), help: PlanetCommand.interface, PlanetCommand()
             ) { await $0.run(environment: environment) }
+        case "worker":
+            return await run(
+                try WorkerCommand.parse(arguments.dropFirst()), help: WorkerCommand.interface, WorkerCommand()
+            ) { await $0.run() }
+        case "render":
+            return await run(
+                try RenderCommand.parse(arguments.dropFirst()), help: RenderCommand.interface, MergeOptions()
+            ) { options in
+                let run: MergeRun
+                do throws(UsageError) {
+                    run = try MergeRun(options: options, environment: environment)
+                } catch {
+                    return usageError(error, command: RenderCommand.interface.name)
+                }
+                return await run.run().rawValue
+            }
         case "state":
             return await run(
                 try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()

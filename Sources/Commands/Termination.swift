@@ -12,12 +12,23 @@ import Glibc
 /// The handler only writes the signal's number into a pipe (all a signal
 /// handler may safely do); a thread of its own reads it and does the rest.
 /// Whichever thread the signal lands on, it is seen.
+///
+/// A long-running command (`feedmerge worker`) may ask to stop gracefully
+/// instead (`onFirstSignal`): the first signal is handed to it, and only a
+/// second one ends the process at once.
 enum Termination {
     private static let cleanups = Locked<[@Sendable () -> Void]>([])
+    private static let graceful = Locked<(@Sendable (Int32) -> Void)?>(nil)
 
     /// Runs `cleanup` if a signal ends the process.
     static func onSignal(_ cleanup: @escaping @Sendable () -> Void) {
         cleanups.withLock { $0.append(cleanup) }
+    }
+
+    /// Hands the first SIGINT or SIGTERM to `body` (which stops the work
+    /// soon); a second one ends the process as usual.
+    static func onFirstSignal(_ body: @escaping @Sendable (Int32) -> Void) {
+        graceful.withLock { $0 = body }
     }
 
     /// Handles SIGINT and SIGTERM from now on.
@@ -36,7 +47,11 @@ enum Termination {
         writeEnd = ends.write
         Thread {
             var number: UInt8 = 0
-            while read(ends.read, &number, 1) != 1 {}
+            while true {
+                while read(ends.read, &number, 1) != 1 {}
+                guard let stop = graceful.withLock({ body in defer { body = nil }; return body }) else { break }
+                stop(Int32(number))
+            }
             for cleanup in cleanups.withLock({ $0 }) { cleanup() }
             let name = number == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
             StandardOutput.error("feedmerge: stopped by \(name); outputs left as they were")

@@ -226,11 +226,5 @@ final class TransferEngine: Sendable {
     }
 
     /// The lower-cased host of an http(s) URL, for the per-host limit.
-    static func host(of url: String) -> String {
-        guard let schemeEnd = url.range(of: "://") else { return "" }
-        let rest = url[schemeEnd.upperBound...]
-        var authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" && $0 != "\\" }
-        if let at = authority.lastIndex(of: "@") { authority = authority[authority.index(after: at)...] }
-        return authority.lowercased()
-    }
+    static func host(of url: String) -> String { URLAuthority.host(of: url) }
 }

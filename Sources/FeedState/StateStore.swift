@@ -36,6 +36,12 @@ public struct FeedRecord: Sendable {
     /// When the feed began to fail, while it fails (the first failure
     /// after its last success); nil while it works.
     public var failingSince: Timestamp?
+    /// In a shared state (`SharedStateStore`): when it is next due (nil: not
+    /// scheduled yet, or never again), which process fetched it last, and
+    /// which holds its host's lease now.
+    public var nextCheck: Timestamp?
+    public var fetchedBy: String?
+    public var leaseHolder: String?
 }
 
 extension FeedRecord {

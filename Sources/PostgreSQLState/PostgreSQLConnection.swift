@@ -9,14 +9,20 @@ enum Parameter {
     case integer(Int64?)
     case bytes([UInt8]?)
     case flag(Bool)
+    /// A one-dimensional `text[]` (no NULL element).
+    case texts([String])
+    /// A one-dimensional `int8[]` (nil: a NULL element).
+    case integers([Int64?])
 
-    /// The parameter's type (`pg_type`'s OIDs): text, int8, bytea, bool.
+    /// The parameter's type (`pg_type`'s OIDs): text, int8, bytea, bool, text[].
     var type: Oid {
         switch self {
         case .text: 25
         case .integer: 20
         case .bytes: 17
         case .flag: 16
+        case .texts: 1009
+        case .integers: 1016
         }
     }
 
@@ -27,7 +33,22 @@ enum Parameter {
         case .integer(let value): value.map { withUnsafeBytes(of: $0.bigEndian, Array.init) }
         case .bytes(let bytes): bytes
         case .flag(let value): [value ? 1 : 0]
+        case .texts(let texts):
+            // array_recv's form: dimensions, has-nulls, element type, then each dimension's
+            // size and lower bound, then each element's length and bytes.
+            Self.int32(1) + Self.int32(0) + Self.int32(25) + Self.int32(texts.count) + Self.int32(1)
+                + texts.flatMap { Self.int32($0.utf8.count) + Array($0.utf8) }
+        case .integers(let values):
+            Self.int32(1) + Self.int32(values.contains(nil) ? 1 : 0) + Self.int32(20) + Self.int32(values.count)
+                + Self.int32(1)
+                + values.flatMap { value in
+                    value.map { Self.int32(8) + withUnsafeBytes(of: $0.bigEndian, Array.init) } ?? Self.int32(-1)
+                }
         }
+    }
+
+    private static func int32(_ value: Int) -> [UInt8] {
+        withUnsafeBytes(of: Int32(truncatingIfNeeded: value).bigEndian, Array.init)
     }
 }
 
@@ -43,6 +64,9 @@ struct Statement: Hashable {
 struct Row {
     fileprivate let result: OpaquePointer
     fileprivate let row: Int32
+
+    /// How many columns the row has.
+    var columns: Int32 { PQnfields(result) }
 
     func isNull(_ column: Int32) -> Bool { PQgetisnull(result, row, column) == 1 }
 
@@ -179,8 +203,10 @@ final class PostgreSQLConnection {
     }
 
     /// Runs a statement with parameters; `row` is called for each row of its result.
+    /// - Returns: the rows it inserted, updated or deleted (`PQcmdTuples`).
+    @discardableResult
     func query(_ statement: Statement, _ parameters: [Parameter] = [], row: (Row) throws(StateError) -> Void = { _ in })
-        throws(StateError)
+        throws(StateError) -> Int
     {
         try prepare(statement)
         let result = withParameters(parameters) { values, lengths, formats in
@@ -188,8 +214,13 @@ final class PostgreSQLConnection {
         }
         defer { PQclear(result) }
         if let failure = failure(of: result) { throw failure }
-        guard let result else { return }
+        guard let result else { return 0 }
         for index in 0..<PQntuples(result) { try row(Row(result: result, row: index)) }
+        return Self.affected(result)
+    }
+
+    private static func affected(_ result: OpaquePointer) -> Int {
+        PQcmdTuples(result).map { Int(String(cString: $0)) ?? 0 } ?? 0
     }
 
     /// Runs SQL text with parameters (for the statements run once: a migration's, the lock's).
@@ -219,9 +250,12 @@ final class PostgreSQLConnection {
     /// transaction. Nothing is kept unless all of them succeed. `durable`:
     /// the commit returns once it (and every commit before it) is on the
     /// server's disk, whatever the session's `synchronous_commit`.
+    /// - Parameter affected: called with each statement's index and the rows it wrote.
     /// - Returns: nil when all were stored; else the first failure (the
     ///   transaction is rolled back).
-    func pipeline(_ statements: [(Statement, [Parameter])], durable: Bool = false) throws(StateError) -> StateError? {
+    func pipeline(
+        _ statements: [(Statement, [Parameter])], durable: Bool = false, affected: (Int, Int) -> Void = { _, _ in }
+    ) throws(StateError) -> StateError? {
         for (statement, _) in statements { try prepare(statement) }
         guard PQenterPipelineMode(handle) == 1 else { throw error(Self.message(of: handle)) }
         defer { PQexitPipelineMode(handle) }
@@ -252,6 +286,10 @@ final class PostgreSQLConnection {
                 continue
             }
             let status = PQresultStatus(result)
+            let statement = answered - (durable ? 2 : 1)
+            if status == PGRES_COMMAND_OK, statements.indices.contains(statement) {
+                affected(statement, Self.affected(result))
+            }
             if status == PGRES_PIPELINE_ABORTED {
                 if failure == nil { failure = error("the batch was aborted") }
             } else if let reported = self.failure(of: result),

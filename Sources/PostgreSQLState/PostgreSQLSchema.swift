@@ -33,7 +33,21 @@ enum PostgreSQLSchema {
             feed bigint PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
             document bytea NOT NULL);
         ALTER TABLE feed_entries ALTER COLUMN document SET STORAGE EXTERNAL;
+        """,
+        // Version 2: several processes share the state (`SharedStateStore`). A feed's host is
+        // derived from where it is fetched (the authority of `moved_to`, else `url`, as
+        // `URLAuthority` reads it); `hosts` holds each host's lease.
         """
+        ALTER TABLE feeds
+            ADD COLUMN host text NOT NULL GENERATED ALWAYS AS (COALESCE(lower(regexp_replace(
+                substring(COALESCE(moved_to, url) FROM '://([^/?#\\\\]*)'), '^.*@', '')), '')) STORED,
+            ADD COLUMN next_check bigint, ADD COLUMN listed_at bigint, ADD COLUMN fetched_by text;
+        CREATE INDEX feeds_due ON feeds(host, next_check);
+        CREATE TABLE hosts(
+            host text PRIMARY KEY, lease_holder text, lease_token bigint, lease_until bigint);
+        CREATE SEQUENCE lease_tokens;
+        INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds;
+        """,
     ]
 
     /// Brings the database to the newest schema, under an advisory lock
@@ -73,13 +87,56 @@ enum PostgreSQLSchema {
 
 /// The statements a store runs (prepared once per connection).
 enum Statements {
+    /// The server's clock, in seconds: leases are timed by it, so that the
+    /// machines sharing a state need not agree on the time.
+    static let serverNow = "extract(epoch FROM clock_timestamp())::bigint"
+
+    /// The statement made to write only while the feed's host lease holds
+    /// (its last two parameters: the host and the token): its `VALUES` row
+    /// comes from a lease row locked for the transaction, and without one
+    /// nothing is written (zero rows: the outcome is dropped).
+    static func fenced(_ statement: Statement) -> Statement {
+        let count = statement.types.count
+        let lease = "lease AS (SELECT 1 FROM hosts WHERE host = $\(count + 1) AND lease_token = $\(count + 2) FOR SHARE)"
+        var sql = statement.sql
+        if let values = sql.range(of: "VALUES ("), let end = sql[values.upperBound...].firstIndex(of: ")") {
+            sql.replaceSubrange(
+                values.lowerBound...end, with: "SELECT " + sql[values.upperBound..<end] + " FROM lease")
+        }
+        let trimmed = sql.drop { $0.isWhitespace }
+        sql = trimmed.hasPrefix("WITH ") ? "WITH \(lease), " + trimmed.dropFirst(5) : "WITH \(lease) " + trimmed
+        return Statement(name: statement.name + "_fenced", sql: sql, types: statement.types + [25, 20])
+    }
+
+    /// Each outcome statement's fenced version, made once.
+    static func fencedVersion(of statement: Statement) -> Statement {
+        switch statement.name {
+        case skipped.name: skippedFenced
+        case notModified.name: notModifiedFenced
+        case failed.name: failedFenced
+        case fetched.name: fetchedFenced
+        case fetchedWithDocument.name: fetchedWithDocumentFenced
+        default: fenced(statement)
+        }
+    }
+    static let skippedFenced = fenced(skipped)
+    static let notModifiedFenced = fenced(notModified)
+    static let failedFenced = fenced(failed)
+    static let fetchedFenced = fenced(fetched)
+    static let fetchedWithDocumentFenced = fenced(fetchedWithDocument)
+
     static let feedColumns = """
         url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
         consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since
         """
-    static let selectFeeds = Statement(name: "select_feeds", sql: "SELECT \(feedColumns) FROM feeds", types: [])
+    /// A record's columns: the feed's, then its place in a shared state (17 to 19).
+    static let recordColumns = """
+        \(feedColumns), next_check, fetched_by,
+        (SELECT lease_holder FROM hosts h WHERE h.host = feeds.host AND h.lease_until >= \(serverNow))
+        """
+    static let selectFeeds = Statement(name: "select_feeds", sql: "SELECT \(recordColumns) FROM feeds", types: [])
     static let selectFeed = Statement(
-        name: "select_feed", sql: "SELECT \(feedColumns) FROM feeds WHERE url = $1", types: [25])
+        name: "select_feed", sql: "SELECT \(recordColumns) FROM feeds WHERE url = $1", types: [25])
     static let selectDates = Statement(
         name: "select_dates", sql: "SELECT url, entry_dates FROM feeds WHERE entry_dates IS NOT NULL", types: [])
     static let selectDocument = Statement(
@@ -153,6 +210,16 @@ enum Statements {
                 ON CONFLICT(feed) DO UPDATE SET document = excluded.document)
             UPDATE feeds SET entry_dates = $3 WHERE id = $1
             """, types: [20, 17, 17])
+    /// `storeDocument` while the lease ($4 host, $5 token) holds.
+    static let storeDocumentFenced = Statement(
+        name: "store_document_fenced",
+        sql: """
+            WITH lease AS (SELECT 1 FROM hosts WHERE host = $4 AND lease_token = $5 FOR SHARE),
+            document AS (
+                INSERT INTO feed_entries(feed, document) SELECT $1, $2 FROM lease
+                ON CONFLICT(feed) DO UPDATE SET document = excluded.document)
+            UPDATE feeds SET entry_dates = $3 WHERE id = $1 AND EXISTS (SELECT 1 FROM lease)
+            """, types: [20, 17, 17, 25, 20])
     static let selectSnapshot = Statement(
         name: "select_snapshot",
         sql: """

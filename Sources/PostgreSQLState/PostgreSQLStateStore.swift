@@ -14,30 +14,30 @@ import Foundation
 /// A fetched feed whose document comes out the same bytes as the one read
 /// is not sent again: only its record is written.
 ///
-/// One run at a time holds the state: a session advisory lock, taken when
-/// the store opens and let go when it closes (or when the server sees the
-/// connection end: a killed run holds nothing).
+/// Any number of runs and workers, on any machines, share the state
+/// (`SharedStateStore`, in `+Shared`): each writes only the feeds whose
+/// hosts it holds the lease of.
 public final class PostgreSQLStateStore: StateStore {
     let connection: PostgreSQLConnection
+    /// The connection string, for the lease keeper's own connection.
+    let conninfo: String
 
     /// Outcomes per batch: a killed run loses at most these (their feeds are
     /// fetched whole again next time, having no validators stored).
     static let batchLimit = 64
 
-    /// The advisory lock a run holds for its whole life, and the one a migration holds.
-    static let runLock: Int64 = 0x6665_6564_6D65_7201
+    /// The advisory lock a migration holds.
     static let migrationLock: Int64 = 0x6665_6564_6D65_7202
 
-    /// Opens the database a libpq connection string names, brings its schema
-    /// up to date, and takes the run's lock.
-    /// - Throws: `.held` when another run holds the state; `.cannotCreate`
-    ///   when the tables cannot be made (no privilege); else `.unusable`,
-    ///   with libpq's reason (server unreachable, authentication refused,
-    ///   database missing, a schema newer than this feedmerge's).
+    /// Opens the database a libpq connection string names and brings its schema up to date.
+    /// - Throws: `.cannotCreate` when the tables cannot be made (no
+    ///   privilege); else `.unusable`, with libpq's reason (server
+    ///   unreachable, authentication refused, database missing, a schema
+    ///   newer than this feedmerge's).
     public init(connecting conninfo: String) throws(StateError) {
+        self.conninfo = conninfo
         connection = try PostgreSQLConnection(conninfo)
         try connection.execute(Self.sessionSettings)
-        try lock()
         try PostgreSQLSchema.migrate(connection)
     }
 
@@ -49,25 +49,17 @@ public final class PostgreSQLStateStore: StateStore {
     /// `wal_writer_delay` three times), whose feeds are then fetched whole
     /// again. The end of a run (`commit`, `record(all:)`, pruning) waits for
     /// the disk (`flush(durable:)`), and so covers every commit before it.
-    static let sessionSettings = "SET synchronous_commit TO off"
-
-    private func lock() throws(StateError) {
-        var locked = false
-        try connection.query("SELECT pg_try_advisory_lock($1)", [.integer(Self.runLock)]) { locked = $0.flag(0) }
-        guard locked else {
-            throw connection.error("another run holds this state; nothing was done", kind: .held)
-        }
-    }
+    /// (`application_name` names the run's connection among the server's sessions.)
+    static let sessionSettings = "SET synchronous_commit TO off; SET application_name TO 'feedmerge'"
 
     /// A connection lost during the run (the server restarted, the network
-    /// dropped) is opened again before the next call, and the run's lock
-    /// taken again: what was lost with it is reported where it was lost
+    /// dropped) is opened again before the next call: what was lost with it is reported where it was lost
     /// (those feeds are fetched whole next time), and the rest of the run is
     /// still stored. A server that is restarting gets `reopenPatience` to
     /// come back; one that does not is given up for the rest of the run
     /// (`lost`): every later call fails at once, and the run goes on without
     /// its state, as with a file that cannot be written.
-    private func reopenIfLost() throws(StateError) {
+    func reopenIfLost() throws(StateError) {
         if let lost { throw lost }
         guard !connection.isOpen else { return }
         var waited = 0.0
@@ -84,9 +76,7 @@ public final class PostgreSQLStateStore: StateStore {
         }
         do {
             try connection.execute(Self.sessionSettings)
-            try lock()
         } catch {
-            let error = connection.error("the connection was lost, and another run took the state meanwhile")
             lost = error
             throw error
         }
@@ -94,7 +84,7 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Runs a read (or a write that gives the same rows run twice) once
     /// more on a new connection when the connection is found lost during it.
-    private func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
+    func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try reopenIfLost()
         do {
             return try body()
@@ -179,6 +169,11 @@ public final class PostgreSQLStateStore: StateStore {
         record.metadata = metadata ?? nil
         record.restamping = row.flag(14)
         record.failingSince = row.integer(16).map(Timestamp.init(secondsSince1970:))
+        if row.columns > 17 {
+            record.nextCheck = row.integer(17).map(Timestamp.init(secondsSince1970:))
+            record.fetchedBy = row.text(18)
+            record.leaseHolder = row.text(19)
+        }
         return record
     }
 
@@ -203,8 +198,16 @@ public final class PostgreSQLStateStore: StateStore {
         if let failure = try commit().first { throw failure.value }
     }
 
-    /// Outcomes recorded and not sent yet, in order, each one statement.
-    private var batch: [(url: String, statement: Statement, parameters: [Parameter])] = []
+    /// Outcomes recorded and not sent yet, in order, each one statement
+    /// (fenced by the lease its feed was claimed under, in a shared run).
+    private var batch: [(url: String, statement: Statement, parameters: [Parameter], fenced: Bool)] = []
+    /// In a shared run (after `claim`): the lease each claimed feed was
+    /// claimed under; an outcome of any other feed is not written.
+    var claimed: [String: HostLease]?
+    /// Outcomes dropped because their lease was lost (`takeDroppedOutcomes`).
+    var dropped: [String] = []
+    /// Who claims, as the feeds' `fetched_by` says.
+    var holderName = ""
     /// The documents of the batch's fetched feeds, as they will be stored
     /// (their bytes: the entries they were made from are let go): what the
     /// store gives back of those feeds until the batch is sent.
@@ -215,15 +218,15 @@ public final class PostgreSQLStateStore: StateStore {
     private var failures: [String: StateError] = [:]
 
     public func record(_ update: FeedUpdate) throws(StateError) {
-        let (statement, parameters) = try outcome(update)
-        batch.append((update.url, statement, parameters))
+        guard let (statement, parameters, fenced) = try fencedOutcome(update) else { return }
+        batch.append((update.url, statement, parameters, fenced))
         if batch.count >= Self.batchLimit { try flush() }
     }
 
     public func record(all updates: [FeedUpdate]) throws(StateError) {
         for update in updates {
-            let (statement, parameters) = try outcome(update)
-            batch.append((update.url, statement, parameters))
+            guard let (statement, parameters, fenced) = try fencedOutcome(update) else { continue }
+            batch.append((update.url, statement, parameters, fenced))
             // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
             if batch.count >= Self.batchLimit * 16 { try flush() }
         }
@@ -247,10 +250,10 @@ public final class PostgreSQLStateStore: StateStore {
     ///   nothing, when commits were made since the last durable one) returns
     ///   only once it is on the server's disk, and with it every commit
     ///   before it: a run's end is durable, its middle need not wait.
-    private func flush(durable: Bool = false) throws(StateError) {
+    func flush(durable: Bool = false) throws(StateError) {
         if batch.isEmpty {
             guard durable && undurable else { return try reopenIfLost() }
-            batch = [("", Statements.touch, [])]
+            batch = [("", Statements.touch, [], false)]
         }
         defer { failures.removeValue(forKey: "") }  // the write of nothing fails alone, said by no feed
         let sending = batch
@@ -261,24 +264,31 @@ public final class PostgreSQLStateStore: StateStore {
             try reopenIfLost()
             let statements = sending.map { ($0.statement, $0.parameters) }
             let refused: StateError?
+            var lost: [String] = []
+            func count(_ index: Int, _ rows: Int) {
+                if rows == 0 && sending[index].fenced { lost.append(sending[index].url) }
+            }
             do throws(StateError) {
-                refused = try connection.pipeline(statements, durable: durable)
+                refused = try connection.pipeline(statements, durable: durable, affected: count)
             } catch {
                 // The connection was found lost (a server restarted, a session ended): the batch
                 // once more on a new one. (Each statement gives the same row when run twice but a
                 // failure's count, which a connection lost during the commit itself may count twice.)
                 guard !connection.isOpen else { throw error }
                 try reopenIfLost()
-                refused = try connection.pipeline(statements, durable: durable)
+                lost = []
+                refused = try connection.pipeline(statements, durable: durable, affected: count)
             }
             undurable = true
             guard refused != nil else {
                 undurable = !durable
+                dropped += lost
                 return
             }
             for outcome in sending {
                 do throws(StateError) {
-                    try connection.query(outcome.statement, outcome.parameters)
+                    let rows = try connection.query(outcome.statement, outcome.parameters)
+                    if rows == 0 && outcome.fenced { dropped.append(outcome.url) }
                 } catch {
                     failures[outcome.url] = error
                     if !connection.isOpen { throw error }
@@ -288,6 +298,21 @@ public final class PostgreSQLStateStore: StateStore {
         } catch {
             for outcome in sending[stored...] where failures[outcome.url] == nil { failures[outcome.url] = error }
         }
+    }
+
+    /// The statement that stores an outcome, fenced by its feed's lease in a
+    /// shared run; nil: a shared run's outcome of a feed it did not claim
+    /// (another process holds it), not written.
+    private func fencedOutcome(_ update: FeedUpdate) throws(StateError) -> (Statement, [Parameter], Bool)? {
+        guard let claimed else {
+            let (statement, parameters) = try outcome(update)
+            return (statement, parameters, false)
+        }
+        guard let lease = claimed[update.url] else { return nil }
+        let (statement, parameters) = try outcome(update)
+        return (
+            Statements.fencedVersion(of: statement), parameters + [.text(lease.host), .integer(lease.token)], true
+        )
     }
 
     /// The statement that stores an outcome. A fetched feed's document is
@@ -350,7 +375,10 @@ public final class PostgreSQLStateStore: StateStore {
             return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) }
         }
         if let cached, cached.url == url { return cached.stored }
-        if let known, !known.contains(url) { return StoredDocument(document: FeedEntries(), bytes: nil) }
+        // (In a shared run another process may have stored a feed since the records were read.)
+        if claimed == nil, let known, !known.contains(url) {
+            return StoredDocument(document: FeedEntries(), bytes: nil)
+        }
         var bytes: [UInt8]?
         try retrying { () throws(StateError) in
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
@@ -369,7 +397,7 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     public func forgetValidators(of urls: [String]) throws(StateError) {
-        batch += urls.map { ($0, Statements.dropValidators, [.text($0)]) }
+        batch += urls.map { ($0, Statements.dropValidators, [.text($0)], false) }
         try flush(durable: true)
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
@@ -391,22 +419,27 @@ public final class PostgreSQLStateStore: StateStore {
         try retrying { () throws(StateError) in
             try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
         }
-        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
+        // A shared run prunes only the feeds it holds: another process may be writing any other.
+        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
+        let full =
+            claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         var writes: [(Statement, [Parameter])] = []
-        func prune(_ row: Row) {
+        func prune(_ row: Row, lease: HostLease? = nil) {
             // A damaged document is left as it is: reading it reports it.
             guard let bytes = row.bytes(1), var document = FeedEntries(document: bytes),
                 document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
             else { return }
-            writes.append(
-                (
-                    Statements.storeDocument,
-                    [
-                        .integer(row.integer(0)), .bytes(document.document),
-                        .bytes(document.dates(pivot: now.secondsSince1970).encoded),
-                    ]
-                ))
+            let parameters: [Parameter] = [
+                .integer(row.integer(0)), .bytes(document.document),
+                .bytes(document.dates(pivot: now.secondsSince1970).encoded),
+            ]
+            if let lease {
+                writes.append(
+                    (Statements.storeDocumentFenced, parameters + [.text(lease.host), .integer(lease.token)]))
+            } else {
+                writes.append((Statements.storeDocument, parameters))
+            }
         }
         if full {
             var after: Int64 = 0
@@ -422,11 +455,11 @@ public final class PostgreSQLStateStore: StateStore {
             }
         } else {
             for url in feeds ?? [] {
-                try connection.query(Statements.selectFeedDocument, [.text(url)]) { prune($0) }
+                try connection.query(Statements.selectFeedDocument, [.text(url)]) { prune($0, lease: claimed?[url]) }
                 if writes.count >= Self.pruneChunk { try send(&writes) }
             }
         }
-        if RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
+        if claimed == nil, RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
             writes.append((Statements.noteFullPrune, [.integer(now.secondsSince1970)]))
         }
         try send(&writes)

@@ -24,9 +24,16 @@ import Testing
             ])
     }
 
+    /// The outputs (the health report without which machine fetched each
+    /// feed, which only a shared state says).
     func bytes(_ w: StateTests.Workspace, _ folder: String) throws -> [Data] {
         try ["out.atom", "out.json", "health.json"].map {
-            try Data(contentsOf: URL(fileURLWithPath: w.path("\(folder)/\($0)")))
+            let data = try Data(contentsOf: URL(fileURLWithPath: w.path("\(folder)/\($0)")))
+            guard $0 == "health.json" else { return data }
+            return Data(
+                String(decoding: data, as: UTF8.self).replacingOccurrences(
+                    of: #","fetched_by":"[^"]*""#, with: "", options: .regularExpression
+                ).utf8)
         }
     }
 

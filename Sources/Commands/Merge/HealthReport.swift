@@ -32,15 +32,19 @@ enum HealthReport {
             json.field("moved_to", report.record?.movedTo)
             json.field("last_fetch", date: report.record?.lastFetch)
             json.field("last_success", date: report.record?.lastSuccess)
-            // When `--due-only` (FeedSchedule) would next ask it; absent: never (gone), or not known yet.
+            // When `--due-only` (FeedSchedule) would next ask it (a shared state: as scheduled there);
+            // absent: never (gone), or not known yet.
             json.field(
                 "next_check",
                 date: report.record.flatMap { record in
                     record.lastFetch == nil
                         ? nil
-                        : FeedSchedule().nextCheck(
-                            record: record, entriesStored: report.entriesStored ?? 0, keepDays: keepDays, now: now)
+                        : record.nextCheck
+                            ?? FeedSchedule().nextCheck(
+                                record: record, entriesStored: report.entriesStored ?? 0, keepDays: keepDays, now: now)
                 })
+            json.field("fetched_by", report.record?.fetchedBy)
+            json.field("lease_holder", report.record?.leaseHolder)
             json.field("consecutive_failures", report.record?.consecutiveFailures)
             json.field("failing_since", date: report.record?.failingSince)
             json.field("last_error", report.record?.lastError)

@@ -69,6 +69,8 @@ struct MergeOptions {
     var keepPerFeed = StateOptions.defaultKeepPerFeed
     var newFeedItems = StateOptions.defaultNewFeedItems
     var dueOnly = false
+    /// `feedmerge render`: nothing fetched, nothing stored; the outputs made from the state.
+    var renderOnly = false
     var healthPath: String?
     /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
     var page = PageRequest()
@@ -300,7 +302,9 @@ struct MergeOptions {
         ])
 
     /// Reads a command line (after the program name).
-    static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {
+    static func parse(
+        _ arguments: some Sequence<String>, interface: CommandInterface<MergeOptions> = interface
+    ) throws(UsageError) -> Request<MergeOptions> {
         let request = try interface.parse(arguments, into: MergeOptions())
         guard case .run(var options) = request else { return request }
         guard !options.sources.isEmpty else { throw UsageError("no SOURCE given") }

@@ -73,7 +73,9 @@ struct MergeRun {
         var records: [String: FeedRecord]?
         if let stateLocation {
             do throws(StateError) {
-                let open = try stateLocation.open()
+                var open = try stateLocation.open()
+                // `feedmerge render` changes nothing in the state.
+                if options.renderOnly { open = .init(store: ReadOnlyStateStore(open.store), lock: open.lock) }
                 opened = open
                 records = try open.store.feeds()
                 state = stateOptions(store: open.store)
@@ -124,7 +126,13 @@ struct MergeRun {
         }
 
         let progress = Progress(enabled: !options.quiet && isatty(2) != 0)
-        let runState = state ?? .withoutState()
+        var runState = state ?? .withoutState()
+        // A shared state: the hosts of the listed feeds that no other process holds are claimed.
+        var shared = SharedClaims(store: runState.store, renderOnly: options.renderOnly, rules: rules)
+        if shared != nil {
+            let claimed = shared!.claim(list.subscriptions.map(\.url), records: &records)
+            runState.claimedFeeds = claimed
+        }
         var result = await Aggregator.run(list, client: client, rules: rules, state: runState, records: records) {
             report, done, total in
             progress.update(report, done: done, total: total)
@@ -152,6 +160,9 @@ struct MergeRun {
                 more.subscriptions = []
             }
             if !more.subscriptions.isEmpty {
+                if shared != nil {
+                    runState.claimedFeeds = shared!.claim(more.subscriptions.map(\.url), records: &records)
+                }
                 let first = result.takeTimeline()
                 var second = await Aggregator.run(
                     more, client: client, rules: rules, state: runState, records: records, continuing: first,
@@ -164,6 +175,9 @@ struct MergeRun {
             list = expanded  // its head (title, owner, link) and warnings too
         }
         progress.finish()
+        if let failure = shared?.release(state: runState, reports: &result.reports) {
+            result.diagnostics.append(failure)
+        }
         if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
         if !options.quiet { for warning in filters.warnings { StandardOutput.error("feedmerge: \(warning)") } }
         let link = options.link ?? list.homePage
@@ -252,6 +266,7 @@ struct MergeRun {
         state.health = options.healthPath != nil || writesPage
         state.newFeedItems = options.newFeedItems
         state.dueOnly = options.dueOnly
+        state.servesOnly = options.renderOnly
         return state
     }
 

@@ -44,6 +44,8 @@ extension CommandReference {
         [
             CommandReference(MergeOptions.interface, defaults: MergeOptions(), more: mainOnly),
             CommandReference(PlanetCommand.interface, defaults: PlanetCommand()),
+            CommandReference(WorkerCommand.interface, defaults: WorkerCommand()),
+            CommandReference(RenderCommand.interface, defaults: MergeOptions()),
             CommandReference(ParseCommand.interface, defaults: ParseCommand()),
             CommandReference(FetchCommand.interface, defaults: FetchCommand()),
             CommandReference(StateCommand.interface, defaults: StateCommand()),

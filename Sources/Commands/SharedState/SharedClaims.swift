@@ -1,0 +1,85 @@
+import Aggregator
+import FeedModel
+import FeedState
+import Foundation
+import TimelineMerge
+
+/// A one-shot run on a shared state (PostgreSQL): the hosts of the feeds it
+/// lists that no other process holds are claimed before it fetches (a feed
+/// on a host another process holds is served from the state, as that
+/// process leaves it), kept by a lease keeper while the run fetches, and let
+/// go with the feeds' schedule once it has fetched. Several runs, and
+/// workers, can then share one database at once.
+struct SharedClaims {
+    let store: any SharedStateStore
+    let rules: TimelineRules
+    let keeper: any LeaseKeeper
+    private(set) var leases: [HostLease] = []
+    private(set) var feeds: [String] = []
+    private(set) var failures: [String] = []
+    private var claimed: Set<String> = []
+
+    /// The lease a one-shot run takes, renewed while it runs.
+    static let leaseSeconds = 120
+
+    /// nil when the store is not shared, or the run fetches nothing.
+    init?(store: any StateStore, renderOnly: Bool, rules: TimelineRules) {
+        guard !renderOnly, let store = store as? any SharedStateStore else { return nil }
+        self.store = store
+        self.rules = rules
+        keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds)
+    }
+
+    /// Who a one-shot run is, as `--health` names who fetched a feed: its
+    /// machine (the same on every run, so that reruns write the same bytes).
+    static var machineName: String { ProcessInfo.processInfo.hostName }
+
+    /// Subscribes the feeds and claims their free hosts.
+    /// - Returns: every feed this run holds now (those it may fetch).
+    mutating func claim(_ urls: [String], records: inout [String: FeedRecord]?) -> Set<String> {
+        do throws(StateError) {
+            try store.subscribe(urls, now: rules.now)
+            let claims = try store.claim(
+                ClaimRequest(
+                    scope: .feeds(urls), hosts: Int(Int32.max), holder: Self.machineName,
+                    leaseSeconds: Self.leaseSeconds, now: rules.now))
+            leases += claims.map(\.lease)
+            for claim in claims {
+                feeds += claim.feeds
+                claimed.formUnion(claim.feeds)
+            }
+            keeper.keep(leases)
+            // Another process may have stored feeds since the records were read.
+            records = try store.feeds()
+        } catch {
+            failures.append("state: the feeds' hosts cannot be claimed (\(error)); they are served from the state")
+        }
+        return claimed
+    }
+
+    /// Lets the hosts go with their feeds' schedule; the reports' records
+    /// (read for the health report while the run held them) are read again.
+    /// - Returns: what went wrong, as a run diagnostic.
+    func release(state: StateOptions, reports: inout [FeedReport]) -> String? {
+        keeper.stop()
+        var said = failures
+        do throws(StateError) {
+            let lost = try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: rules.now)
+            if state.health {
+                let records = try store.feeds(feeds)
+                for index in reports.indices {
+                    if let record = records[reports[index].subscription.url]?.record { reports[index].record = record }
+                }
+            }
+            let dropped = store.takeDroppedOutcomes()
+            if !lost.isEmpty || !dropped.isEmpty {
+                said.append(
+                    "state: \(lost.count) host leases were lost during the run (another process took them "
+                        + "after they ran out); \(dropped.count) feeds' outcomes were dropped")
+            }
+        } catch {
+            said.append("state: the claimed hosts cannot be let go (\(error)); their leases run out")
+        }
+        return said.isEmpty ? nil : said.joined(separator: "; ")
+    }
+}

@@ -1,0 +1,171 @@
+import Aggregator
+import Basics
+import FeedFetch
+import FeedModel
+import FeedState
+import Foundation
+import Subscriptions
+import TimelineMerge
+
+/// `feedmerge worker`: a long-running process over a PostgreSQL state that
+/// claims hosts with due feeds, fetches and stores them, and claims again
+/// (`Worker`). Any number run at once, on any machines; `feedmerge render`
+/// writes the outputs. SIGTERM or SIGINT stops it gracefully: it claims no
+/// more, finishes the feeds it holds, lets their hosts go, and exits 0 (a
+/// second signal ends it at once; its leases then run out).
+struct WorkerCommand {
+    var merge = MergeOptions()
+    var name: String?
+    var leaseSeconds = Worker.Settings(name: "").leaseSeconds
+    var hostsPerClaim = 0
+    var drain = false
+
+    static let interface = CommandInterface<WorkerCommand>(
+        name: "feedmerge worker",
+        brief: "fetch due feeds into a shared PostgreSQL state, continuously",
+        synopsis: "feedmerge worker --state postgresql://... [options] SOURCE...",
+        summary: """
+            Fetches the feeds of a PostgreSQL state as they fall due, until stopped. Any
+            number of workers share one database, on one machine or many: each claims
+            hosts no other holds (a lease, renewed while it fetches), so every due feed
+            is fetched by one of them, the per-host limit and a host's Retry-After hold
+            across all of them, and a worker that dies loses its hosts when their lease
+            runs out. Each feed is next due by how often it posts, its ttl or
+            sy:updatePeriod, its failures and the server's wishes (docs/state.md).
+            SOURCE: the subscriptions (as for feedmerge); every worker should be given the
+            same list. The state fetches the feeds some run listed within two days.
+            Outputs are written by feedmerge render. SIGTERM: claims no more, finishes
+            what it holds, lets it go, exits 0.
+            """,
+        groups: [
+            OptionGroup(
+                "Worker",
+                [
+                    Option("--state", value: "DB", help: "the shared state: a PostgreSQL database (required)") {
+                        $0.merge.statePath = $1
+                    },
+                    Option("--name", value: "NAME", help: "who this worker is, in --health (default: HOST:PID)") {
+                        $0.name = $1
+                    },
+                    Option(
+                        "--lease", value: "S", help: "seconds a claimed host stays this worker's if it stops renewing",
+                        default: { "\($0.leaseSeconds)" }
+                    ) { $0.leaseSeconds = try OptionValue.positive($1, for: "--lease") },
+                    Option(
+                        "--hosts", value: "N",
+                        help: "hosts claimed at a time (default: twice what --jobs and\n--per-host keep busy)"
+                    ) { $0.hostsPerClaim = try OptionValue.positive($1, for: "--hosts") },
+                    Option("--drain", help: "exit once nothing this worker may claim is due") { command, _ in
+                        command.drain = true
+                    },
+                    Option(
+                        "--keep-days", value: "N", help: "keep entries a feed no longer lists for N days",
+                        default: { "\($0.merge.keepDays)" }
+                    ) { $0.merge.keepDays = try OptionValue.count($1, for: "--keep-days") },
+                    Option(
+                        "--keep-per-feed", value: "N", help: "and at most the newest N stored per feed",
+                        default: { "\($0.merge.keepPerFeed)" }
+                    ) { $0.merge.keepPerFeed = try OptionValue.count($1, for: "--keep-per-feed") },
+                    Option(
+                        "--now", value: "DATE", help: "the time it runs at (default: the clock, read at each claim)"
+                    ) { $0.merge.now = try OptionValue.date($1, for: "--now") },
+                    Option("-q", "--quiet", help: "no summary line") { command, _ in command.merge.quiet = true },
+                    Option("-v", "--verbose", help: "a line for each claim, with its counts") { command, _ in
+                        command.merge.verbose = true
+                    },
+                ]),
+            FetchOptions.group(
+                \WorkerCommand.merge.fetch,
+                maxBytesHelp:
+                    "largest feed read, decoded; a bigger one is cut there and keeps\nthe entries that arrived whole"),
+        ],
+        operandName: "SOURCE",
+        operand: { command, source in command.merge.sources.append(source) },
+        notes: """
+            Exit status: 0 when stopped (a signal, or --drain with nothing due); 2 a usage
+            error; 74 the state cannot be used (not PostgreSQL, unreachable, or no claim
+            could be made).
+            """,
+        examples: [
+            (
+                "A worker per machine, and the outputs rendered every 10 minutes from cron:",
+                "feedmerge worker --state postgresql://planet@db/planet feeds.opml"
+            )
+        ])
+
+    static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<WorkerCommand> {
+        let request = try interface.parse(arguments, into: WorkerCommand())
+        guard case .run(let command) = request else { return request }
+        guard !command.merge.sources.isEmpty else { throw UsageError("no SOURCE given") }
+        guard let state = command.merge.statePath else {
+            throw UsageError("a worker needs the shared state it works on: --state postgresql://...")
+        }
+        guard case .postgreSQL = StateLocation(state) else {
+            throw UsageError("--state \(state): workers share a PostgreSQL state (postgresql://... or key=value words)")
+        }
+        _ = try command.merge.rules(now: Timestamp(secondsSince1970: 0))
+        return request
+    }
+
+    func run() async -> Int32 {
+        let opened: StateLocation.Opened
+        do {
+            opened = try StateLocation(merge.statePath!).open()
+        } catch {
+            StandardOutput.error("feedmerge worker: state: \(error)")
+            return (error.kind == .cannotCreate ? ExitStatus.stateCannotBeCreated : .stateUnusable).rawValue
+        }
+        guard let store = opened.store as? any SharedStateStore else {
+            StandardOutput.error("feedmerge worker: state: not a shared state")
+            return ExitStatus.stateUnusable.rawValue
+        }
+        let client = HTTPClient(configuration: merge.fetch)
+        var list: SubscriptionList
+        do {
+            list = try await SourceReader.read(merge.sources, configured: [], client: client)
+            var filters = FilterSetup(folders: [FileManager.default.currentDirectoryPath])
+            try filters.apply(merge.entryFilters, to: &list)
+        } catch let error as UsageError {
+            StandardOutput.error("feedmerge worker: \(error.message)")
+            return ExitStatus.usage.rawValue
+        } catch {
+            StandardOutput.error("feedmerge worker: \(error)")
+            return ExitStatus.usage.rawValue
+        }
+        guard !list.subscriptions.isEmpty else {
+            StandardOutput.error("feedmerge worker: the sources list no feed")
+            return ExitStatus.usage.rawValue
+        }
+        var settings = Worker.Settings(name: name ?? "\(SharedClaims.machineName):\(getpid())")
+        settings.leaseSeconds = leaseSeconds
+        settings.hostsPerClaim = hostsPerClaim
+        settings.drain = drain
+        var state = StateOptions(store: store)
+        state.keepDays = merge.keepDays
+        state.keepPerFeed = merge.keepPerFeed
+        state.newFeedItems = merge.newFeedItems
+        let stop = Locked<Int32?>(nil)
+        Termination.onFirstSignal { number in stop.withLock { $0 = number } }
+        let options = merge
+        let verbose = merge.verbose
+        let workerName = settings.name
+        let worker = Worker(settings: settings, list: list, store: store, state: state, client: client)
+        let totals = await worker.run(
+            rules: {
+                let now = options.now ?? Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
+                return (try? options.rules(now: now)) ?? TimelineRules(now: now)
+            },
+            stopping: { stop.withLock { $0 } != nil },
+            log: { line in if verbose { StandardOutput.error("feedmerge worker \(workerName): \(line)") } })
+        for diagnostic in totals.diagnostics { StandardOutput.error("feedmerge worker \(workerName): \(diagnostic)") }
+        if !merge.quiet {
+            let stopped = stop.withLock { $0 }.map { $0 == SIGINT ? "; stopped by SIGINT" : "; stopped by SIGTERM" }
+            StandardOutput.error(
+                "feedmerge worker \(workerName): \(totals.fetched) fetched, \(totals.notModified) not modified, "
+                    + "\(totals.failed) failed, \(totals.leasesLost) leases lost (\(totals.claims) claims, "
+                    + "\(totals.hosts) hosts)\(stopped ?? "")")
+        }
+        withExtendedLifetime(opened) {}
+        return (totals.claims == 0 && !totals.diagnostics.isEmpty ? ExitStatus.stateUnusable : .success).rawValue
+    }
+}

@@ -1,0 +1,116 @@
+import FeedModel
+
+/// A host's lease: while a process holds it, that process alone fetches the
+/// host's feeds and writes their outcomes. The token is new at every claim
+/// (a fencing token): an outcome is written only while the token it was
+/// claimed under is still the host's, so a process that lost its lease (it
+/// stalled past the lease, and another claimed the host) cannot overwrite
+/// what the new holder writes.
+public struct HostLease: Sendable, Hashable {
+    public var host: String
+    public var token: Int64
+
+    public init(host: String, token: Int64) {
+        self.host = host
+        self.token = token
+    }
+}
+
+/// What a claim asks for.
+public struct ClaimRequest: Sendable {
+    public enum Scope: Sendable, Equatable {
+        /// Hosts with a feed due (`next_check` no later than the run's time): a worker's.
+        case due
+        /// The hosts of these feeds (those no one holds), each with those of
+        /// these feeds it serves, due or not: a one-shot run's, which fetches
+        /// every feed it lists (or, `--due-only`, decides itself which are due).
+        case feeds([String])
+    }
+
+    public var scope: Scope
+    /// At most this many hosts.
+    public var hosts: Int
+    /// Who claims (a worker's name: its host and pid by default), as `--health` shows it.
+    public var holder: String
+    /// How long a lease lasts unless renewed, in seconds (the server's clock).
+    public var leaseSeconds: Int
+    /// The run's time, for what is due.
+    public var now: Timestamp
+    /// A feed is fetched while some run listed it within this many seconds.
+    public static let listedWithin: Int64 = 2 * 86_400
+
+    public init(scope: Scope, hosts: Int, holder: String, leaseSeconds: Int, now: Timestamp) {
+        self.scope = scope
+        self.hosts = hosts
+        self.holder = holder
+        self.leaseSeconds = leaseSeconds
+        self.now = now
+    }
+}
+
+/// A host claimed, and its feeds that are due (a one-shot run's claim: every subscribed feed).
+public struct HostClaim: Sendable {
+    public var lease: HostLease
+    public var feeds: [String]
+
+    public init(lease: HostLease, feeds: [String]) {
+        self.lease = lease
+        self.feeds = feeds
+    }
+}
+
+/// A feed's place in the shared schedule, written when its host is released.
+public struct ScheduledFeed: Sendable {
+    public var url: String
+    /// nil: never due again (gone).
+    public var nextCheck: Timestamp?
+
+    public init(url: String, nextCheck: Timestamp?) {
+        self.url = url
+        self.nextCheck = nextCheck
+    }
+}
+
+/// A state that several processes, on one machine or many, share: each feed
+/// is fetched by the one process holding its host's lease (so the per-host
+/// limit holds across all of them, and a feed's Retry-After, kept in its
+/// schedule, whichever process asks next), and its outcome
+/// is written only while that lease holds. The store decides nothing: which
+/// feeds are due is the schedule the caller writes back (`release`).
+public protocol SharedStateStore: StateStore {
+    /// Makes the feeds known (a new feed is due at once) and notes that a
+    /// run lists them now. The feeds a shared state fetches are those some
+    /// run listed within `ClaimRequest.listedWithin`: the union of every
+    /// run's list, and a feed no list names any more stops being fetched
+    /// after that time (its entries stay, under the retention rules).
+    func subscribe(_ urls: [String], now: Timestamp) throws(StateError)
+    /// Claims hosts no one holds (or whose lease ran out), each with a new
+    /// token, and gives each with its due feeds. From now on the store
+    /// writes only the outcomes of feeds on hosts it holds, each only while
+    /// the lease holds (a lost one is dropped, and counted in `droppedOutcomes`).
+    func claim(_ request: ClaimRequest) throws(StateError) -> [HostClaim]
+    /// How many listed feeds are due at `now`, whoever holds their hosts: a draining worker waits
+    /// while any is, since a holder that died leaves them to it.
+    func dueCount(now: Timestamp) throws(StateError) -> Int
+    /// The store's records and stored-entry bounds of these feeds (what the schedule reads).
+    func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)]
+    /// A keeper that renews the process's leases from a thread of its own
+    /// (with its own connection) while its runs fetch.
+    func makeLeaseKeeper(leaseSeconds: Int) -> any LeaseKeeper
+    /// Stores every outcome recorded so far, writes the feeds' next checks
+    /// and who fetched them, and lets the hosts go.
+    /// - Returns: the leases found lost (their feeds' schedule was not written).
+    func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
+    /// The feeds whose outcome was dropped because their lease was lost, since the last call.
+    func takeDroppedOutcomes() -> [String]
+}
+
+/// Renews a process's leases from a thread of its own while its run fetches.
+public protocol LeaseKeeper: AnyObject, Sendable {
+    /// Keeps these leases alive (replacing the set kept before).
+    func keep(_ leases: [HostLease])
+    /// The leases found lost since the last call.
+    func takeLost() -> [HostLease]
+    /// Stops renewing (before release).
+    func stop()
+}

@@ -1,0 +1,224 @@
+import FeedModel
+import FeedState
+import Foundation
+
+/// Claiming, in one short transaction each: `FOR UPDATE SKIP LOCKED` on the
+/// hosts' rows, so that processes claiming at once take different hosts
+/// and never wait for each other (a row another claim is locking is
+/// skipped, not waited for), and each lease gets a new token from a
+/// sequence. The fetches happen outside any transaction; each outcome is
+/// written fenced by its token (`Statements.fenced`).
+extension PostgreSQLStateStore: SharedStateStore {
+    public func subscribe(_ urls: [String], now: Timestamp) throws(StateError) {
+        try flush()
+        for chunk in stride(from: 0, to: urls.count, by: Self.subscribeChunk) {
+            let part = Array(urls[chunk..<min(chunk + Self.subscribeChunk, urls.count)])
+            let parameters: [Parameter] = [.texts(part), .integer(now.secondsSince1970)]
+            if let failure = try connection.pipeline(
+                [(SharedStatements.subscribe, parameters), (SharedStatements.addHosts, [.texts(part)])], durable: true)
+            {
+                throw failure
+            }
+        }
+    }
+
+    static let subscribeChunk = 10_000
+
+    public func claim(_ request: ClaimRequest) throws(StateError) -> [HostClaim] {
+        try flush()
+        if claimed == nil { claimed = [:] }
+        holderName = request.holder
+        let now = request.now.secondsSince1970
+        let listedSince = now - ClaimRequest.listedWithin
+        // The hosts to claim from (a one-shot run: its feeds' hosts), then the claim itself.
+        var feedsOfHost: [String: [String]] = [:]
+        var claimStatement = SharedStatements.claimDue
+        var parameters: [Parameter] = [
+            .integer(now), .integer(Int64(request.hosts)), .text(request.holder), .integer(Int64(request.leaseSeconds)),
+            .integer(listedSince),
+        ]
+        if case .feeds(let urls) = request.scope {
+            try retrying { () throws(StateError) in
+                feedsOfHost = [:]
+                try connection.query(SharedStatements.hostsOfFeeds, [.texts(urls)]) { row in
+                    feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+                }
+            }
+            claimStatement = SharedStatements.claimHosts
+            parameters[4] = .texts(feedsOfHost.keys.sorted())
+        }
+        var leases: [HostLease] = []
+        try reopenIfLost()
+        try connection.query(claimStatement, parameters) { row in
+            leases.append(HostLease(host: row.text(0) ?? "", token: row.integer(1) ?? 0))
+        }
+        leases.sort { $0.host < $1.host }
+        if case .due = request.scope, !leases.isEmpty {
+            try connection.query(
+                SharedStatements.dueFeeds, [.texts(leases.map(\.host)), .integer(now), .integer(listedSince)]
+            ) { row in
+                feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+            }
+        }
+        let claims = leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
+        for claim in claims {
+            for url in claim.feeds { claimed?[url] = claim.lease }
+        }
+        return claims
+    }
+
+    public func dueCount(now: Timestamp) throws(StateError) -> Int {
+        try flush()
+        var count = 0
+        let now = now.secondsSince1970
+        try retrying { () throws(StateError) in
+            try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)]) {
+                count = Int($0.integer(0) ?? 0)
+            }
+        }
+        return count
+    }
+
+    public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
+        try flush()
+        var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
+        try retrying { () throws(StateError) in
+            result = [:]
+            try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row in
+                let record = Self.feedRecord(row)
+                result[record.url] = (record, row.bytes(20).flatMap(StoredDates.init(encoded:)))
+            }
+        }
+        return result
+    }
+
+    public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
+    {
+        if let failure = try commit().first { throw failure.value }
+        var byLease: [HostLease: [ScheduledFeed]] = [:]
+        for feed in schedule {
+            guard let lease = claimed?[feed.url] else { continue }
+            byLease[lease, default: []].append(feed)
+        }
+        let holder = holderName
+        var statements: [(Statement, [Parameter])] = []
+        var releases: [Int: HostLease] = [:]
+        for lease in leases {
+            let feeds = byLease[lease] ?? []
+            if !feeds.isEmpty {
+                statements.append(
+                    (
+                        SharedStatements.schedule,
+                        [
+                            .texts(feeds.map(\.url)), .integers(feeds.map { $0.nextCheck?.secondsSince1970 }),
+                            .text(holder), .text(lease.host), .integer(lease.token),
+                        ]
+                    ))
+                // A feed that moved may now be on a host no row names yet.
+                statements.append((SharedStatements.addHosts, [.texts(feeds.map(\.url))]))
+            }
+            releases[statements.count] = lease
+            statements.append((SharedStatements.release, [.text(lease.host), .integer(lease.token)]))
+        }
+        var held: Set<HostLease> = []
+        try reopenIfLost()
+        if let failure = try connection.pipeline(
+            statements, durable: true, affected: { index, rows in if rows > 0, let lease = releases[index] { held.insert(lease) } })
+        {
+            throw failure
+        }
+        let released = Set(leases)
+        claimed = claimed?.filter { !released.contains($0.value) }
+        return leases.filter { !held.contains($0) }
+    }
+
+    public func takeDroppedOutcomes() -> [String] {
+        defer { dropped = [] }
+        return dropped
+    }
+
+    public func makeLeaseKeeper(leaseSeconds: Int) -> any LeaseKeeper {
+        PostgreSQLLeaseKeeper(conninfo: conninfo, leaseSeconds: leaseSeconds)
+    }
+}
+
+/// The statements of a shared state.
+enum SharedStatements {
+    /// $1 the URLs, $2 now: new feeds due at once; every listed feed noted as listed now.
+    static let subscribe = Statement(
+        name: "subscribe",
+        sql: """
+            INSERT INTO feeds AS f(url, first_seen, listed_at, next_check) SELECT u, $2, $2, 0 FROM unnest($1) AS u
+            ON CONFLICT(url) DO UPDATE SET listed_at = GREATEST(f.listed_at, excluded.listed_at),
+                next_check = COALESCE(f.next_check, CASE WHEN f.gone THEN NULL ELSE 0 END)
+            """, types: [1009, 20])
+    static let addHosts = Statement(
+        name: "add_hosts",
+        sql: "INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds WHERE url = ANY($1) ON CONFLICT DO NOTHING",
+        types: [1009])
+    static let hostsOfFeeds = Statement(
+        name: "hosts_of_feeds", sql: "SELECT url, host FROM feeds WHERE url = ANY($1)", types: [1009])
+    /// The claim's common end: $3 holder, $4 lease seconds.
+    private static let take = """
+        UPDATE hosts h SET lease_holder = $3, lease_token = nextval('lease_tokens'),
+            lease_until = \(Statements.serverNow) + $4
+        FROM free WHERE h.host = free.host RETURNING h.host, h.lease_token
+        """
+    private static let free = "(h.lease_until IS NULL OR h.lease_until < \(Statements.serverNow))"
+    /// $1 now, $2 how many hosts, $5 listed since: hosts with a feed due.
+    static let claimDue = Statement(
+        name: "claim_due",
+        sql: """
+            WITH free AS (
+                SELECT h.host FROM hosts h
+                WHERE \(free) AND EXISTS (
+                    SELECT 1 FROM feeds f WHERE f.host = h.host AND f.next_check <= $1 AND f.listed_at >= $5)
+                ORDER BY h.host LIMIT $2 FOR UPDATE OF h SKIP LOCKED)
+            \(take)
+            """, types: [20, 20, 25, 20, 20])
+    /// $5 the hosts.
+    static let claimHosts = Statement(
+        name: "claim_hosts",
+        sql: """
+            WITH free AS (
+                SELECT h.host FROM hosts h WHERE h.host = ANY($5) AND \(free)
+                ORDER BY h.host LIMIT $2 FOR UPDATE OF h SKIP LOCKED)
+            \(take)
+            """, types: [20, 20, 25, 20, 1009])
+    /// $1 hosts, $2 now, $3 listed since.
+    static let dueFeeds = Statement(
+        name: "due_feeds",
+        sql: """
+            SELECT url, host FROM feeds WHERE host = ANY($1) AND next_check <= $2 AND listed_at >= $3 ORDER BY url
+            """, types: [1009, 20, 20])
+    /// $1 now, $2 listed since.
+    static let dueCount = Statement(
+        name: "due_count", sql: "SELECT count(*) FROM feeds WHERE next_check <= $1 AND listed_at >= $2",
+        types: [20, 20])
+    static let selectFeedsByURL = Statement(
+        name: "select_feeds_by_url", sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",
+        types: [1009])
+    /// $1 URLs, $2 their next checks, $3 who fetched them; while the lease ($4 host, $5 token) holds.
+    static let schedule = Statement(
+        name: "schedule",
+        sql: """
+            UPDATE feeds f SET next_check = s.next_check, fetched_by = $3
+            FROM unnest($1, $2) AS s(url, next_check)
+            WHERE f.url = s.url AND EXISTS (SELECT 1 FROM hosts WHERE host = $4 AND lease_token = $5)
+            """, types: [1009, 1016, 25, 25, 20])
+    /// $1 host, $2 token: no rows when the lease was lost.
+    static let release = Statement(
+        name: "release",
+        sql: """
+            UPDATE hosts SET lease_holder = NULL, lease_token = NULL, lease_until = NULL
+            WHERE host = $1 AND lease_token = $2
+            """, types: [25, 20])
+    /// $1 hosts, $2 tokens, $3 lease seconds: the hosts still held.
+    static let renew = Statement(
+        name: "renew",
+        sql: """
+            UPDATE hosts h SET lease_until = \(Statements.serverNow) + $3
+            FROM unnest($1, $2) AS l(host, token) WHERE h.host = l.host AND h.lease_token = l.token
+            RETURNING h.host
+            """, types: [1009, 1016, 20])
+}

@@ -1,0 +1,250 @@
+import FeedFetch
+import FeedModel
+import FeedState
+import Foundation
+import PostgreSQLState
+import TestSupport
+import Testing
+
+/// Many processes on one PostgreSQL state, against a real server of many
+/// hosts (Server/hosts_server.py: each port of 127.0.0.1 a host, counting
+/// every request and the most requests each host had in flight at once):
+/// every due feed fetched once, the per-host limit held across processes,
+/// a killed worker's hosts taken over, a stopped one holding nothing, and
+/// outputs rendered the same on any node.
+@Suite(.serialized, .tags(.slow), .fullTier) struct SharedStateTests {
+    let server = PostgreSQLServer.shared
+    static let hosts = LocalServer.start(
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/hosts_server.py"))
+    static let now = "2024-02-01T00:00:00Z"
+
+    /// An OPML of `count` feeds spread over the first `hosts` hosts, written into the workspace.
+    func list(_ w: StateTests.Workspace, count: Int, hosts: Int = 50) throws -> String {
+        let ports = Self.hosts.ports.dropFirst().prefix(hosts)
+        let outlines = (0..<count).map { number in
+            "<outline type=\"rss\" xmlUrl=\"http://127.0.0.1:\(ports[ports.startIndex + number % ports.count])/f/\(number).xml\"/>"
+        }
+        let opml = "<opml version=\"2.0\"><head><title>Shared</title></head><body>\n"
+            + outlines.joined(separator: "\n") + "\n</body></opml>\n"
+        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
+        return w.path("feeds.opml")
+    }
+
+    /// What the hosts server counted: requests by "port/path", the most in flight by port.
+    struct Counts: Decodable {
+        var requests: [String: Int]
+        var mostInFlight: [String: Int]
+    }
+
+    func counts(reset: Bool = false) async throws -> Counts {
+        let response = try await HTTPClient().fetch(
+            FetchRequest(url: Self.hosts.url(reset ? "/reset" : "/stats", port: 0)))
+        return try JSONDecoder().decode(Counts.self, from: Data(response.body))
+    }
+
+    /// A worker started (not waited for), its standard error in a file of the workspace.
+    func startWorker(_ w: StateTests.Workspace, name: String, state: String, list: String, extra: [String] = [])
+        throws -> Process
+    {
+        let process = Process()
+        process.executableURL = CommandRun.binary
+        process.arguments =
+            ["worker", list, "--state", state, "--name", name, "--now", Self.now, "--per-host", "2", "--jobs", "16"]
+            + extra
+        _ = FileManager.default.createFile(atPath: w.path("\(name).err"), contents: nil)
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: w.path("\(name).err")))
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    func said(_ w: StateTests.Workspace, _ name: String) -> String {
+        (try? String(contentsOfFile: w.path("\(name).err"), encoding: .utf8)) ?? ""
+    }
+
+    /// Waits (polling on this thread) until the server has answered at least `count` requests.
+    func waitForRequests(_ count: Int, timeout: TimeInterval = 60) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while try await counts().requests.values.reduce(0, +) < count, Date() < deadline { usleep(50_000) }
+    }
+
+    @Test func threeWorkersFetchEveryDueFeedOnceWithinThePerHostLimitAndRenderTheSameBytesAnywhere() async throws {
+        let w = try StateTests.Workspace("shared-three")
+        let state = server.database()
+        let list = try list(w, count: 2_000)
+        _ = try await counts(reset: true)
+        var periods: [String] = [Self.now, "2024-02-02T00:00:00Z"]
+        for (period, now) in periods.enumerated() {
+            let workers = try (1...3).map {
+                try startWorker(w, name: "w\($0)-\(period)", state: state, list: list, extra: ["--drain", "--now", now])
+            }
+            for worker in workers { worker.waitUntilExit() }
+            for (index, worker) in workers.enumerated() {
+                #expect(worker.terminationStatus == 0, "\(said(w, "w\(index + 1)-\(period)"))")
+            }
+            let seen = try await counts()
+            // Each due period: every feed asked exactly once, whichever worker asked it.
+            #expect(seen.requests.count == 2_000)
+            let times = Set(seen.requests.values)
+            #expect(times == [period + 1], "requests per feed in period \(period): \(times)")
+            let most = seen.mostInFlight.values.max() ?? 0
+            #expect(most <= 2, "at most --per-host 2 in flight per host across the workers: \(seen.mostInFlight)")
+            let fetched = (1...3).map { said(w, "w\($0)-\(period)") }.map { text in
+                text.split(separator: "\n").last.flatMap { line in
+                    line.split(separator: ":").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+                } ?? 0
+            }
+            #expect(fetched.reduce(0, +) == 2_000, "the summary lines: \(fetched)")
+        }
+        periods = []
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE fetched_by IS NULL OR next_check IS NULL")
+                == "0")
+        // Two nodes render the same state: the same bytes, every feed's entries in them.
+        var rendered: [Data] = []
+        for node in ["a", "b"] {
+            try FileManager.default.createDirectory(atPath: w.path(node), withIntermediateDirectories: true)
+            let run = try CommandRun.feedmerge([
+                "render", list, "--state", state, "--now", "2024-02-02T01:00:00Z", "--limit", "0",
+                "-o", w.path("\(node)/feed.json"), "-o", w.path("\(node)/index.html"),
+                "--health", w.path("\(node)/health.json"), "-q",
+            ])
+            #expect(run.status == 0, "\(run.standardError)")
+            for name in ["feed.json", "index.html", "health.json"] {
+                rendered.append(try Data(contentsOf: URL(fileURLWithPath: w.path("\(node)/\(name)"))))
+            }
+        }
+        #expect(rendered[0] == rendered[3], "the merged feed")
+        #expect(rendered[1] == rendered[4], "the page")
+        #expect(rendered[2] == rendered[5], "the health report")
+        let feed = try JSONSerialization.jsonObject(with: rendered[0]) as? [String: Any]
+        let items = feed?["items"] as? [[String: Any]] ?? []
+        #expect(items.count == 6_000, "three entries of each of 2,000 feeds")
+        #expect(Set(items.compactMap { $0["id"] as? String }).count == 6_000, "none twice")
+        let health = String(decoding: rendered[2], as: UTF8.self)
+        #expect(health.contains("\"fetched_by\""), "the health report says who fetched each feed")
+        // Rendering changed nothing, and fetched nothing.
+        let total = try await counts().requests.values.reduce(0, +)
+        #expect(total == 4_000)
+    }
+
+    @Test func aKilledWorkersHostsAreTakenOverWhenItsLeaseRunsOut() async throws {
+        let w = try StateTests.Workspace("shared-killed")
+        let state = server.database()
+        let list = try list(w, count: 300, hosts: 10)
+        _ = try await counts(reset: true)
+        // A worker that claims every host, then is killed mid-fetch.
+        let doomed = try startWorker(w, name: "doomed", state: state, list: list, extra: ["--lease", "3", "--hosts", "10"])
+        try await waitForRequests(20)
+        kill(doomed.processIdentifier, SIGKILL)
+        doomed.waitUntilExit()
+        let held = try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'doomed'")
+        #expect(held != "0", "the killed worker held hosts")
+        let started = Date()
+        let heir = try startWorker(w, name: "heir", state: state, list: list, extra: ["--drain", "--lease", "3"])
+        heir.waitUntilExit()
+        #expect(heir.terminationStatus == 0, "\(said(w, "heir"))")
+        // It waited for the dead worker's leases (3 s) and no longer.
+        #expect(Date().timeIntervalSince(started) < 60)
+        #expect(said(w, "heir").contains(" 0 leases lost"), "\(said(w, "heir"))")
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NULL") == "0")
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        // Every entry stored once: what the killed worker stored stays, what it did not is fetched again.
+        let run = try CommandRun.feedmerge([
+            "render", list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("all.json"), "-q",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
+        let ids = ((feed as? [String: Any])?["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        #expect(ids.count == 900 && Set(ids).count == 900)
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(DISTINCT fetched_by) FROM feeds") != "0")
+    }
+
+    @Test func sigtermStopsAWorkerCleanlyWithNoLeaseLeftHeld() async throws {
+        let w = try StateTests.Workspace("shared-term")
+        let state = server.database()
+        let list = try list(w, count: 400, hosts: 10)
+        _ = try await counts(reset: true)
+        let worker = try startWorker(w, name: "calm", state: state, list: list, extra: ["--hosts", "2"])
+        try await waitForRequests(10)
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
+        #expect(worker.terminationReason == .exit && worker.terminationStatus == 0, "\(said(w, "calm"))")
+        #expect(said(w, "calm").contains("stopped by SIGTERM"), "\(said(w, "calm"))")
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        // It finished what it held: every feed it asked for is stored, and it claimed no more.
+        let asked = try await counts().requests.count
+        let stored = Int(try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL"))
+        #expect(stored == asked && asked < 400, "asked \(asked), stored \(stored ?? -1)")
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: w.path(".")).filter { $0.contains(".tmp-") }
+        #expect(leftovers.isEmpty)
+    }
+
+    @Test func oneShotRunsAtOnceShareTheStateAndFetchEachFeedOnce() async throws {
+        let w = try StateTests.Workspace("shared-oneshot")
+        let state = server.database()
+        let list = try list(w, count: 200, hosts: 10)
+        _ = try await counts(reset: true)
+        let runs = try ["a", "b"].map { name in
+            let process = Process()
+            process.executableURL = CommandRun.binary
+            process.arguments = [
+                list, "--state", state, "--now", Self.now, "--per-host", "2", "--limit", "0", "-o", w.path("\(name).json"),
+                "-q",
+            ]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            return process
+        }
+        for run in runs { run.waitUntilExit() }
+        #expect(runs.allSatisfy { $0.terminationStatus == 0 })
+        let seen = try await counts()
+        #expect(seen.requests.count == 200 && Set(seen.requests.values) == [1], "each feed fetched by one run")
+        #expect((seen.mostInFlight.values.max() ?? 0) <= 2)
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        // A later one-shot run sees every feed's entries.
+        let after = try CommandRun.feedmerge([
+            list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("after.json"), "-q",
+        ])
+        #expect(after.status == 0)
+        let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("after.json"))))
+        #expect(((feed as? [String: Any])?["items"] as? [Any])?.count == 600)
+    }
+
+    /// The fence itself: an outcome written under a lease another process
+    /// has taken since (the first one's ran out) is dropped and counted; the
+    /// new holder's stands.
+    @Test func anOutcomeWhoseLeaseWasLostIsDroppedAndCounted() throws {
+        let state = server.database()
+        let url = "http://127.0.0.1:9/feed.xml"
+        let now = Timestamp(secondsSince1970: 1_706_745_600)
+        let first = try PostgreSQLStateStore(connecting: state)
+        let second = try PostgreSQLStateStore(connecting: state)
+        try first.subscribe([url], now: now)
+        func claim(_ store: PostgreSQLStateStore, _ holder: String) throws -> [HostClaim] {
+            try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: holder, leaseSeconds: 60, now: now))
+        }
+        let firstClaims = try claim(first, "first")
+        #expect(firstClaims.map(\.feeds) == [[url]])
+        #expect(try claim(second, "second").isEmpty, "held: not claimed twice")
+        try PostgreSQLServer.psql(state, "UPDATE hosts SET lease_until = 0")  // the first one's lease ran out
+        let secondClaims = try claim(second, "second")
+        #expect(secondClaims.map(\.feeds) == [[url]])
+        func failure(_ message: String) -> FeedUpdate {
+            FeedUpdate(
+                url: url, outcome: .failed(message: message, gone: false), status: 500, movedTo: nil, notBefore: nil,
+                now: now)
+        }
+        try second.record(failure("the holder's"))
+        #expect(try second.commit().isEmpty)
+        try first.record(failure("too late"))
+        #expect(try first.commit().isEmpty)
+        #expect(first.takeDroppedOutcomes() == [url])
+        #expect(second.takeDroppedOutcomes().isEmpty)
+        #expect(try second.feed(url)?.lastError == "the holder's")
+        let lost = try first.release(firstClaims.map(\.lease), schedule: [])
+        #expect(lost == firstClaims.map(\.lease))
+        #expect(try second.release(secondClaims.map(\.lease), schedule: []).isEmpty)
+    }
+}
