@@ -14,6 +14,7 @@ import Testing
     @Test func theReferenceHoldsEveryDeclaredOption() {
         let declared = [
             MergeOptions.interface.options.map(\.names), PlanetCommand.interface.options.map(\.names),
+            WorkerCommand.interface.options.map(\.names), RenderCommand.interface.options.map(\.names),
             ParseCommand.interface.options.map(\.names), FetchCommand.interface.options.map(\.names),
         ]
         let others = Set(CommandReference.mainOnly.map(\.names) + [CommandReference.help.names])
