@@ -145,7 +145,12 @@ public struct Worker {
         -> Batch
     {
         var batch = Batch()
-        let urls = claims.flatMap(\.feeds)
+        // One host's feeds after another would keep the run's window on one host at a time (its
+        // per-host limit the only transfers in flight): the hosts' feeds are dealt in turn.
+        var urls: [String] = []
+        for round in 0..<(claims.map(\.feeds.count).max() ?? 0) {
+            for claim in claims where round < claim.feeds.count { urls.append(claim.feeds[round]) }
+        }
         batch.feeds = urls.count
         var sublist = SubscriptionList()
         sublist.subscriptions = urls.map { subscriptions[$0] ?? Subscription(url: $0) }
