@@ -397,6 +397,8 @@ public enum Aggregator {
             report.httpStatus = status
         case .skipped(let status):
             report.status = status
+            // Served from the state as its last fetch left it (`feedmerge render`): failing, it says why.
+            if status == .failed { report.reason = plan.record?.lastError }
         case .failed(let failure):
             report.status = failure.gone ? .gone : .failed
             report.reason = failure.message

@@ -36,7 +36,8 @@ struct Plan: Sendable {
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
             mayReadLocalFile: subscription.mayReadLocalFile && record?.movedTo == nil)
         if serveOnly {
-            skip = record?.gone == true ? .gone : .deferred
+            // As its last fetch left it.
+            skip = record?.gone == true ? .gone : (record?.consecutiveFailures ?? 0) > 0 ? .failed : .notModified
         } else if !force, let record {
             if record.gone {
                 skip = .gone

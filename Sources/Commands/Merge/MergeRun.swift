@@ -233,10 +233,11 @@ struct MergeRun {
             for failure in rewrite.failures { StandardOutput.error("feedmerge: --update-opml: \(failure)") }
             opmlWritten = rewrite.failures.isEmpty
         }
-        let summary = RunSummary(
+        var summary = RunSummary(
             reports: reports, diagnostics: result.diagnostics, duplicates: duplicates, entries: entries.count,
             written: written,
             outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started), now: rules.now)
+        summary.rendered = options.renderOnly
         summary.print(quiet: options.quiet, verbose: options.verbose)
         // The timeline's memory goes back with the process, at once, where
         // freeing its entries one string at a time would cost a tenth of a

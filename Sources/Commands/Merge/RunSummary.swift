@@ -19,6 +19,8 @@ struct RunSummary {
     var seconds: Double
     /// The run's time.
     var now: Timestamp
+    /// `feedmerge render`: every feed came from the state.
+    var rendered = false
 
     /// Each distinct state failure once, with the first feed it struck and how many more: a
     /// server gone mid-run fails every feed after it the same way, and says so in one line, not
@@ -94,9 +96,12 @@ struct RunSummary {
             let partial =
                 (truncated > 0 ? "\(truncated) truncated, " : "") + (recovered > 0 ? "\(recovered) recovered, " : "")
             let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
+            let feeds =
+                rendered
+                ? "\(counted(reports.count, "feed")) from the state (\(failed.count) failing when last fetched); "
+                : "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified, \(failed.count) failed; "
             say(
-                "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified, \(failed.count) failed; "
-                    + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
+                feeds + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
         if written < outputs && failed.count == reports.count {
