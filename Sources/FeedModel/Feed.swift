@@ -34,6 +34,10 @@ public struct FeedMetadata: Sendable, Hashable {
     /// The Syndication module's `sy:updatePeriod` and `sy:updateFrequency`:
     /// the seconds between the feed's updates (a day, by default, divided by the frequency).
     public var updateInterval: Int?
+    /// RSS 2.0 `skipHours`: the hours of the day (0–23, GMT) in which the
+    /// feed asks not to be read; `skipDays`: the days (1 Monday … 7 Sunday).
+    public var skipHours: Set<Int> = []
+    public var skipDays: Set<Int> = []
 
     public init() {}
 }

@@ -3,9 +3,10 @@ import FeedModel
 /// A feed's metadata in the state, in `EntryCodec`'s binary form: a version
 /// byte, then every field of `FeedMetadata` in a fixed order. A new field
 /// means a new version byte; the older versions stay readable (version 1
-/// lacks the update hints, `ttl` and the Syndication module's interval).
+/// lacks the update hints, `ttl` and the Syndication module's interval;
+/// version 2, RSS's `skipHours` and `skipDays`).
 public enum FeedMetadataCodec {
-    static let version: UInt8 = 2
+    static let version: UInt8 = 3
 
     public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
@@ -28,6 +29,9 @@ public enum FeedMetadataCodec {
         out.flag(metadata.explicit)
         out.integer(metadata.ttlMinutes.map(Int64.init))
         out.integer(metadata.updateInterval.map(Int64.init))
+        // Each a bit mask: bit h for hour h, bit d for day d.
+        out.integer(metadata.skipHours.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
+        out.integer(metadata.skipDays.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
         return out.bytes
     }
 
@@ -35,7 +39,7 @@ public enum FeedMetadataCodec {
     public static func decode(_ bytes: [UInt8]) -> FeedMetadata? {
         var r = EntryCodec.Reader(bytes: bytes)
         let stored = r.byte()
-        guard stored == 1 || stored == version else { return nil }
+        guard (1...version).contains(stored) else { return nil }
         var m = FeedMetadata()
         m.title = r.text()
         m.subtitle = r.text()
@@ -56,6 +60,12 @@ public enum FeedMetadataCodec {
         if stored >= 2 {
             m.ttlMinutes = r.integer().map { Int($0) }
             m.updateInterval = r.integer().map { Int($0) }
+        }
+        if stored >= 3 {
+            let hours = r.integer() ?? 0
+            let days = r.integer() ?? 0
+            m.skipHours = Set((0..<24).filter { hours & (Int64(1) << Int64($0)) != 0 })
+            m.skipDays = Set((1...7).filter { days & (Int64(1) << Int64($0)) != 0 })
         }
         return r.failed ? nil : m
     }

@@ -66,6 +66,19 @@ import Testing
         #expect(delay(facts { $0.updateInterval = 2_592_000 }) == 604_800)
     }
 
+    /// RSS 2.0 `skipHours` (GMT hours) and `skipDays`: never asked in them,
+    /// but at the start of the next hour allowed.
+    @Test func skippedHoursAndDaysAreLeftAlone() {
+        // t0 is 2026-05-28T20:26:40Z, a Thursday (weekday 4); due an hour later, 21:26:40; delays from t0.
+        #expect(delay(facts { $0.skipHours = [21, 22] }) == 9_200, "23:00, the first hour allowed")
+        #expect(delay(facts { $0.skipHours = [20] }) == 3_600, "21:26 is allowed")
+        #expect(
+            delay(facts { $0.skipDays = [4, 5] }) == 99_200,
+            "Thursday and Friday skipped: Saturday 00:00")
+        #expect(delay(facts { $0.skipDays = [4]; $0.skipHours = [0, 1] }) == 20_000, "Friday 02:00")
+        #expect(delay(facts { $0.skipHours = Set(0..<24) }) == 3_600, "nothing allowed: the hints are ignored")
+    }
+
     @Test func failuresBackOffByDoublingToAWeek() {
         #expect(delay(facts { $0.consecutiveFailures = 1 }) == 900)
         #expect(delay(facts { $0.consecutiveFailures = 2 }) == 1_800)

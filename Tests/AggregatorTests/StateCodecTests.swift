@@ -65,9 +65,17 @@ import Testing
         metadata.explicit = false
         metadata.ttlMinutes = 90
         metadata.updateInterval = 3_600
+        var skipping = metadata
+        skipping.skipHours = [0, 23]
+        skipping.skipDays = [1, 7]
+        #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(skipping)) == skipping)
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(metadata)) == metadata)
-        // A state written before the update hints (version 1) is read, without them.
+        // A state written before skipHours and skipDays (version 2) is read, without them.
         var old = FeedMetadataCodec.encode(metadata)
+        old.removeLast(4)  // the two masks, 0: a presence byte each, then a one-byte varint
+        old[0] = 2
+        #expect(FeedMetadataCodec.decode(old) == metadata)
+        // A state written before the update hints (version 1) is read, without them.
         old[0] = 1
         old.removeLast(5)  // the two integers: a presence byte each, then 90 and 3,600 as varints (1 and 2 bytes)
         var expected = metadata

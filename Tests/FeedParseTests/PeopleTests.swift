@@ -121,6 +121,15 @@ import Testing
         #expect(try metadata("<ttl>0</ttl>").ttlMinutes == nil)
     }
 
+    /// RSS 2.0's skipHours (0–23 GMT) and skipDays (the days' English names).
+    @Test func skippedHoursAndDays() throws {
+        let hours = try metadata("<skipHours><hour>0</hour><hour> 13 </hour><hour>24</hour><hour>25</hour></skipHours>")
+        #expect(hours.skipHours == [0, 13], "24 is midnight; 25 is no hour")
+        let days = try metadata("<skipDays><day>Saturday</day><day>sunday</day><day>Someday</day></skipDays>")
+        #expect(days.skipDays == [6, 7])
+        #expect(try metadata("").skipHours.isEmpty)
+    }
+
     @Test func syndicationPeriodOverFrequency() throws {
         #expect(
             try metadata("<sy:updatePeriod>hourly</sy:updatePeriod><sy:updateFrequency>2</sy:updateFrequency>")

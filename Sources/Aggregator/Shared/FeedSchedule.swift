@@ -19,7 +19,10 @@ import FeedState
 ///   address and its last fetch, so feeds added together do not stay in
 ///   step, and the same state always gives the same schedule;
 /// - never before what the server asked (`Retry-After`, `Cache-Control:
-///   max-age`, `Expires`: the record's `notBefore`).
+///   max-age`, `Expires`: the record's `notBefore`);
+/// - never in an hour or on a day the feed asks to be left alone (RSS 2.0
+///   `skipHours`, `skipDays`, in GMT): then at the start of the next hour it
+///   allows (a feed that skips every hour of the week has its hints ignored).
 public struct FeedSchedule: Sendable, Equatable {
     public var shortest: Int64 = 15 * 60
     public var longest: Int64 = 24 * 3_600
@@ -43,6 +46,9 @@ public struct FeedSchedule: Sendable, Equatable {
         public var ttlMinutes: Int?
         /// The Syndication module's interval, in seconds.
         public var updateInterval: Int?
+        /// RSS 2.0 `skipHours` (0–23 GMT) and `skipDays` (1 Monday … 7 Sunday).
+        public var skipHours: Set<Int> = []
+        public var skipDays: Set<Int> = []
         /// Entries kept of the feed, and since when they were collected.
         public var entries: Int = 0
         public var collectedSince: Timestamp?
@@ -66,7 +72,23 @@ public struct FeedSchedule: Sendable, Equatable {
         }
         interval = Int64((Double(interval) * (1 + jitter * Self.spread(facts.url, last))).rounded())
         let due = last.secondsSince1970 + max(interval, 1)
-        return Timestamp(secondsSince1970: max(due, facts.notBefore?.secondsSince1970 ?? due))
+        return Timestamp(
+            secondsSince1970: allowed(max(due, facts.notBefore?.secondsSince1970 ?? due), facts))
+    }
+
+    /// The first time from `time` on that is in no skipped hour or day.
+    private func allowed(_ time: Int64, _ facts: Facts) -> Int64 {
+        guard !facts.skipHours.isEmpty || !facts.skipDays.isEmpty else { return time }
+        var candidate = time
+        for _ in 0..<(24 * 7) {
+            let days = candidate.floorDivided(by: 86_400)
+            let hour = Int((candidate - days * 86_400) / 3_600)
+            // 1970-01-01 was a Thursday: day 0 is weekday 4 (Monday 1 … Sunday 7).
+            let weekday = Int(days + 3 - (days + 3).floorDivided(by: 7) * 7) + 1
+            if !facts.skipHours.contains(hour) && !facts.skipDays.contains(weekday) { return candidate }
+            candidate = (candidate.floorDivided(by: 3_600) + 1) * 3_600
+        }
+        return time  // every hour of the week skipped: the hints say nothing usable
     }
 
     /// When a feed the state knows is next due, from its record and the
@@ -79,6 +101,8 @@ public struct FeedSchedule: Sendable, Equatable {
         facts.notBefore = record.notBefore
         facts.ttlMinutes = record.metadata?.ttlMinutes
         facts.updateInterval = record.metadata?.updateInterval
+        facts.skipHours = record.metadata?.skipHours ?? []
+        facts.skipDays = record.metadata?.skipDays ?? []
         facts.entries = entriesStored
         let retention = Int64(keepDays) * 86_400
         facts.collectedSince = Timestamp(

@@ -20,6 +20,9 @@ struct RSSMapper {
     /// `<TITLE>` and `<pubdate>` too.
     static func rssName(_ element: DOMElement) -> String { element.lowercasedName }
 
+    /// `skipDays`' day names, Monday first (ISO 8601's numbering, less one).
+    static let weekdays = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
+
     mutating func map(_ document: DOMDocument, format: FeedFormat) throws(DOMError) -> ParsedFeed {
         let root = document.root
         let rootIsChannel = Self.rssName(root) == "channel"
@@ -94,6 +97,20 @@ struct RSSMapper {
                     // RSS 2.0: a positive whole number of minutes; anything else says nothing.
                     if let minutes = context.text(child).flatMap({ Int($0) }), minutes > 0 {
                         feed.metadata.ttlMinutes = feed.metadata.ttlMinutes ?? minutes
+                    }
+                case "skiphours":
+                    // RSS 2.0: up to 24 `hour` elements, 0–23 GMT (24, which some feeds write for midnight, is 0).
+                    for hour in child.children where Self.rssName(hour) == "hour" {
+                        if let value = context.text(hour).flatMap({ Int($0) }), (0...24).contains(value) {
+                            feed.metadata.skipHours.insert(value % 24)
+                        }
+                    }
+                case "skipdays":
+                    // RSS 2.0: up to 7 `day` elements, Monday … Sunday.
+                    for day in child.children where Self.rssName(day) == "day" {
+                        if let name = context.text(day)?.lowercased(), let index = Self.weekdays.firstIndex(of: name) {
+                            feed.metadata.skipDays.insert(index + 1)
+                        }
                     }
                 case "image":
                     let url = child.children.first { Self.rssName($0) == "url" }.flatMap { context.text($0) }
