@@ -31,35 +31,28 @@ enum OPMLReader {
     ///   the file is not well-formed, or when it is not OPML at all.
     /// - Parameter localFile: the file it was read from, for `--update-opml`
     ///   (nil for a URL or standard input).
+    ///
+    /// The list is read as a stream of elements (`ElementStream`), never as
+    /// a tree: a list of 100,000 feeds costs its subscriptions, not a
+    /// document of them besides.
     static func read(
         _ bytes: [UInt8], source: String, into list: inout SubscriptionList, localFile: String?,
         namesLocalFiles: Bool
     ) throws(SubscriptionError) {
-        let document: DOMDocument
+        let origin = Origin(localFile: localFile, namesLocalFiles: namesLocalFiles)
+        var reading = Reading(list: list, source: source, origin: origin)
         do {
-            document = try DOMDocument(parsing: bytes, url: source.contains("://") ? source : nil)
+            try ElementStream.read(bytes, url: source.contains("://") ? source : nil) {
+                reading = Reading(list: list, source: source, origin: origin)  // each attempt from the start
+            } _: { reading.take($0) }
         } catch {
-            throw SubscriptionError(source: source, line: error.line, message: "not OPML: \(error.message)")
+            let what = isOPML(bytes) ? "malformed OPML" : "not OPML"
+            throw SubscriptionError(source: source, line: error.line, message: "\(what): \(error.message)")
         }
-        if let error = document.recoveredError {
-            throw SubscriptionError(source: source, line: error.line, message: "malformed OPML: \(error.message)")
+        guard let root = reading.root, root.name == "opml", reading.bodySeen else {
+            throw SubscriptionError(source: source, line: reading.root?.line, message: "not OPML: no <opml><body>")
         }
-        let root = document.root
-        guard root.name == "opml", let body = root.child("body") else {
-            throw SubscriptionError(source: source, line: root.line, message: "not OPML: no <opml><body>")
-        }
-        if let head = root.child("head") {
-            if list.title == nil { list.title = head.child("title")?.trimmedText }
-            if list.ownerName == nil { list.ownerName = head.child("ownerName")?.trimmedText }
-            if list.ownerEmail == nil { list.ownerEmail = head.child("ownerEmail")?.trimmedText }
-            if list.homePage == nil {
-                list.homePage = [head.child("htmlUrl")?.trimmedText, head.child("ownerId")?.trimmedText]
-                    .compactMap { $0 }.first { $0.hasPrefix("http://") || $0.hasPrefix("https://") }
-            }
-        }
-        readOutlines(
-            of: body, folder: [], source: source, into: &list,
-            origin: Origin(localFile: localFile, namesLocalFiles: namesLocalFiles))
+        list = reading.finish()
     }
 
     /// Where a list came from: what its subscriptions carry.
@@ -68,29 +61,146 @@ enum OPMLReader {
         var namesLocalFiles: Bool
     }
 
-    private static func readOutlines(
-        of parent: DOMElement, folder: [String], source: String, into list: inout SubscriptionList, origin: Origin
-    ) {
-        for outline in parent.children where outline.name == "outline" {
-            let title = nonEmpty(outline.attribute("title")) ?? nonEmpty(outline.attribute("text"))
-            if let url = nonEmpty(outline.attribute("xmlUrl") ?? outline.attribute("xmlurl")) {
-                let type = outline.attribute("type")?.lowercased()
-                if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
-                    list.warnings.append("\(source):\(outline.line): outline of type \"\(type)\" read as a feed")
-                }
-                var subscription = Subscription(
-                    url: url, title: title, htmlURL: nonEmpty(outline.attribute("htmlUrl")), folder: folder,
-                    opmlFile: origin.localFile)
-                subscription.mayReadLocalFile = origin.namesLocalFiles
-                subscription.properties = properties(of: outline, source: source, origin: origin, list: &list)
-                list.add(subscription)
-                readOutlines(of: outline, folder: folder + [title ?? url], source: source, into: &list, origin: origin)
-            } else if outline.children.contains(where: { $0.name == "outline" }) {
-                readOutlines(
-                    of: outline, folder: folder + [title ?? "untitled"], source: source, into: &list, origin: origin)
-            } else {
-                list.warnings.append("\(source):\(outline.line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
+    /// One reading of a list, element by element: what each open element is
+    /// (a stack by depth), the folders the open outlines make, the head's fields.
+    private struct Reading {
+        var list: SubscriptionList
+        let source: String
+        let origin: Origin
+        var root: (name: String, line: Int)?
+        var bodySeen = false
+        var headSeen = false
+        /// The head's fields, by name, as their text (the first of each).
+        var head: [String: String] = [:]
+        private var frames: [Frame] = []
+        /// The folder path the open outlines make.
+        private var folders: [String] = []
+
+        init(list: SubscriptionList, source: String, origin: Origin) {
+            self.list = list
+            self.source = source
+            self.origin = origin
+        }
+
+        private enum Frame {
+            case root, head, body
+            /// A head field whose text is being read.
+            case headField(String)
+            /// An outline: whether it adds a folder, and (one without `xmlUrl`) whether an outline
+            /// was found inside it, and its title and line for the warning if not.
+            case outline(addsFolder: Bool, subscribes: Bool, hasOutline: Bool, title: String?, line: Int)
+            /// Anything else: what is inside it is not read.
+            case ignored
+        }
+
+        static let headFields: Set<String> = ["title", "ownerName", "ownerEmail", "htmlUrl", "ownerId"]
+
+        mutating func take(_ event: ElementStream.Event) {
+            switch event {
+            case .start(let element):
+                let frame = frame(for: element, parent: frames.last)
+                frames.append(frame)
+                if element.isEmpty { close() }
+            case .end:
+                close()
+            case .text(let text, _):
+                if case .headField(let name)? = frames.last { head[name, default: ""] += text }
             }
+        }
+
+        private mutating func frame(for element: ElementStream.Element, parent: Frame?) -> Frame {
+            guard let parent else {
+                root = (element.name, element.line)
+                return .root
+            }
+            switch parent {
+            case .root:
+                if element.name == "head" && !headSeen {
+                    headSeen = true
+                    return .head
+                }
+                if element.name == "body" && !bodySeen {
+                    bodySeen = true
+                    return .body
+                }
+                return .ignored
+            case .head:
+                guard Self.headFields.contains(element.name), head[element.name] == nil else { return .ignored }
+                head[element.name] = ""
+                return .headField(element.name)
+            case .body, .outline:
+                guard element.name == "outline" else { return .ignored }
+                if case .outline(let adds, let subscribes, false, let title, let line) = parent {
+                    frames[frames.count - 1] = .outline(
+                        addsFolder: adds, subscribes: subscribes, hasOutline: true, title: title, line: line)
+                }
+                return outline(element)
+            case .headField, .ignored:
+                return .ignored
+            }
+        }
+
+        private mutating func outline(_ outline: ElementStream.Element) -> Frame {
+            let title = OPMLReader.nonEmpty(outline.attribute("title")) ?? OPMLReader.nonEmpty(outline.attribute("text"))
+            guard let url = OPMLReader.nonEmpty(outline.attribute("xmlUrl") ?? outline.attribute("xmlurl")) else {
+                folders.append(title ?? "untitled")
+                return .outline(addsFolder: true, subscribes: false, hasOutline: false, title: title, line: outline.line)
+            }
+            let type = outline.attribute("type")?.lowercased()
+            if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
+                list.warnings.append("\(source):\(outline.line): outline of type \"\(type)\" read as a feed")
+            }
+            var subscription = Subscription(
+                url: url, title: title, htmlURL: OPMLReader.nonEmpty(outline.attribute("htmlUrl")),
+                // (Outside any folder, the shared empty array: not a buffer per feed.)
+                folder: folders.isEmpty ? [] : folders,
+                opmlFile: origin.localFile)
+            subscription.mayReadLocalFile = origin.namesLocalFiles
+            subscription.properties = properties(of: outline)
+            list.add(subscription)
+            folders.append(title ?? url)
+            return .outline(addsFolder: true, subscribes: true, hasOutline: false, title: title, line: outline.line)
+        }
+
+        private mutating func close() {
+            guard let frame = frames.popLast() else { return }
+            if case .outline(let addsFolder, let subscribes, let hasOutline, let title, let line) = frame {
+                if addsFolder { folders.removeLast() }
+                if !subscribes && !hasOutline {
+                    list.warnings.append("\(source):\(line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
+                }
+            }
+        }
+
+        /// An outline's attributes beyond OPML's own, in no namespace.
+        private mutating func properties(of outline: ElementStream.Element) -> [String: String] {
+            var properties: [String: String] = [:]
+            for attribute in outline.attributes where attribute.namespaceURI == nil {
+                let name = attribute.name.lowercased()
+                guard !outlineAttributes.contains(name) else { continue }
+                if filterSettings.contains(name) && !origin.namesLocalFiles {
+                    list.warnings.append(
+                        "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file")
+                    continue
+                }
+                properties[name] = attribute.value
+            }
+            return properties
+        }
+
+        /// The list with the head's fields where it had none.
+        func finish() -> SubscriptionList {
+            var list = list
+            func field(_ name: String) -> String? { OPMLReader.nonEmpty(head[name]) }
+            if list.title == nil { list.title = field("title") }
+            if list.ownerName == nil { list.ownerName = field("ownerName") }
+            if list.ownerEmail == nil { list.ownerEmail = field("ownerEmail") }
+            if list.homePage == nil {
+                list.homePage = [field("htmlUrl"), field("ownerId")].compactMap { $0 }.first {
+                    $0.hasPrefix("http://") || $0.hasPrefix("https://")
+                }
+            }
+            return list
         }
     }
 
@@ -106,24 +216,7 @@ enum OPMLReader {
     /// name a local stylesheet, or a regular expression that never ends).
     static let filterSettings: Set<String> = ["filter", "exclude", "filters", "ignore_in_feed"]
 
-    private static func properties(
-        of outline: DOMElement, source: String, origin: Origin, list: inout SubscriptionList
-    ) -> [String: String] {
-        var properties: [String: String] = [:]
-        for attribute in outline.attributes where attribute.namespaceURI == nil {
-            let name = attribute.name.lowercased()
-            guard !outlineAttributes.contains(name) else { continue }
-            if filterSettings.contains(name) && !origin.namesLocalFiles {
-                list.warnings.append(
-                    "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file")
-                continue
-            }
-            properties[name] = attribute.value
-        }
-        return properties
-    }
-
-    private static func nonEmpty(_ value: String?) -> String? {
+    fileprivate static func nonEmpty(_ value: String?) -> String? {
         guard let value = value?.trimmingWhitespace, !value.isEmpty else { return nil }
         return value
     }

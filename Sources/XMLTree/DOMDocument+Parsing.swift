@@ -14,13 +14,13 @@ extension DOMDocument {
         var mentions: XMLAttributeMentions
     }
 
-    private static let setUp: Void = CLibXML2_initialize()
+    static let setUp: Void = CLibXML2_initialize()
 
     /// Options: never the network, no entity substitution, no DTD loading
     /// or attribute defaulting, no XInclude, no huge mode (so depth stays
     /// at 256 and text nodes at 10 MB), CDATA merged into text, the
     /// encoding already decided (`IGNORE_ENC`).
-    private static let strictOptions: Int32 = Int32(
+    static let strictOptions: Int32 = Int32(
         XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue
             | XML_PARSE_NOCDATA.rawValue | XML_PARSE_COMPACT.rawValue | XML_PARSE_IGNORE_ENC.rawValue)
     /// The same, recovering from well-formedness errors.

@@ -47,10 +47,10 @@ public struct Worker {
     public let state: StateOptions
     public let store: any SharedStateStore
     public let client: HTTPClient
-    /// The subscriptions it was given, by URL: a claimed feed of another
-    /// process's list is fetched as a plain web feed.
-    let subscriptions: [String: Subscription]
+    /// The subscriptions it was given, and where each URL's is among them:
+    /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
+    let index: [String: Int]
 
     public init(
         settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions, client: HTTPClient
@@ -60,11 +60,12 @@ public struct Worker {
         self.store = store
         self.state = state
         self.client = client
-        var subscriptions: [String: Subscription] = [:]
-        for subscription in list.subscriptions where subscriptions[subscription.url] == nil {
-            subscriptions[subscription.url] = subscription
+        var index: [String: Int] = [:]
+        index.reserveCapacity(list.subscriptions.count)
+        for (position, subscription) in list.subscriptions.enumerated() where index[subscription.url] == nil {
+            index[subscription.url] = position
         }
-        self.subscriptions = subscriptions
+        self.index = index
     }
 
     /// Claims and fetches until `stopping` says so (a signal) or, with
@@ -153,7 +154,7 @@ public struct Worker {
         }
         batch.feeds = urls.count
         var sublist = SubscriptionList()
-        sublist.subscriptions = urls.map { subscriptions[$0] ?? Subscription(url: $0) }
+        sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
         var records: [String: FeedRecord] = [:]
         var failure: StateError?
         await thread.run {
