@@ -113,4 +113,9 @@ public protocol LeaseKeeper: AnyObject, Sendable {
     func takeLost() -> [HostLease]
     /// Stops renewing (before release).
     func stop()
+    /// Stops renewing and lets the leases go at once, on a connection of
+    /// its own, their feeds' schedules as they were: for a process ended by
+    /// a signal, whose hosts are then free at once rather than when their
+    /// leases run out.
+    func abandon()
 }

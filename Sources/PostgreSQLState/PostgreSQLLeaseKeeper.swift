@@ -49,6 +49,18 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
         condition.unlock()
     }
 
+    func abandon() {
+        condition.lock()
+        stopped = true
+        let held = leases
+        leases = []
+        condition.broadcast()
+        condition.unlock()
+        guard !held.isEmpty, let connection = try? PostgreSQLConnection(conninfo) else { return }
+        _ = try? connection.query(
+            SharedStatements.abandon, [.texts(held.map(\.host)), .integers(held.map { Optional($0.token) })])
+    }
+
     private func renewing() {
         var connection: PostgreSQLConnection?
         let interval = max(Double(leaseSeconds) / 3, 0.2)

@@ -213,6 +213,13 @@ enum SharedStatements {
             UPDATE hosts SET lease_holder = NULL, lease_token = NULL, lease_until = NULL
             WHERE host = $1 AND lease_token = $2
             """, types: [25, 20])
+    /// $1 hosts, $2 tokens: the leases let go, if still held.
+    static let abandon = Statement(
+        name: "abandon",
+        sql: """
+            UPDATE hosts h SET lease_holder = NULL, lease_token = NULL, lease_until = NULL
+            FROM unnest($1, $2) AS l(host, token) WHERE h.host = l.host AND h.lease_token = l.token
+            """, types: [1009, 1016])
     /// $1 hosts, $2 tokens, $3 lease seconds: the hosts still held.
     static let renew = Statement(
         name: "renew",

@@ -212,6 +212,40 @@ import Testing
         #expect(((feed as? [String: Any])?["items"] as? [Any])?.count == 600)
     }
 
+    /// A one-shot run ended by a signal lets its hosts go at once (not when
+    /// their leases run out); a worker given a second signal too.
+    @Test func aRunEndedByASignalLetsItsHostsGo() async throws {
+        let w = try StateTests.Workspace("shared-signal")
+        let state = server.database()
+        let list = try list(w, count: 400, hosts: 10)
+        _ = try await counts(reset: true)
+        let run = Process()
+        run.executableURL = CommandRun.binary
+        run.arguments = [list, "--state", state, "--now", Self.now, "--per-host", "1", "-o", w.path("out.json"), "-q"]
+        run.standardError = FileHandle.nullDevice
+        try run.run()
+        try await waitForRequests(10)
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "10")
+        kill(run.processIdentifier, SIGTERM)
+        run.waitUntilExit()
+        #expect(run.terminationStatus == 143)
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+
+        let worker = try startWorker(w, name: "twice", state: state, list: list, extra: ["--hosts", "10"])
+        let deadline = Date().addingTimeInterval(60)
+        while try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'twice'") == "0",
+            Date() < deadline
+        {
+            usleep(50_000)
+        }
+        kill(worker.processIdentifier, SIGTERM)
+        usleep(100_000)
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
+        #expect(worker.terminationStatus == 143, "the second signal ends it at once: \(said(w, "twice"))")
+        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+    }
+
     /// The fence itself: an outcome written under a lease another process
     /// has taken since (the first one's ran out) is dropped and counted; the
     /// new holder's stands.

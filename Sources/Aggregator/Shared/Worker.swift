@@ -73,14 +73,14 @@ public struct Worker {
     /// - Parameters:
     ///   - clock: the run's time for each claim (`--now` fixes it).
     ///   - log: a line for each claim batch (`-v`).
+    ///   - keeper: renews the leases while a claim is fetched (`SharedStateStore.makeLeaseKeeper`).
     public func run(
-        rules: @escaping @Sendable () -> TimelineRules, stopping: @escaping @Sendable () -> Bool,
-        log: @escaping @Sendable (String) -> Void
+        keeper: any LeaseKeeper, rules: @escaping @Sendable () -> TimelineRules,
+        stopping: @escaping @Sendable () -> Bool, log: @escaping @Sendable (String) -> Void
     ) async -> Totals {
         var totals = Totals()
         let thread = StateThread(inline: false)
         defer { thread.stop() }
-        let keeper = store.makeLeaseKeeper(leaseSeconds: settings.leaseSeconds)
         defer { keeper.stop() }
         var lastSubscribed: Timestamp?
         let perHost = max(client.configuration.maximumTransfersPerHost, 1)

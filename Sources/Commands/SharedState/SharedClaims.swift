@@ -27,7 +27,10 @@ struct SharedClaims {
         guard !renderOnly, let store = store as? any SharedStateStore else { return nil }
         self.store = store
         self.rules = rules
-        keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds)
+        let keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds)
+        self.keeper = keeper
+        // A run ended by a signal lets its hosts go at once.
+        Termination.onSignal { keeper.abandon() }
     }
 
     /// Who a one-shot run is, as `--health` names who fetched a feed: its

@@ -150,7 +150,11 @@ struct WorkerCommand {
         let verbose = merge.verbose
         let workerName = settings.name
         let worker = Worker(settings: settings, list: list, store: store, state: state, client: client)
+        let keeper = store.makeLeaseKeeper(leaseSeconds: leaseSeconds)
+        // A second signal ends the worker at once: its hosts are let go first.
+        Termination.onSignal { keeper.abandon() }
         let totals = await worker.run(
+            keeper: keeper,
             rules: {
                 let now = options.now ?? Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
                 return (try? options.rules(now: now)) ?? TimelineRules(now: now)
