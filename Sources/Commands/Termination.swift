@@ -49,7 +49,13 @@ enum Termination {
             var number: UInt8 = 0
             while true {
                 while read(ends.read, &number, 1) != 1 {}
-                guard let stop = graceful.withLock({ body in defer { body = nil }; return body }) else { break }
+                // The graceful stop is taken once: a second signal ends the process.
+                let stop = graceful.withLock { body in
+                    let taken = body
+                    body = nil
+                    return taken
+                }
+                guard let stop else { break }
                 stop(Int32(number))
             }
             for cleanup in cleanups.withLock({ $0 }) { cleanup() }

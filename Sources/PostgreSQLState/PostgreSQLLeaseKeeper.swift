@@ -79,7 +79,10 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
                 }
                 try connection?.query(
                     SharedStatements.renew,
-                    [.texts(held.map(\.host)), .integers(held.map { Optional($0.token) }), .integer(Int64(leaseSeconds))]
+                    [
+                        .texts(held.map(\.host)), .integers(held.map { Optional($0.token) }),
+                        .integer(Int64(leaseSeconds)),
+                    ]
                 ) { kept.insert($0.text(0) ?? "") }
                 renewed = true
             } catch {

@@ -97,7 +97,8 @@ enum Statements {
     /// nothing is written (zero rows: the outcome is dropped).
     static func fenced(_ statement: Statement) -> Statement {
         let count = statement.types.count
-        let lease = "lease AS (SELECT 1 FROM hosts WHERE host = $\(count + 1) AND lease_token = $\(count + 2) FOR SHARE)"
+        let lease =
+            "lease AS (SELECT 1 FROM hosts WHERE host = $\(count + 1) AND lease_token = $\(count + 2) FOR SHARE)"
         var sql = statement.sql
         if let values = sql.range(of: "VALUES ("), let end = sql[values.upperBound...].firstIndex(of: ")") {
             sql.replaceSubrange(

@@ -72,7 +72,8 @@ extension PostgreSQLStateStore: SharedStateStore {
         var count = 0
         let now = now.secondsSince1970
         try retrying { () throws(StateError) in
-            try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)]) {
+            try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)])
+            {
                 count = Int($0.integer(0) ?? 0)
             }
         }
@@ -92,8 +93,7 @@ extension PostgreSQLStateStore: SharedStateStore {
         return result
     }
 
-    public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
-    {
+    public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease] {
         if let failure = try commit().first { throw failure.value }
         var byLease: [HostLease: [ScheduledFeed]] = [:]
         for feed in schedule {
@@ -123,7 +123,8 @@ extension PostgreSQLStateStore: SharedStateStore {
         var held: Set<HostLease> = []
         try reopenIfLost()
         if let failure = try connection.pipeline(
-            statements, durable: true, affected: { index, rows in if rows > 0, let lease = releases[index] { held.insert(lease) } })
+            statements, durable: true,
+            affected: { index, rows in if rows > 0, let lease = releases[index] { held.insert(lease) } })
         {
             throw failure
         }
@@ -196,7 +197,8 @@ enum SharedStatements {
         name: "due_count", sql: "SELECT count(*) FROM feeds WHERE next_check <= $1 AND listed_at >= $2",
         types: [20, 20])
     static let selectFeedsByURL = Statement(
-        name: "select_feeds_by_url", sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",
+        name: "select_feeds_by_url",
+        sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",
         types: [1009])
     /// $1 URLs, $2 their next checks, $3 who fetched them; while the lease ($4 host, $5 token) holds.
     static let schedule = Statement(

@@ -44,7 +44,9 @@ enum OPMLReader {
         do {
             try ElementStream.read(bytes, url: source.contains("://") ? source : nil) {
                 reading = Reading(list: list, source: source, origin: origin)  // each attempt from the start
-            } _: { reading.take($0) }
+            } _: {
+                reading.take($0)
+            }
         } catch {
             let what = isOPML(bytes) ? "malformed OPML" : "not OPML"
             throw SubscriptionError(source: source, line: error.line, message: "\(what): \(error.message)")
@@ -141,10 +143,12 @@ enum OPMLReader {
         }
 
         private mutating func outline(_ outline: ElementStream.Element) -> Frame {
-            let title = OPMLReader.nonEmpty(outline.attribute("title")) ?? OPMLReader.nonEmpty(outline.attribute("text"))
+            let title =
+                OPMLReader.nonEmpty(outline.attribute("title")) ?? OPMLReader.nonEmpty(outline.attribute("text"))
             guard let url = OPMLReader.nonEmpty(outline.attribute("xmlUrl") ?? outline.attribute("xmlurl")) else {
                 folders.append(title ?? "untitled")
-                return .outline(addsFolder: true, subscribes: false, hasOutline: false, title: title, line: outline.line)
+                return .outline(
+                    addsFolder: true, subscribes: false, hasOutline: false, title: title, line: outline.line)
             }
             let type = outline.attribute("type")?.lowercased()
             if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
@@ -180,7 +184,8 @@ enum OPMLReader {
                 guard !outlineAttributes.contains(name) else { continue }
                 if filterSettings.contains(name) && !origin.namesLocalFiles {
                     list.warnings.append(
-                        "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file")
+                        "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file"
+                    )
                     continue
                 }
                 properties[name] = attribute.value

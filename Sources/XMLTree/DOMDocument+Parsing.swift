@@ -1,9 +1,9 @@
+import Basics
 // How `DOMDocument(parsing:)` turns bytes into a libxml2 tree: the strict
 // then repairing passes, the parser options, the error log, the handling of
 // cut documents, and the scan for `xml:lang` and `xml:base` mentions.
 internal import CLibXML2
 import Glibc
-import Basics
 
 extension DOMDocument {
     struct Parsed {
@@ -138,7 +138,8 @@ extension DOMDocument {
     static func domError(from error: UnsafePointer<xmlError>) -> DOMError? {
         guard error.pointee.code != 0 else { return nil }
         let message =
-            error.pointee.message.map { String(cString: $0) }?.trimmingWhitespace ?? "libxml2 error \(error.pointee.code)"
+            error.pointee.message.map { String(cString: $0) }?.trimmingWhitespace
+            ?? "libxml2 error \(error.pointee.code)"
         return DOMError(code: .notXML, message: message, line: error.pointee.line > 0 ? Int(error.pointee.line) : nil)
     }
 

@@ -70,9 +70,11 @@ public enum ElementStream {
             return DOMError(code: .empty, message: "empty document")
         }
         guard
-            let reader = base.withMemoryRebound(to: CChar.self, capacity: prepared.count, {
-                xmlReaderForMemory($0, Int32(prepared.count), url, nil, DOMDocument.strictOptions)
-            })
+            let reader = base.withMemoryRebound(
+                to: CChar.self, capacity: prepared.count,
+                {
+                    xmlReaderForMemory($0, Int32(prepared.count), url, nil, DOMDocument.strictOptions)
+                })
         else { return DOMError(code: .notXML, message: "libxml2 could not allocate a reader") }
         defer { xmlFreeTextReader(reader) }
         let log = ErrorLog()
@@ -105,7 +107,8 @@ public enum ElementStream {
         var result = Element(
             depth: depth, name: string(xmlTextReaderConstLocalName(reader)) ?? "",
             namespaceURI: string(xmlTextReaderConstNamespaceUri(reader)), attributes: [],
-            line: xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0, isEmpty: xmlTextReaderIsEmptyElement(reader) == 1)
+            line: xmlTextReaderCurrentNode(reader).map { Int(xmlGetLineNo($0)) } ?? 0,
+            isEmpty: xmlTextReaderIsEmptyElement(reader) == 1)
         while xmlTextReaderMoveToNextAttribute(reader) == 1 {
             guard xmlTextReaderIsNamespaceDecl(reader) != 1 else { continue }
             result.attributes.append(

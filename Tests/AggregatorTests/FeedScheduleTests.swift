@@ -75,7 +75,11 @@ import Testing
         #expect(
             delay(facts { $0.skipDays = [4, 5] }) == 99_200,
             "Thursday and Friday skipped: Saturday 00:00")
-        #expect(delay(facts { $0.skipDays = [4]; $0.skipHours = [0, 1] }) == 20_000, "Friday 02:00")
+        #expect(
+            delay(
+                facts {
+                    $0.skipDays = [4]; $0.skipHours = [0, 1]
+                }) == 20_000, "Friday 02:00")
         #expect(delay(facts { $0.skipHours = Set(0..<24) }) == 3_600, "nothing allowed: the hints are ignored")
     }
 

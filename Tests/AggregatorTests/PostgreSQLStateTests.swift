@@ -97,7 +97,8 @@ import Testing
                     now: Timestamp(secondsSince1970: 1_706_745_600)))
             #expect(claims.count == 1)
             let result = try CommandRun.feedmerge([
-                w.path("feed.rss"), "-o", w.path("out.json"), "--now", "2024-02-02T00:00:00Z", "--state", database, "-q",
+                w.path("feed.rss"), "-o", w.path("out.json"), "--now", "2024-02-02T00:00:00Z", "--state", database,
+                "-q",
             ])
             #expect(result.status == 0, "\(result.standardError)")
             let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
@@ -142,13 +143,14 @@ import Testing
         for _ in 0..<600 where ended == "0" {
             try await Task.sleep(for: .milliseconds(100))
             // (Before the run has made its tables, the query fails: not yet.)
-            ended = (try? PostgreSQLServer.psql(
-                database,
-                """
-                SELECT count(*) FROM (SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
-                    WHERE a.datname = '\(name)' AND a.application_name = 'feedmerge' AND a.state = 'idle'
-                        AND EXISTS (SELECT 1 FROM hosts WHERE lease_token IS NOT NULL)) t
-                """)) ?? "0"
+            ended =
+                (try? PostgreSQLServer.psql(
+                    database,
+                    """
+                    SELECT count(*) FROM (SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
+                        WHERE a.datname = '\(name)' AND a.application_name = 'feedmerge' AND a.state = 'idle'
+                            AND EXISTS (SELECT 1 FROM hosts WHERE lease_token IS NOT NULL)) t
+                    """)) ?? "0"
         }
         _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/release")))
         let result = try await run.value

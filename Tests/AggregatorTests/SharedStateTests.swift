@@ -24,7 +24,8 @@ import Testing
         let outlines = (0..<count).map { number in
             "<outline type=\"rss\" xmlUrl=\"http://127.0.0.1:\(ports[ports.startIndex + number % ports.count])/f/\(number).xml\"/>"
         }
-        let opml = "<opml version=\"2.0\"><head><title>Shared</title></head><body>\n"
+        let opml =
+            "<opml version=\"2.0\"><head><title>Shared</title></head><body>\n"
             + outlines.joined(separator: "\n") + "\n</body></opml>\n"
         try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
         return w.path("feeds.opml")
@@ -76,7 +77,8 @@ import Testing
         var periods: [String] = [Self.now, "2024-02-02T00:00:00Z"]
         for (period, now) in periods.enumerated() {
             let workers = try (1...3).map {
-                try startWorker(w, name: "w\($0)-\(period)", state: state, list: list, extra: ["--drain", "--now", now])
+                try startWorker(
+                    w, name: "w\($0)-\(period)", state: state, list: list, extra: ["--drain", "--now", now])
             }
             for worker in workers { worker.waitUntilExit() }
             for (index, worker) in workers.enumerated() {
@@ -99,7 +101,8 @@ import Testing
         periods = []
         #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
         #expect(
-            try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE fetched_by IS NULL OR next_check IS NULL")
+            try PostgreSQLServer.psql(
+                state, "SELECT count(*) FROM feeds WHERE fetched_by IS NULL OR next_check IS NULL")
                 == "0")
         // Two nodes render the same state: the same bytes, every feed's entries in them.
         var rendered: [Data] = []
@@ -135,7 +138,8 @@ import Testing
         let list = try list(w, count: 300, hosts: 10)
         _ = try await counts(reset: true)
         // A worker that claims every host, then is killed mid-fetch.
-        let doomed = try startWorker(w, name: "doomed", state: state, list: list, extra: ["--lease", "3", "--hosts", "10"])
+        let doomed = try startWorker(
+            w, name: "doomed", state: state, list: list, extra: ["--lease", "3", "--hosts", "10"])
         try await waitForRequests(20)
         kill(doomed.processIdentifier, SIGKILL)
         doomed.waitUntilExit()
@@ -190,7 +194,8 @@ import Testing
             let process = Process()
             process.executableURL = CommandRun.binary
             process.arguments = [
-                list, "--state", state, "--now", Self.now, "--per-host", "2", "--limit", "0", "-o", w.path("\(name).json"),
+                list, "--state", state, "--now", Self.now, "--per-host", "2", "--limit", "0", "-o",
+                w.path("\(name).json"),
                 "-q",
             ]
             process.standardError = FileHandle.nullDevice

@@ -82,7 +82,8 @@ import Testing
                     // (A shared state also says which machine fetched each feed.)
                     let other = String(decoding: postgres, as: UTF8.self)
                         .replacingOccurrences(
-                            of: #"postgresql://[^ ]*?/test_[0-9]+_[0-9]+"#, with: "STATE", options: .regularExpression)
+                            of: #"postgresql://[^ ]*?/test_[0-9]+_[0-9]+"#, with: "STATE", options: .regularExpression
+                        )
                         .replacingOccurrences(of: #","fetched_by":"[^"]*""#, with: "", options: .regularExpression)
                     #expect(named == other, "step \(index): \(name) differs")
                 } else {

@@ -101,7 +101,8 @@ struct RunSummary {
                 ? "\(counted(reports.count, "feed")) from the state (\(failed.count) failing when last fetched); "
                 : "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified, \(failed.count) failed; "
             say(
-                feeds + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
+                feeds
+                    + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
         if written < outputs && failed.count == reports.count {
