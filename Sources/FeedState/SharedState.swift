@@ -92,6 +92,10 @@ public protocol SharedStateStore: StateStore {
     /// How many listed feeds are due at `now`, whoever holds their hosts: a draining worker waits
     /// while any is, since a holder that died leaves them to it.
     func dueCount(now: Timestamp) throws(StateError) -> Int
+    /// The feeds some run or worker listed within `ClaimRequest.listedWithin`
+    /// of `now`, in byte order of their URLs: those the shared state fetches,
+    /// and those `feedmerge render` shows when given no SOURCE.
+    func listedFeeds(now: Timestamp) throws(StateError) -> [String]
     /// The store's records and stored-entry bounds of these feeds (what the schedule reads).
     func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)]
     /// A keeper that renews the process's leases from a thread of its own

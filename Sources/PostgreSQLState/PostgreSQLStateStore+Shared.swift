@@ -80,6 +80,18 @@ extension PostgreSQLStateStore: SharedStateStore {
         return count
     }
 
+    public func listedFeeds(now: Timestamp) throws(StateError) -> [String] {
+        try flush()
+        var urls: [String] = []
+        try retrying { () throws(StateError) in
+            urls = []
+            try connection.query(
+                SharedStatements.listedFeeds, [.integer(now.secondsSince1970 - ClaimRequest.listedWithin)]
+            ) { row in urls.append(row.text(0) ?? "") }
+        }
+        return urls
+    }
+
     public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
         try flush()
         var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
@@ -196,6 +208,10 @@ enum SharedStatements {
     static let dueCount = Statement(
         name: "due_count", sql: "SELECT count(*) FROM feeds WHERE next_check <= $1 AND listed_at >= $2",
         types: [20, 20])
+    /// $1 listed since.
+    static let listedFeeds = Statement(
+        name: "listed_feeds", sql: "SELECT url FROM feeds WHERE listed_at >= $1 ORDER BY url COLLATE \"C\"",
+        types: [20])
     static let selectFeedsByURL = Statement(
         name: "select_feeds_by_url",
         sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",

@@ -18,17 +18,19 @@ import Testing
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/hosts_server.py"))
     static let now = "2024-02-01T00:00:00Z"
 
-    /// An OPML of `count` feeds spread over the first `hosts` hosts, written into the workspace.
-    func list(_ w: StateTests.Workspace, count: Int, hosts: Int = 50) throws -> String {
+    /// An OPML of `count` feeds (numbered from `first`) spread over the first `hosts` hosts, written into the workspace.
+    func list(
+        _ w: StateTests.Workspace, count: Int, hosts: Int = 50, first: Int = 0, name: String = "feeds.opml"
+    ) throws -> String {
         let ports = Self.hosts.ports.dropFirst().prefix(hosts)
-        let outlines = (0..<count).map { number in
+        let outlines = (first..<first + count).map { number in
             "<outline type=\"rss\" xmlUrl=\"http://127.0.0.1:\(ports[ports.startIndex + number % ports.count])/f/\(number).xml\"/>"
         }
         let opml =
             "<opml version=\"2.0\"><head><title>Shared</title></head><body>\n"
             + outlines.joined(separator: "\n") + "\n</body></opml>\n"
-        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
-        return w.path("feeds.opml")
+        try opml.write(toFile: w.path(name), atomically: true, encoding: .utf8)
+        return w.path(name)
     }
 
     /// What the hosts server counted: requests by "port/path", the most in flight by port.
@@ -127,6 +129,24 @@ import Testing
         #expect(Set(items.compactMap { $0["id"] as? String }).count == 6_000, "none twice")
         let health = String(decoding: rendered[2], as: UTF8.self)
         #expect(health.contains("\"fetched_by\""), "the health report says who fetched each feed")
+        // A node without the list: the same entries and the same health report (feeds in order of
+        // their URLs, so entries of the same date too).
+        let whole = try CommandRun.feedmerge([
+            "render", "--state", state, "--now", "2024-02-02T01:00:00Z", "--limit", "0", "-o", w.path("c.json"),
+            "--health", w.path("c-health.json"), "-q",
+        ])
+        #expect(whole.status == 0, "\(whole.standardError)")
+        func sorted(_ path: String, _ key: String, by field: String) throws -> [NSDictionary] {
+            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path)))
+            let list = (object as? [String: Any])?[key] as? [NSDictionary] ?? []
+            return list.sorted { ($0[field] as? String ?? "") < ($1[field] as? String ?? "") }
+        }
+        let wholeItems = try sorted(w.path("c.json"), "items", by: "id")
+        let itemsA = try sorted(w.path("a/feed.json"), "items", by: "id")
+        #expect(wholeItems.count == 6_000 && wholeItems == itemsA)
+        let wholeHealth = try sorted(w.path("c-health.json"), "feeds", by: "url")
+        let healthA = try sorted(w.path("a/health.json"), "feeds", by: "url")
+        #expect(wholeHealth.count == 2_000 && wholeHealth == healthA)
         // Rendering changed nothing, and fetched nothing.
         let total = try await counts().requests.values.reduce(0, +)
         #expect(total == 4_000)
@@ -220,6 +240,57 @@ import Testing
         #expect(after.status == 0)
         let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("after.json"))))
         #expect(((feed as? [String: Any])?["items"] as? [Any])?.count == 600)
+    }
+
+    /// Runs given different lists share one state whose feeds are the union
+    /// of the lists named in the last 2 days: `render` with no SOURCE shows
+    /// exactly those, on a node that has none of the lists.
+    @Test func renderWithNoSourceShowsTheFeedsOfEveryListNamedWithinTwoDays() async throws {
+        let w = try StateTests.Workspace("shared-union")
+        let state = server.database()
+        let lists = [
+            try list(w, count: 20, hosts: 5, name: "a.opml"),
+            try list(w, count: 20, hosts: 5, first: 20, name: "b.opml"),
+        ]
+        for (list, now) in zip(lists, ["2024-02-01T00:00:00Z", "2024-02-02T00:00:00Z"]) {
+            let run = try CommandRun.feedmerge([list, "--state", state, "--now", now, "-o", w.path("run.json"), "-q"])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        func render(at now: String) throws -> (run: CommandRun, items: Int, health: [String]) {
+            let run = try CommandRun.feedmerge([
+                "render", "--state", state, "--now", now, "--limit", "0", "-o", w.path("all.json"),
+                "--health", w.path("health.json"), "-q",
+            ])
+            guard run.status == 0 else { return (run, 0, []) }
+            let feed = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
+            let health = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.path("health.json"))))
+            let feeds = (health as? [String: Any])?["feeds"] as? [[String: Any]] ?? []
+            return (
+                run, ((feed as? [String: Any])?["items"] as? [Any])?.count ?? -1,
+                feeds.compactMap { $0["url"] as? String }
+            )
+        }
+        let both = try render(at: "2024-02-02T01:00:00Z")
+        #expect(both.run.status == 0, "\(both.run.standardError)")
+        #expect(both.items == 120, "three entries of each feed of both lists")
+        #expect(both.health.count == 40 && both.health == both.health.sorted(), "every feed, in order of its URL")
+        let later = try render(at: "2024-02-03T12:00:00Z")
+        #expect(later.items == 60, "a.opml was last named 2.5 days before: its feeds are no longer listed")
+        #expect(
+            later.health.allSatisfy { $0.hasSuffix("xml") && Int($0.split(separator: "/").last!.dropLast(4))! >= 20 })
+        let none = try render(at: "2024-02-10T00:00:00Z")
+        #expect(none.run.status == 2 && none.run.standardError.contains("the state lists no feed"))
+        let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
+        #expect(((kept as? [String: Any])?["items"] as? [Any])?.count == 60, "the output before is left as it was")
+
+        // A SQLite state keeps no list: render asks for the SOURCEs.
+        let local = try CommandRun.feedmerge([
+            "render", "--state", w.path("state.sqlite"), "-o", w.path("local.json"), "-q",
+        ])
+        #expect(
+            local.status == 2 && local.standardError.contains("give this state's SOURCEs"), "\(local.standardError)")
     }
 
     /// A one-shot run ended by a signal lets its hosts go at once (not when

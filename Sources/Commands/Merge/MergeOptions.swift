@@ -71,6 +71,8 @@ struct MergeOptions {
     var dueOnly = false
     /// `feedmerge render`: nothing fetched, nothing stored; the outputs made from the state.
     var renderOnly = false
+    /// `feedmerge render` with no SOURCE: every feed the shared state lists.
+    var rendersWholeState: Bool { renderOnly && sources.isEmpty && subscriptions.isEmpty }
     var healthPath: String?
     /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
     var page = PageRequest()
@@ -303,11 +305,12 @@ struct MergeOptions {
 
     /// Reads a command line (after the program name).
     static func parse(
-        _ arguments: some Sequence<String>, interface: CommandInterface<MergeOptions> = interface
+        _ arguments: some Sequence<String>, interface: CommandInterface<MergeOptions> = interface,
+        needsSource: Bool = true
     ) throws(UsageError) -> Request<MergeOptions> {
         let request = try interface.parse(arguments, into: MergeOptions())
         guard case .run(var options) = request else { return request }
-        guard !options.sources.isEmpty else { throw UsageError("no SOURCE given") }
+        guard !options.sources.isEmpty || !needsSource else { throw UsageError("no SOURCE given") }
         guard !options.outputs.isEmpty else { throw UsageError("no output given (-o FILE)") }
         var kinds: [OutputKind] = []
         for output in options.outputs { kinds.append(try output.resolvedFormat()) }

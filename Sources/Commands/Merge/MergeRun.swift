@@ -71,9 +71,14 @@ struct MergeRun {
         var state: StateOptions?
         // What the state knows of each feed; sources among them are not read ahead (see SourceReader).
         var records: [String: FeedRecord]?
+        // `feedmerge render` given no SOURCE: the feeds a shared state lists (nil: not a shared state).
+        var listedInState: [String]?
         if let stateLocation {
             do throws(StateError) {
                 var open = try stateLocation.open()
+                if options.rendersWholeState, let shared = open.store as? any SharedStateStore {
+                    listedInState = try shared.listedFeeds(now: rules.now)
+                }
                 // `feedmerge render` changes nothing in the state.
                 if options.renderOnly { open = .init(store: ReadOnlyStateStore(open.store), lock: open.lock) }
                 opened = open
@@ -97,13 +102,24 @@ struct MergeRun {
         defer { withExtendedLifetime(opened) {} }
 
         let client = HTTPClient(configuration: options.fetch)
-        var list: SubscriptionList
-        do {
-            list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
-        } catch {
-            outputs.discard()
-            StandardOutput.error("feedmerge: \(error)")
-            return .usage
+        var list = SubscriptionList()
+        if options.rendersWholeState {
+            guard let listedInState else {
+                outputs.discard()
+                StandardOutput.error(
+                    "feedmerge: render without a SOURCE shows the feeds a shared (PostgreSQL) state lists: "
+                        + "give this state's SOURCEs")
+                return .usage
+            }
+            list.subscriptions = listedInState.map { Subscription(url: $0) }
+        } else {
+            do {
+                list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
+            } catch {
+                outputs.discard()
+                StandardOutput.error("feedmerge: \(error)")
+                return .usage
+            }
         }
         var filters = FilterSetup(folders: [FileManager.default.currentDirectoryPath] + options.filterFolders)
         do {
@@ -115,7 +131,9 @@ struct MergeRun {
         }
         guard !list.subscriptions.isEmpty else {
             outputs.discard()
-            StandardOutput.error("feedmerge: the sources list no feed")
+            StandardOutput.error(
+                options.rendersWholeState ? "feedmerge: the state lists no feed" : "feedmerge: the sources list no feed"
+            )
             return .usage
         }
         // A SOURCE that may still turn out to be a list may still give an OPML head with a link.

@@ -8,13 +8,15 @@ enum RenderCommand {
         var interface = MergeOptions.interface
         interface.name = "feedmerge render"
         interface.brief = "write the outputs from the state, fetching nothing"
-        interface.synopsis = "feedmerge render --state STATE [options] SOURCE... -o OUTPUT..."
+        interface.synopsis = "feedmerge render --state STATE [options] [SOURCE...] -o OUTPUT..."
         interface.summary = """
             Writes every OUTPUT as the main command would, from what the state holds of
             the SOURCEs' feeds: nothing is fetched and nothing in the state changes. With
             a PostgreSQL state that workers keep fetching (feedmerge worker), any machine
             renders the outputs, and two machines rendering the same state with the same
-            --now write the same bytes. SOURCE and OUTPUT are as for feedmerge.
+            --now write the same bytes. With no SOURCE, a PostgreSQL state's outputs show
+            every feed some run or worker listed in the last 2 days, each under its own
+            title. SOURCE and OUTPUT are as for feedmerge.
             """
         let fetching: Set<String> = ["--no-state", "--force", "--due-only", "--update-opml"]
         interface.groups = interface.groups.filter { $0.title != "Fetching" }.map { group in
@@ -26,13 +28,17 @@ enum RenderCommand {
             (
                 "The planet's page and feed from the workers' state:",
                 "feedmerge render --state postgresql://planet@db/planet feeds.opml -o site/index.html -o site/atom.xml"
-            )
+            ),
+            (
+                "Every feed the workers fetch, and how each fares, on a node without the list:",
+                "feedmerge render --state postgresql://planet@db/planet --health health.json -o all.json"
+            ),
         ]
         return interface
     }()
 
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {
-        let request = try MergeOptions.parse(arguments, interface: interface)
+        let request = try MergeOptions.parse(arguments, interface: interface, needsSource: false)
         guard case .run(var options) = request else { return request }
         guard options.statePath != nil else { throw UsageError("render needs the state it renders: --state") }
         options.renderOnly = true
