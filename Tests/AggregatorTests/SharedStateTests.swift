@@ -285,12 +285,13 @@ import Testing
         let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
         #expect(((kept as? [String: Any])?["items"] as? [Any])?.count == 60, "the output before is left as it was")
 
-        // A SQLite state keeps no list: render asks for the SOURCEs.
+        // A SQLite state keeps no list: render asks for the SOURCEs, before it opens (or makes) the file.
         let local = try CommandRun.feedmerge([
             "render", "--state", w.path("state.sqlite"), "-o", w.path("local.json"), "-q",
         ])
         #expect(
-            local.status == 2 && local.standardError.contains("give this state's SOURCEs"), "\(local.standardError)")
+            local.status == 2 && local.standardError.contains("a SQLite state keeps no list"), "\(local.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: w.path("state.sqlite")))
     }
 
     /// A one-shot run ended by a signal lets its hosts go at once (not when

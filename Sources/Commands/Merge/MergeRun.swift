@@ -71,8 +71,8 @@ struct MergeRun {
         var state: StateOptions?
         // What the state knows of each feed; sources among them are not read ahead (see SourceReader).
         var records: [String: FeedRecord]?
-        // `feedmerge render` given no SOURCE: the feeds a shared state lists (nil: not a shared state).
-        var listedInState: [String]?
+        // `feedmerge render` given no SOURCE (parsed only with a shared state): the feeds it lists.
+        var listedInState: [String] = []
         if let stateLocation {
             do throws(StateError) {
                 var open = try stateLocation.open()
@@ -104,13 +104,6 @@ struct MergeRun {
         let client = HTTPClient(configuration: options.fetch)
         var list = SubscriptionList()
         if options.rendersWholeState {
-            guard let listedInState else {
-                outputs.discard()
-                StandardOutput.error(
-                    "feedmerge: render without a SOURCE shows the feeds a shared (PostgreSQL) state lists: "
-                        + "give this state's SOURCEs")
-                return .usage
-            }
             list.subscriptions = listedInState.map { Subscription(url: $0) }
         } else {
             do {

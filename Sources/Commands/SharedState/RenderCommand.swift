@@ -40,8 +40,15 @@ enum RenderCommand {
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<MergeOptions> {
         let request = try MergeOptions.parse(arguments, interface: interface, needsSource: false)
         guard case .run(var options) = request else { return request }
-        guard options.statePath != nil else { throw UsageError("render needs the state it renders: --state") }
+        guard let statePath = options.statePath else {
+            throw UsageError("render needs the state it renders: --state")
+        }
         options.renderOnly = true
+        if options.rendersWholeState, case .sqlite = StateLocation(statePath) {
+            throw UsageError(
+                "render without a SOURCE shows the feeds a PostgreSQL state lists; a SQLite state keeps no list: "
+                    + "give its SOURCEs")
+        }
         return .run(options)
     }
 }
