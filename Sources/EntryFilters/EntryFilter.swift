@@ -56,9 +56,14 @@ public enum EntryFilter: Sendable {
         return .xpathSifter(require: lines(require), exclude: lines(exclude))
     }
 
-    /// An XSLT filter file.
-    public static func stylesheet(path: String) throws(EntryFilterError) -> EntryFilter {
-        .stylesheet(EntryStylesheetReference(try EntryStylesheet(path: path)))
+    /// Seconds an XSLT filter may take over one entry when nothing says otherwise (`--theme-timeout`'s default).
+    public static let defaultTimeLimit: Double = 60
+
+    /// An XSLT filter file; `timeLimit` seconds for each entry (`--theme-timeout`).
+    public static func stylesheet(path: String, timeLimit: Double = defaultTimeLimit) throws(EntryFilterError)
+        -> EntryFilter
+    {
+        .stylesheet(EntryStylesheetReference(try EntryStylesheet(path: path, timeLimit: timeLimit)))
     }
 
     private static func regex(_ pattern: String, for option: String) throws(EntryFilterError) -> NSRegularExpression {
@@ -95,13 +100,15 @@ public struct EntryFilters: Sendable, Hashable {
     public func hash(into hasher: inout Hasher) { hasher.combine(names) }
 
     /// Runs every step on each entry of `feed`; says in its warnings how
-    /// many were left out, and which stylesheets failed (an entry a
-    /// stylesheet fails on goes on as it was).
+    /// many were left out, which stylesheets failed (an entry a stylesheet
+    /// fails on goes on as it was), and which one ran out of time here (it
+    /// is then not run again: said once, on the feed where it stopped).
     public func apply(to feed: inout ParsedFeed, feedURL: String?) {
         guard !steps.isEmpty else { return }
         let before = feed.entries.count
         let metadata = feed.metadata
         var failures: [String: Int] = [:]
+        var stopped: [String: Double] = [:]
         feed.entries = feed.entries.compactMap { entry in
             var entry = entry
             for step in steps {
@@ -109,6 +116,7 @@ public struct EntryFilters: Sendable, Hashable {
                 case .kept(let next): entry = next
                 case .dropped: return nil
                 case .failed(let path): failures[path, default: 0] += 1
+                case .stopped(let path, let seconds, let now): if now { stopped[path] = seconds }
                 }
             }
             return entry
@@ -119,12 +127,20 @@ public struct EntryFilters: Sendable, Hashable {
         for (path, count) in failures.sorted(by: { $0.key < $1.key }) {
             feed.warnings.append("filter \(path) failed on \(count) of its entries, which stay as they were")
         }
+        for (path, seconds) in stopped.sorted(by: { $0.key < $1.key }) {
+            let limit = seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+            feed.warnings.append(
+                "filter \(path) stopped after \(limit), its time limit (--theme-timeout): not run again by "
+                    + "this process; the entries it did not finish stay as they were")
+        }
     }
 
     private enum StepResult {
         case kept(Entry)
         case dropped
         case failed(String)
+        /// The stylesheet ran out of time: on this entry (`now`), or before.
+        case stopped(String, seconds: Double, now: Bool)
     }
 
     private static func run(_ step: EntryFilter, on entry: Entry, source: FeedMetadata, feedURL: String?)
@@ -156,6 +172,8 @@ public struct EntryFilters: Sendable, Hashable {
             switch reference.stylesheet.transform(document) {
             case .dropped: return .dropped
             case .failed: return .failed(reference.path)
+            case .stopped(let now):
+                return .stopped(reference.path, seconds: reference.stylesheet.timeLimit, now: now)
             case .entry(let result):
                 // A result that is not an entry: nothing to show.
                 guard var filtered = NormalizedEntry.read(result, base: entry.link ?? source.link) else {

@@ -1,34 +1,49 @@
 internal import CLibXML2
 internal import CLibXSLT
 import Foundation
+import Synchronization
 
 /// A Venus XSLT filter, compiled once: it transforms each entry's
 /// normalized Atom document (`NormalizedEntry`); an empty result drops
-/// the entry. Like a page theme, it may read no file, write none and use
-/// no network while it runs (libxslt's security preferences).
+/// the entry. Like a page theme, it is compiled with no network and no
+/// file outside its own folder (`CLibXSLT_compile`), may read no file,
+/// write none and use no network while it runs (libxslt's security
+/// preferences), and is stopped at its time limit; a filter stopped once
+/// is not run again (each later entry would cost the same time).
 final class EntryStylesheet: @unchecked Sendable {
     // Unchecked: the compiled stylesheet is only read; libxslt lets one
     // compiled stylesheet serve transformations on several threads.
     private let stylesheet: xsltStylesheetPtr
     let path: String
+    /// How long one entry's transformation may run (`--theme-timeout`).
+    let timeLimit: Double
+    /// Whether a transformation ran out of time: then the filter is not run again.
+    private let stopped = Atomic<Bool>(false)
 
-    init(path: String) throws(EntryFilterError) {
+    init(path: String, timeLimit: Double) throws(EntryFilterError) {
         self.path = path
+        self.timeLimit = timeLimit
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EntryFilterError("\(path): no such filter file")
         }
         Self.setup()
         let bytes = [UInt8](data)
         let url = URL(fileURLWithPath: path).absoluteString
-        let compiled: xsltStylesheetPtr? = bytes.withUnsafeBufferPointer { buffer in
+        var messages = CLibXSLT_Messages()
+        let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in
             Self.compiling.lock()
             defer { Self.compiling.unlock() }
-            CLibXSLT_collectMessages(nil)
-            return buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                CLibXSLT_compile($0, Int32(buffer.count), url)
+            CLibXSLT_collectMessages(messages)
+            defer { CLibXSLT_collectMessages(nil) }
+            return bytes.withUnsafeBufferPointer { buffer in
+                buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
+                    CLibXSLT_compile($0, Int32(buffer.count), url)
+                }
             }
         }
-        guard let compiled else { throw EntryFilterError("\(path): not a usable XSLT stylesheet") }
+        guard let compiled else {
+            throw EntryFilterError("\(path): not a usable XSLT stylesheet: \(messages.summary)")
+        }
         stylesheet = compiled
     }
 
@@ -42,9 +57,12 @@ final class EntryStylesheet: @unchecked Sendable {
         case dropped
         /// It failed (an XSLT error): the entry stays as it was.
         case failed
+        /// It ran out of time, on this entry (`now`) or before: the entry stays as it was.
+        case stopped(now: Bool)
     }
 
     func transform(_ document: String) -> Result {
+        guard !stopped.load(ordering: .relaxed) else { return .stopped(now: false) }
         let bytes = Array(document.utf8)
         let options = Int32(XML_PARSE_NONET.rawValue)
         guard
@@ -61,8 +79,15 @@ final class EntryStylesheet: @unchecked Sendable {
         defer { xsltFreeSecurityPrefs(security) }
         xsltSetCtxtSecurityPrefs(security, context)
         CLibXSLT_silenceThread()
+        var expired: Int32 = 0
+        let applied = CLibXSLT_applyWithin(stylesheet, source, context, timeLimit, &expired)
+        if expired != 0 {
+            if let applied { xmlFreeDoc(applied) }
+            stopped.store(true, ordering: .relaxed)
+            return .stopped(now: true)
+        }
         // libxslt gives no result after an error (h1title.xslt adds an attribute after children).
-        guard let result = xsltApplyStylesheetUser(stylesheet, source, nil, nil, nil, context) else {
+        guard let result = applied else {
             return context.pointee.state == XSLT_STATE_STOPPED ? .dropped : .failed
         }
         defer { xmlFreeDoc(result) }
@@ -105,9 +130,19 @@ final class EntryStylesheet: @unchecked Sendable {
     private static let compiling = NSLock()
 
     private static let done: Void = {
-        xmlInitParser()
+        // libxml2's entity loader refuses every load before anything is compiled.
+        CLibXML2_initialize()
         exsltRegisterAll()
     }()
 
     private static func setup() { _ = done }
+}
+
+extension CLibXSLT_Messages {
+    /// The collected messages on one line (`CLibXSLT_summary`).
+    var summary: String {
+        var copy = self
+        let line = String(cString: CLibXSLT_summary(&copy))
+        return line.isEmpty ? "no reason given" : line
+    }
 }

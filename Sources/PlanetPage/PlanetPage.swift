@@ -89,11 +89,11 @@ public enum PlanetPage {
             }
         }
         guard quoted == 0 else { return failure("the theme's parameters cannot be set") }
-        let deadline = TransformDeadline(seconds: theme.timeLimit, context: UnsafeMutableRawPointer(context))
-        let result = xsltApplyStylesheetUser(theme.stylesheet, source, nil, nil, nil, context)
-        if deadline.finish() {
+        var expired: Int32 = 0
+        let result = CLibXSLT_applyWithin(theme.stylesheet, source, context, theme.timeLimit, &expired)
+        if expired != 0 {
             if let result { xmlFreeDoc(result) }
-            return failure("stopped after \(TransformDeadline.text(theme.timeLimit)), its time limit (--theme-timeout)")
+            return failure("stopped after \(Theme.text(seconds: theme.timeLimit)), its time limit (--theme-timeout)")
         }
         guard let result else { return failure("the theme failed") }
         if context.pointee.state == XSLT_STATE_ERROR || context.pointee.state == XSLT_STATE_STOPPED {

@@ -6,11 +6,14 @@ import Foundation
 /// user's file (`--theme FILE.xsl`), compiled once, before anything is
 /// fetched, so a broken theme stops the run before it costs anything.
 ///
-/// A theme's `xsl:import` and `xsl:include` of local files are read when
-/// it is compiled (first thing in a run). While it runs, it may read no
-/// file (`document()` is refused), write no file, create no folder and use
-/// no network (libxslt's security preferences): what it shows comes from
-/// the planet document and its parameters.
+/// A theme is compiled first thing in a run, with no network and no file
+/// outside its own folder: its `xsl:import` and `xsl:include` are read only
+/// from inside that folder (links followed to their real paths), its
+/// external entities and DTDs never (`CLibXSLT_compile`). While it runs, it
+/// may read no file but itself (`document('')`), write no file, create no
+/// folder and use no network (libxslt's security preferences), and it is
+/// stopped at its time limit: what it shows comes from the planet document
+/// and its parameters.
 public final class Theme: @unchecked Sendable {
     // Unchecked: the stylesheet is only read once compiled; libxslt allows
     // one compiled stylesheet to serve transformations on several threads.
@@ -27,7 +30,7 @@ public final class Theme: @unchecked Sendable {
     /// runaway theme would take.
     public static let defaultTimeLimit: Double = 60
 
-    /// How long one transformation may run before it is stopped (`TransformDeadline`).
+    /// How long one transformation may run before it is stopped (`CLibXSLT_applyWithin`).
     public let timeLimit: Double
 
     /// The theme that ships with feedmerge.
@@ -47,6 +50,7 @@ public final class Theme: @unchecked Sendable {
         return try Theme(bytes: [UInt8](data), url: url, name: path, timeLimit: timeLimit)
     }
 
+    /// - Parameter url: its file's URL: its includes and imports may be read only from that folder.
     private init(bytes: [UInt8], url: String, name: String, timeLimit: Double) throws(Failure) {
         self.name = name
         self.timeLimit = timeLimit
@@ -80,18 +84,18 @@ public final class Theme: @unchecked Sendable {
 
     deinit { xsltFreeStylesheet(stylesheet) }
 
+    /// `60 s`, `0.5 s`.
+    static func text(seconds: Double) -> String {
+        seconds == seconds.rounded() ? "\(Int(seconds)) s" : "\(seconds) s"
+    }
 }
 
 extension CLibXSLT_Messages {
-    /// The collected messages on one line (the first few hundred characters).
+    /// The collected messages on one line (`CLibXSLT_summary`).
     var summary: String {
         var copy = self
-        let text = withUnsafeBytes(of: &copy.text) { raw in
-            String(decoding: raw.prefix(Int(length)), as: UTF8.self)
-        }
-        let line = text.split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
-            .filter { !$0.isEmpty }.joined(separator: "; ")
-        return line.isEmpty ? "no reason given" : String(line.prefix(400))
+        let line = String(cString: CLibXSLT_summary(&copy))
+        return line.isEmpty ? "no reason given" : line
     }
 }
 
@@ -101,7 +105,8 @@ enum PageSetup {
     static let compiling = NSLock()
 
     private static let done: Void = {
-        xmlInitParser()
+        // libxml2's entity loader refuses every load before anything is compiled.
+        CLibXML2_initialize()
         exsltRegisterAll()
         CLibXSLT_collectMessages(nil)  // libxslt's default handler would print to stderr
     }()

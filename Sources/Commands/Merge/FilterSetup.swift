@@ -38,7 +38,13 @@ struct FilterSetup {
     /// `excerpt.py`'s width, when one is asked for.
     private(set) var excerptWidth: Int?
 
-    init(folders: [String]) { self.folders = folders }
+    /// Seconds an XSLT filter may take over one entry (`--theme-timeout`).
+    var timeLimit: Double
+
+    init(folders: [String], timeLimit: Double) {
+        self.folders = folders
+        self.timeLimit = timeLimit
+    }
 
     /// Sets each subscription's filters: the run's, then its own properties'.
     mutating func apply(_ run: Request, to list: inout SubscriptionList) throws(UsageError) {
@@ -124,7 +130,7 @@ struct FilterSetup {
         }
         if let compiled = stylesheets[path] { return compiled }
         do {
-            let compiled = try EntryFilter.stylesheet(path: path)
+            let compiled = try EntryFilter.stylesheet(path: path, timeLimit: timeLimit)
             stylesheets[path] = compiled
             return compiled
         } catch {

@@ -114,7 +114,8 @@ struct MergeRun {
                 return .usage
             }
         }
-        var filters = FilterSetup(folders: [FileManager.default.currentDirectoryPath] + options.filterFolders)
+        var filters = FilterSetup(
+            folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout)
         do {
             try filters.apply(options.entryFilters, to: &list)
         } catch {

@@ -123,7 +123,8 @@ struct WorkerCommand {
         var list: SubscriptionList
         do {
             list = try await SourceReader.read(merge.sources, configured: [], client: client)
-            var filters = FilterSetup(folders: [FileManager.default.currentDirectoryPath])
+            var filters = FilterSetup(
+                folders: [FileManager.default.currentDirectoryPath], timeLimit: merge.themeTimeout)
             try filters.apply(merge.entryFilters, to: &list)
         } catch let error as UsageError {
             StandardOutput.error("feedmerge worker: \(error.message)")
