@@ -135,6 +135,10 @@ public struct EntryFilters: Sendable, Hashable {
         }
     }
 
+    /// Whether a warning says a filter failed or was stopped: entries then
+    /// went on unfiltered, which a run says at its default verbosity.
+    public static func isTrouble(_ warning: String) -> Bool { warning.hasPrefix("filter ") }
+
     private enum StepResult {
         case kept(Entry)
         case dropped

@@ -1,4 +1,5 @@
 import Aggregator
+import EntryFilters
 import FeedModel
 import FeedParse
 import Foundation
@@ -61,6 +62,12 @@ struct RunSummary {
             for report in reports {
                 for notice in report.notices where !notice.hasPrefix("state:") {
                     say("\(report.subscription.url): \(notice)")
+                }
+            }
+            // A filter that failed or was stopped left entries unfiltered: each feed says so.
+            for report in reports {
+                for warning in report.warnings where EntryFilters.isTrouble(warning) {
+                    say("\(report.subscription.url): \(warning)")
                 }
             }
             // An unreadable date is never silently "now": each feed that had some says so.

