@@ -83,7 +83,7 @@ let package = Package(
         .target(
             name: "PlanetPage",
             dependencies: [
-                "CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "HTMLTemplate", "TextOutput",
+                "Basics", "CLibXML2", "CLibXSLT", "FeedEmit", "FeedModel", "HTMLSanitizer", "HTMLTemplate", "TextOutput",
             ]),
         .target(
             name: "Subscriptions",

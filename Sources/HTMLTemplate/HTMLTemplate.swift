@@ -1,17 +1,21 @@
 /// A template in htmltmpl's language (Planet 2.0's and Venus's `.tmpl`),
 /// compiled once and rendered as many times as asked:
-/// - `<TMPL_VAR name>` with `ESCAPE="HTML"` (`&<>"` escaped), `ESCAPE="URL"`
+/// - `<TMPL_VAR name>` with `ESCAPE="HTML"` (`&<>"'` escaped), `ESCAPE="URL"`
 ///   (as Python's `quote_plus`) or none, and `GLOBAL="1"`. Without
 ///   `ESCAPE`, a markup value (a title, a content, sanitized) is written as
 ///   it is, as Venus does (it turns htmltmpl's automatic escaping off), and
 ///   a text value (an author's name, a plain title) escaped: it reads the
-///   same, and cannot become markup whatever the template forgot;
+///   same, and cannot become markup whatever the template forgot. Where a
+///   value lands inside a tag, an attribute or a comment (`MarkupContext`,
+///   read from the template), every value is escaped so that it cannot end
+///   what holds it;
 /// - `<TMPL_LOOP Name>` … `</TMPL_LOOP>` with the magic variables
 ///   `__FIRST__`, `__LAST__`, `__INNER__`, `__ODD__`, `__PASS__`,
 ///   `__PASSTOTAL__` and `__EVERY__n`;
 /// - `<TMPL_IF name>`, `<TMPL_UNLESS name>`, `<TMPL_ELSE>` and their ends;
 /// - `<TMPL_INCLUDE file>` from the `inc` folder beside the template, five
-///   levels deep at most (deeper ones are left out, as htmltmpl does);
+///   levels deep at most (deeper ones are left out, as htmltmpl does), and
+///   bounded in number, size and time (`Parser`);
 /// - `<!-- TMPL_… -->` as the same statements; `### ` to the end of a line
 ///   is a comment; a statement alone on its line takes its line with it.
 ///
@@ -26,13 +30,20 @@ public struct HTMLTemplate: Sendable {
 
     let nodes: [Node]
 
+    /// Seconds compiling may take when nothing says otherwise (`--theme-timeout`'s default).
+    public static let defaultTimeLimit: Double = 60
+
     /// - Parameters:
     ///   - name: the template's file, for messages.
     ///   - include: reads an included file (its name as the template writes
     ///     it); nil when it cannot be read.
-    public init(text: String, name: String, include: @escaping (String) -> String? = { _ in nil }) throws(Failure) {
-        var parser = Parser(name: name, include: include)
-        nodes = try parser.parse(text, depth: 0)
+    ///   - timeLimit: seconds compiling may take, includes and all.
+    public init(
+        text: String, name: String, include: @escaping (String) -> String? = { _ in nil },
+        timeLimit: Double = defaultTimeLimit
+    ) throws(Failure) {
+        var parser = Parser(include: include, deadline: .now + .milliseconds(Int64(timeLimit * 1000)))
+        nodes = try parser.parse(text, name: name, depth: 0, nesting: 0)
     }
 
     /// The template filled with `values`.
@@ -75,7 +86,7 @@ public enum TemplateValue: Sendable, Equatable {
 
 indirect enum Node: Sendable {
     case text(String)
-    case variable(name: String, escape: Escape, global: Bool)
+    case variable(name: String, escape: Escape, global: Bool, context: MarkupContext)
     case loop(name: String, body: [Node])
     case condition(name: String, global: Bool, negated: Bool, then: [Node], otherwise: [Node])
 }
@@ -137,13 +148,19 @@ enum Renderer {
             switch node {
             case .text(let text):
                 out += text
-            case .variable(let name, let escape, let global):
+            case .variable(let name, let escape, let global, let context):
                 guard let value = scopes.value(name, global: global) else { continue }
                 switch (escape, value) {
                 case (.url, _): escapeURL(value.text, into: &out)
-                case (.none, .markup(let markup)): out += markup
                 case (.none, .number(let number)): out += String(number)
-                default: escapeHTML(value.text, into: &out)
+                case (.none, .markup(let markup)):
+                    // Markup between tags is written as it is; anywhere else it must not end what holds it.
+                    if context == .text {
+                        out += markup
+                    } else {
+                        escapeHTML(markup, keepingReferences: true, in: context, into: &out)
+                    }
+                default: escapeHTML(value.text, keepingReferences: false, in: context, into: &out)
                 }
             case .loop(let name, let body):
                 let passes = scopes.passes(of: name)
@@ -159,14 +176,30 @@ enum Renderer {
         }
     }
 
-    /// As Python's `cgi.escape(value, quote=1)`.
-    static func escapeHTML(_ text: String, into out: inout String) {
+    /// As Python's `cgi.escape(value, quote=1)`, and `'` too: a value can
+    /// end neither a text nor an attribute quoted either way. Inside a tag
+    /// (an unquoted attribute value), blanks, `=` and `` ` `` too, so a value
+    /// cannot start an attribute of its own. `keepingReferences`: `&` stays
+    /// (markup whose character references are meant).
+    static func escapeHTML(_ text: String, keepingReferences: Bool, in context: MarkupContext, into out: inout String)
+    {
+        var unquoted = false
+        if case .tag = context { unquoted = true }
         for character in text {
             switch character {
-            case "&": out += "&amp;"
+            case "&": out += keepingReferences ? "&" : "&amp;"
             case "<": out += "&lt;"
             case ">": out += "&gt;"
             case "\"": out += "&quot;"
+            case "'": out += "&#39;"
+            case " " where unquoted: out += "&#32;"
+            case "\t" where unquoted: out += "&#9;"
+            case "\n" where unquoted: out += "&#10;"
+            case "\r\n" where unquoted: out += "&#13;&#10;"
+            case "\r" where unquoted: out += "&#13;"
+            case "\u{0C}" where unquoted: out += "&#12;"
+            case "=" where unquoted: out += "&#61;"
+            case "`" where unquoted: out += "&#96;"
             default: out.append(character)
             }
         }

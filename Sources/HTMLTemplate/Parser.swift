@@ -1,7 +1,28 @@
-/// Reads a template into nodes, as htmltmpl's compiler tokenizes it.
+/// Reads a template into nodes, as htmltmpl's compiler tokenizes it, its
+/// includes read in place. Bounded whatever the template says: includes
+/// five levels deep (deeper ones left out, as htmltmpl does), at most
+/// `maximumIncludes` of them and `maximumExpandedLength` bytes of text in
+/// all, statements nested at most `maximumNesting` deep (rendering recurses
+/// once a level), and the time the caller allows.
 struct Parser {
-    let name: String
     let include: (String) -> String?
+    /// When compiling must have ended.
+    let deadline: ContinuousClock.Instant
+    /// Where a value written now lands (`MarkupContext`), carried across includes.
+    private var context = MarkupContext.text
+    private var includes = 0
+    private var expanded = 0
+    /// Each included file read once.
+    private var read: [String: String?] = [:]
+
+    static let maximumIncludes = 1000
+    static let maximumExpandedLength = 8 << 20
+    static let maximumNesting = 200
+
+    init(include: @escaping (String) -> String?, deadline: ContinuousClock.Instant) {
+        self.include = include
+        self.deadline = deadline
+    }
 
     /// An open statement and what it holds so far.
     private struct Open {
@@ -14,7 +35,18 @@ struct Parser {
         var otherwise: [Node]?
     }
 
-    mutating func parse(_ text: String, depth: Int) throws(HTMLTemplate.Failure) -> [Node] {
+    /// - Parameters:
+    ///   - name: the file `text` came from, for messages.
+    ///   - depth: how many includes deep it is.
+    ///   - nesting: how many statements around it are open.
+    mutating func parse(_ text: String, name: String, depth: Int, nesting: Int) throws(HTMLTemplate.Failure)
+        -> [Node]
+    {
+        expanded += text.utf8.count
+        guard expanded <= Self.maximumExpandedLength else {
+            throw HTMLTemplate.Failure(
+                description: "\(name): its includes come to more than \(Self.maximumExpandedLength >> 20) MiB of text")
+        }
         var stack: [Open] = []
         var top: [Node] = []
         func append(_ node: Node) {
@@ -29,11 +61,15 @@ struct Parser {
         for token in Self.tokens(Self.withoutComments(text)) {
             switch token {
             case .text(let text):
-                if !text.isEmpty { append(.text(text)) }
+                if !text.isEmpty {
+                    append(.text(text))
+                    context = context.after(text)
+                }
             case .statement(let statement, let line):
                 func fail(_ message: String) -> HTMLTemplate.Failure {
                     HTMLTemplate.Failure(description: "\(name):\(line): \(message)")
                 }
+                guard ContinuousClock.now < deadline else { throw fail("compiling it took longer than its time limit") }
                 let words = statement.words
                 switch statement.directive {
                 case "TMPL_VAR":
@@ -44,9 +80,15 @@ struct Parser {
                     case "URL": escape = .url
                     default: escape = .none
                     }
-                    append(.variable(name: variable, escape: escape, global: words.parameters["GLOBAL"] == "1"))
+                    append(
+                        .variable(
+                            name: variable, escape: escape, global: words.parameters["GLOBAL"] == "1",
+                            context: context))
                 case "TMPL_LOOP", "TMPL_IF", "TMPL_UNLESS":
                     guard let variable = words.name else { throw fail("<\(statement.directive)> names no variable") }
+                    guard nesting + stack.count < Self.maximumNesting else {
+                        throw fail("statements nest more than \(Self.maximumNesting) deep")
+                    }
                     let kind: Open.Kind =
                         statement.directive == "TMPL_LOOP"
                         ? .loop : .condition(negated: statement.directive == "TMPL_UNLESS")
@@ -74,11 +116,22 @@ struct Parser {
                     guard let file = words.name else { throw fail("<TMPL_INCLUDE> names no file") }
                     // Deeper than five levels: left out (htmltmpl's protection against a loop).
                     guard depth < 5 else { continue }
-                    guard let included = include(file) else { throw fail("<TMPL_INCLUDE \(file)>: cannot be read") }
-                    var inner = Parser(name: file, include: include)
-                    for node in try inner.parse(included, depth: depth + 1) { append(node) }
+                    includes += 1
+                    guard includes <= Self.maximumIncludes else {
+                        throw fail("more than \(Self.maximumIncludes) <TMPL_INCLUDE>s in all")
+                    }
+                    if read[file] == nil { read[file] = .some(include(file)) }
+                    guard let included = read[file] ?? nil else {
+                        throw fail("<TMPL_INCLUDE \(file)>: cannot be read")
+                    }
+                    for node in try parse(included, name: file, depth: depth + 1, nesting: nesting + stack.count) {
+                        append(node)
+                    }
                 case "TMPL_GETTEXT":
-                    if let text = words.name { append(.text(text)) }
+                    if let text = words.name {
+                        append(.text(text))
+                        context = context.after(text)
+                    }
                 case "TMPL_BOUNDARY":
                     continue
                 default:

@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import HTMLTemplate
 
@@ -10,20 +11,23 @@ public final class TemplateTheme: Sendable {
     /// Where it came from, for messages.
     public let name: String
 
-    public init(path: String) throws(Theme.Failure) {
+    /// - Parameter timeLimit: seconds compiling may take (`--theme-timeout`).
+    public init(path: String, timeLimit: Double = Theme.defaultTimeLimit) throws(Theme.Failure) {
         guard let data = FileManager.default.contents(atPath: path) else {
             let reason = FileManager.default.fileExists(atPath: path) ? "cannot be read" : "does not exist"
             throw Theme.Failure(description: "--theme \(path): \(reason)")
         }
-        let includes = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("inc")
+        let includes = URL(fileURLWithPath: path).deletingLastPathComponent().appendingPathComponent("inc").path
         let include: (String) -> String? = { file in
-            let url = includes.appendingPathComponent(file).standardizedFileURL
-            // An include stays in the inc folder.
-            guard url.path.hasPrefix(includes.standardizedFileURL.path + "/") else { return nil }
-            return (try? Data(contentsOf: url)).map { String(decoding: $0, as: UTF8.self) }
+            // An include stays in the inc folder, links followed to where they really lead.
+            guard let real = RealPath.of(includes + "/" + file, inside: includes), real != RealPath.of(includes),
+                (try? FileManager.default.attributesOfItem(atPath: real)[.type] as? FileAttributeType) == .typeRegular
+            else { return nil }
+            return (try? Data(contentsOf: URL(fileURLWithPath: real))).map { String(decoding: $0, as: UTF8.self) }
         }
         do {
-            template = try HTMLTemplate(text: String(decoding: data, as: UTF8.self), name: path, include: include)
+            template = try HTMLTemplate(
+                text: String(decoding: data, as: UTF8.self), name: path, include: include, timeLimit: timeLimit)
         } catch {
             throw Theme.Failure(description: "--theme \(path): not a usable htmltmpl template: \(error)")
         }

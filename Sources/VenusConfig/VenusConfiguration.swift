@@ -147,11 +147,16 @@ public struct VenusConfiguration: Sendable {
                         + "; give the folder of Venus's themes with --themes DIR")
             }
             themeFolder = found
-            var merged = INIFile()
             let themeText = try readText(found + "/config.ini", what: "the theme")
-            do { try merged.read(themeText, file: found + "/config.ini") } catch { throw Failure(error.description) }
+            let protected = [
+                absolute(try value(own, "output_dir", in: "Planet") ?? "output", in: folder),
+                absolute(try value(own, "cache_directory", in: "Planet") ?? "cache", in: folder),
+            ]
+            let settings = try ThemeSettings(
+                reading: themeText, file: found + "/config.ini", folder: found, protected: protected)
+            warnings += settings.warnings
+            var merged = settings.ini
             let themeMaterials = try list(merged, "bill_of_materials")
-            let themeDirectories = try list(merged, "template_directories")
             do { try merged.read(text, file: path) } catch { throw Failure(error.description) }
             if !merged.hasSection("Planet") { merged.renameSection("planet", to: "Planet") }
             var materials = themeMaterials
@@ -159,7 +164,7 @@ public struct VenusConfiguration: Sendable {
             merged.set("bill_of_materials", materials.joined(separator: " "), in: "Planet")
             ini = merged
             for candidate in [found, folder] where !directories.contains(candidate) { directories.append(candidate) }
-            directories += themeDirectories.map { absolute($0, in: found) }
+            directories += settings.directories
         } else if !directories.contains(folder) {
             directories.append(folder)
         }
@@ -206,8 +211,7 @@ public struct VenusConfiguration: Sendable {
         let output = absolute(try value(ini, "output_dir", in: "Planet") ?? "output", in: folder)
         var templates: [Template] = []
         for name in templateNames {
-            guard let found = directories.map({ $0 + "/" + name }).first(where: FileManager.default.fileExists)
-            else {
+            guard let found = find(name, in: directories) else {
                 throw Failure(
                     "\(path): template \(name) is in none of the template directories: "
                         + directories.joined(separator: ", "))
@@ -225,7 +229,7 @@ public struct VenusConfiguration: Sendable {
             }
             templates.append(
                 Template(
-                    name: name, path: found, outputPath: output + "/" + (base as NSString).deletingPathExtension,
+                    name: name, path: found.path, outputPath: output + "/" + (base as NSString).deletingPathExtension,
                     language: language, itemsPerPage: try number("items_per_page", 60),
                     daysPerPage: try number("days_per_page", 0),
                     filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : []))
@@ -246,12 +250,12 @@ public struct VenusConfiguration: Sendable {
                 names.append(item)
             }
             for name in names {
-                guard let found = directories.map({ $0 + "/" + name }).first(where: FileManager.default.fileExists)
-                else {
+                guard let found = find(name, in: directories) else {
                     warnings.append("\(path): bill_of_materials: \(name) is in none of the template directories")
                     continue
                 }
-                if !materials.contains(where: { $0.target == name }) { materials.append((found, name)) }
+                // Copied from where it really is (a link followed), which is inside its directory.
+                if !materials.contains(where: { $0.target == name }) { materials.append((found.real, name)) }
             }
         }
         var planetFilters: [FilterReference] = []
@@ -261,6 +265,18 @@ public struct VenusConfiguration: Sendable {
             readingLists: readingLists,
             templates: templates, billOfMaterials: materials, outputFolder: output, themeFolder: themeFolder,
             warnings: warnings)
+    }
+
+    /// The first of `directories` that holds the file `name`, its real path
+    /// (links followed) inside that directory: a name or a link that leads
+    /// out of the directory is not found there.
+    static func find(_ name: String, in directories: [String]) -> (path: String, real: String)? {
+        for directory in directories {
+            let path = directory + "/" + name
+            guard FileManager.default.fileExists(atPath: path) else { continue }
+            if let real = RealPath.of(path, inside: directory) { return (path, real) }
+        }
+        return nil
     }
 
     /// The folder relative paths are read from.

@@ -4,7 +4,9 @@ import Glibc
 /// Copies a planet's bill of materials (style sheets, images) beside its
 /// pages, as Venus does: a file is copied when the output folder has none
 /// or an older one, through a temporary file renamed into place, so a
-/// reader never sees half a file.
+/// reader never sees half a file. Each is copied by its content, as a
+/// regular file (never as a link a web server would follow), from the real
+/// path `VenusConfiguration` found inside its template directory.
 enum BillOfMaterials {
     /// Why each file that could not be copied was not.
     static func copy(_ files: [(source: String, target: String)], into folder: String) -> [String] {
@@ -16,17 +18,25 @@ enum BillOfMaterials {
                 failures.append("\(target) is outside output_dir")
                 continue
             }
-            if let sourceDate = modified(source), let destinationDate = modified(destination),
+            // A link left in output_dir (by an older copy) is replaced whatever its date.
+            let isLink = (try? manager.attributesOfItem(atPath: destination)[.type] as? FileAttributeType) == .typeSymbolicLink
+            if !isLink, let sourceDate = modified(source), let destinationDate = modified(destination),
                 destinationDate >= sourceDate
             {
                 continue
             }
             let temporary = destination + ".feedmerge-tmp"
             do {
+                let kind = try manager.attributesOfItem(atPath: source)[.type] as? FileAttributeType
+                guard kind == .typeRegular else {
+                    failures.append("\(source) is not copied: not a regular file")
+                    continue
+                }
+                let content = try Data(contentsOf: URL(fileURLWithPath: source))
                 try manager.createDirectory(
                     atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try? manager.removeItem(atPath: temporary)
-                try manager.copyItem(atPath: source, toPath: temporary)
+                try content.write(to: URL(fileURLWithPath: temporary), options: .withoutOverwriting)
                 guard rename(temporary, destination) == 0 else {
                     let reason = String(cString: strerror(errno))
                     try? manager.removeItem(atPath: temporary)
