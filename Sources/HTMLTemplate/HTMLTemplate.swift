@@ -181,8 +181,7 @@ enum Renderer {
     /// (an unquoted attribute value), blanks, `=` and `` ` `` too, so a value
     /// cannot start an attribute of its own. `keepingReferences`: `&` stays
     /// (markup whose character references are meant).
-    static func escapeHTML(_ text: String, keepingReferences: Bool, in context: MarkupContext, into out: inout String)
-    {
+    static func escapeHTML(_ text: String, keepingReferences: Bool, in context: MarkupContext, into out: inout String) {
         var unquoted = false
         if case .tag = context { unquoted = true }
         for character in text {

@@ -15,8 +15,10 @@ enum MarkupContext: Sendable, Equatable {
     case rawText(name: String)
 
     /// Elements whose content HTML does not parse as markup.
-    static let rawTextElements: Set<String> = ["script", "style", "textarea", "title", "xmp", "iframe", "noembed",
-        "noframes", "noscript", "plaintext"]
+    static let rawTextElements: Set<String> = [
+        "script", "style", "textarea", "title", "xmp", "iframe", "noembed",
+        "noframes", "noscript", "plaintext",
+    ]
 
     /// The context after the template's literal `text`, starting from this one.
     func after(_ text: String) -> MarkupContext {
@@ -39,7 +41,8 @@ enum MarkupContext: Sendable, Equatable {
                     if starts("!--", at: index + 1) {
                         context = .comment
                         index += 3
-                    } else if index + 1 < scalars.count, Self.isLetter(scalars[index + 1]) || scalars[index + 1] == "/" {
+                    } else if index + 1 < scalars.count, Self.isLetter(scalars[index + 1]) || scalars[index + 1] == "/"
+                    {
                         var name = ""
                         var at = index + 1
                         if scalars[at] == "/" { at += 1 }

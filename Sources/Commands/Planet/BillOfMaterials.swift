@@ -19,7 +19,8 @@ enum BillOfMaterials {
                 continue
             }
             // A link left in output_dir (by an older copy) is replaced whatever its date.
-            let isLink = (try? manager.attributesOfItem(atPath: destination)[.type] as? FileAttributeType) == .typeSymbolicLink
+            let isLink =
+                (try? manager.attributesOfItem(atPath: destination)[.type] as? FileAttributeType) == .typeSymbolicLink
             if !isLink, let sourceDate = modified(source), let destinationDate = modified(destination),
                 destinationDate >= sourceDate
             {
