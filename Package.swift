@@ -174,6 +174,7 @@ if fuzzing {
         ("fuzz-state", "State", ["Basics", "FeedModel", "FeedParse", "FeedState"]),
         ("fuzz-links", "Links", ["FeedParse", "HTMLSanitizer"]),
         ("fuzz-sanitize", "Sanitize", ["HTMLOracle", "HTMLSanitizer"]),
+        ("fuzz-template", "Template", ["HTMLTemplate"]),
     ]
     for target in fuzzTargets {
         package.targets.append(

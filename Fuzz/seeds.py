@@ -40,6 +40,14 @@ LINKS = [
     ("http://a.example/path/", "\tspaced path/ with\nnewline"), ("file:///etc/passwd", "x"),
 ]
 
+TEMPLATES = [
+    '<a title="<TMPL_VAR title>" href=<TMPL_VAR link>><TMPL_VAR name></a><!-- <TMPL_VAR name> -->',
+    "<TMPL_LOOP Items><p title='<TMPL_VAR name ESCAPE=\"HTML\">'><TMPL_VAR title></p></TMPL_LOOP>",
+    "<script>var a = '<TMPL_VAR author_name>';</script><style><TMPL_VAR name></style>",
+    "<TMPL_IF count><TMPL_INCLUDE x.tmpl><TMPL_ELSE><TMPL_UNLESS name>n</TMPL_UNLESS></TMPL_IF>",
+    "<!-- TMPL_VAR NAME=\"name\" ESCAPE=\"URL\" --> ### comment\n<TMPL_VAR __PASS__>",
+]
+
 OPML = [
     b'<?xml version="1.0" encoding="UTF-8"?>\n<opml version="2.0"><head><title>Blogs</title><ownerName>A</ownerName>'
     b'<ownerEmail>a@example.com</ownerEmail><ownerId>http://example.com/</ownerId></head><body>'
@@ -174,6 +182,15 @@ def main():
     values = list(HTML) + html_values(feeds, 1500)
     for index, value in enumerate(values):
         add("sanitize", ("http://feed.example/blog/post.html\n" if index % 2 else "") + value)
+
+    # Templates: the repository's own test templates, and Planet 2.0's and Venus's when present.
+    template_folders = [tests] + ([os.path.join(shared, "venus", "themes"), os.path.join(shared, "planet2")] if shared else [])
+    for path in files_under(*template_folders):
+        if path.endswith(".tmpl"):
+            with open(path, "rb") as f:
+                add("template", f.read()[:16384])
+    for template in TEMPLATES:
+        add("template", template)
 
     print("seeds: " + ", ".join(f"{target} {count}" for target, count in sorted(counts.items()))
           + ("" if shared else " (../shared/corpora not present: the repository's own documents only)"))
