@@ -168,7 +168,7 @@ struct MergeOptions {
                     Option(
                         "--theme-timeout", value: "S",
                         help:
-                            "stop a theme that runs longer than S seconds (its page is\nnot written; the previous one stays)",
+                            "stop a theme or filter that runs (or a template that\ncompiles) longer than S seconds: the page is not written\nand the previous one stays; a filter's entries stay as they\nwere",
                         default: { "\(Int($0.themeTimeout))" }
                     ) { $0.themeTimeout = Double(try OptionValue.positive($1, for: "--theme-timeout")) },
                     Option("--summary-only", help: "the page shows each entry's summary, not its content") {
