@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedFetchTests",
-            dependencies: ["FeedFetch", "TestSupport"],
+            dependencies: ["Basics", "FeedFetch", "TestSupport"],
             exclude: ["Server"]
         ),
         .testTarget(

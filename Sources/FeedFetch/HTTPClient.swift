@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Fetches feeds: `http`/`https` through libcurl (see `TransferEngine`),
@@ -56,13 +57,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// The host of an http(s) URL as written (brackets kept around IPv6,
-    /// percent-escapes decoded): the per-host limit's key without its port.
-    static func host(of url: String) -> String? {
-        guard url.contains("://") else { return nil }
-        let authority = TransferEngine.host(of: url)
-        let host =
-            authority.hasPrefix("[")
-            ? authority.prefix { $0 != "]" } + "]" : authority.prefix { $0 != ":" }
-        return String(host).removingPercentEncoding ?? String(host)
-    }
+    /// percent-escapes decoded, lower-cased), for the address policy, which
+    /// reads every spelling of an address itself.
+    static func host(of url: String) -> String? { URLAuthority.parts(of: url)?.host }
 }
