@@ -35,6 +35,9 @@ public final class HTTPClient: Sendable {
             }
             return try LocalFile.read(path, url: request.url, limit: configuration.maximumBodyBytes)
         }
+        if let refusal = Self.refusal(ofURL: request.url) {
+            throw FetchError(code: .refusedURL, url: request.url, stage: .request, message: refusal)
+        }
         let scheme = request.url.prefix { $0 != ":" }.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw FetchError(
@@ -54,6 +57,24 @@ public final class HTTPClient: Sendable {
             engine.cancel(id: id)
         }
         return try result.get()
+    }
+
+    /// The longest URL fetched, in bytes: the limit the sitemaps protocol
+    /// sets and the shortest browsers and servers have kept (2,083 in old
+    /// Internet Explorer); a feed's address is far shorter. A longer one
+    /// fails as its own feed, said in the same words on every run.
+    public static let maximumURLBytes = 2_048
+
+    /// Why a URL is not fetched at all, if it is not.
+    static func refusal(ofURL url: String) -> String? {
+        let length = url.utf8.count
+        if length > maximumURLBytes {
+            return "the URL is \(length) bytes long; feedmerge fetches URLs of at most \(maximumURLBytes) bytes"
+        }
+        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "the URL holds a control character"
+        }
+        return nil
     }
 
     /// The host of an http(s) URL as written (brackets kept around IPv6,

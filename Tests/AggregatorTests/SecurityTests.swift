@@ -137,6 +137,35 @@ import Testing
         #expect(try await log().contains(marker) == false)
     }
 
+    /// A name that resolves to a refused address is refused at connect
+    /// time; what the list's editor reads (stderr, `--health`, the page)
+    /// says the kind of address, never the address it resolved to nor its block.
+    @Test func aRefusalAfterDNSSaysOnlyTheKindOfAddress() throws {
+        // This machine's name resolves to loopback here (/etc/hosts); skipped where it does not.
+        let name = ProcessInfo.processInfo.hostName.lowercased()
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(name, nil, &hints, &found) == 0, let first = found else { return }
+        defer { freeaddrinfo(found) }
+        let address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+            String(cString: inet_ntoa($0.pointee.sin_addr))
+        }
+        guard address.hasPrefix("127.") else { return }
+        let w = try StateTests.Workspace("public-only-dns")
+        let url = "http://\(name):\(Self.server.ports[0])/feed.xml"
+        let run = try CommandRun.feedmerge([
+            "--public-only", url, "-o", w.path("page.html"), "--health", w.path("health.json"), "--no-state",
+        ])
+        #expect(run.status == 3 || run.status == 1, "\(run.standardError)")
+        let health = try String(contentsOfFile: w.path("health.json"), encoding: .utf8)
+        let page = (try? String(contentsOfFile: w.path("page.html"), encoding: .utf8)) ?? ""
+        #expect(health.contains("the server's address is a loopback address"), "\(health)")
+        for text in [run.standardError, health, page] {
+            #expect(!text.contains(address) && !text.contains("127.0.0.0") && !text.contains("/8"), "\(text)")
+        }
+    }
+
     @Test func publicOnlyRefusesAProxyAndAProxyIsOtherwiseUsed() async throws {
         let proxy = "http://127.0.0.1:\(Self.server.ports[0])"
         let target = "http://feeds.invalid/through-\(UUID().uuidString).xml"
