@@ -11,8 +11,10 @@ import Testing
         ("postgresql://alice:secret@localhost/db", "postgresql://alice:***@localhost/db"),
         ("postgres://alice:s%40cret@db.example:5432/planet", "postgres://alice:***@db.example:5432/planet"),
         ("postgresql://alice:secret@[::1/db", "postgresql://alice:***@[::1/db"),
-        ("postgresql://alice@localhost/db?password=secret&sslmode=off",
-         "postgresql://alice@localhost/db?password=***&sslmode=off"),
+        (
+            "postgresql://alice@localhost/db?password=secret&sslmode=off",
+            "postgresql://alice@localhost/db?password=***&sslmode=off"
+        ),
         ("password=secret host=/tmp dbname=x", "password=*** host=/tmp dbname=x"),
         ("host=/tmp password = 'se cr\\'et' dbname=x", "host=/tmp password = *** dbname=x"),
         ("host=/tmp dbname=planet", "host=/tmp dbname=planet"),
@@ -35,7 +37,8 @@ import Testing
         let words = "password=hunter2 host=/nowhere port=notaport"
         #expect(!ConnectionString.redact("missing \"=\" after \"hunter2\"", secretsOf: words).contains("hunter2"))
         // A password in someone else's string, quoted in a message, goes too.
-        #expect(ConnectionString.redact("see postgresql://bob:pw@h/db", secretsOf: "") == "see postgresql://bob:***@h/db")
+        #expect(
+            ConnectionString.redact("see postgresql://bob:pw@h/db", secretsOf: "") == "see postgresql://bob:***@h/db")
     }
 
     /// The real command line, through libpq: standard error and the exit
