@@ -9,7 +9,8 @@ import Foundation
 /// cancelling the task removes its transfer.
 public final class HTTPClient: Sendable {
     public let configuration: FetchConfiguration
-    private let engine: TransferEngine
+    /// (Not private: a test hands the engine a URL `fetch` would refuse, to reach libcurl's own refusal.)
+    let engine: TransferEngine
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) {
         self.configuration = configuration

@@ -21,7 +21,8 @@ import FeedState
 /// may be of any length (a B-tree entry may not pass about 2,700 bytes): its
 /// uniqueness is a B-tree over its SHA-256 (`feedmerge_url_key`, 32 bytes
 /// whatever the URL), and the lookups by URL go through a hash index (4
-/// bytes an entry), which `url = $1` and `url = ANY($1)` use as they are.
+/// bytes an entry), which `url = $1` uses as it is (a set of URLs is a semi-join,
+/// `SharedStatements.urlIn`).
 enum PostgreSQLSchema {
     /// A schema version: its SQL, then what SQL alone cannot do (a key made
     /// by `URLAuthority`), in the same transaction.

@@ -167,6 +167,11 @@ extension PostgreSQLStateStore: SharedStateStore {
 
 /// The statements of a shared state.
 enum SharedStatements {
+    /// A feed among the URLs of $1, as a semi-join: the URL index is a hash
+    /// index, whose matches are checked again against the condition, and
+    /// `url = ANY($1)` would check each against the whole array (14,286 URLs
+    /// among 100,000: 2.7 s, against 61 ms this way).
+    static let urlIn = "url IN (SELECT unnest($1::text[]))"
     /// $1 the URLs, $2 now, $3 their hosts: new feeds due at once; every listed feed noted as listed now.
     static let subscribe = Statement(
         name: "subscribe",
@@ -178,10 +183,10 @@ enum SharedStatements {
             """, types: [1009, 20, 1009])
     static let addHosts = Statement(
         name: "add_hosts",
-        sql: "INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds WHERE url = ANY($1) ON CONFLICT DO NOTHING",
+        sql: "INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds WHERE \(Self.urlIn) ON CONFLICT DO NOTHING",
         types: [1009])
     static let hostsOfFeeds = Statement(
-        name: "hosts_of_feeds", sql: "SELECT url, host FROM feeds WHERE url = ANY($1)", types: [1009])
+        name: "hosts_of_feeds", sql: "SELECT url, host FROM feeds WHERE \(Self.urlIn)", types: [1009])
     /// The claim's common end: $3 holder, $4 lease seconds.
     private static let take = """
         UPDATE hosts h SET lease_holder = $3, lease_token = nextval('lease_tokens'),
@@ -225,7 +230,7 @@ enum SharedStatements {
         types: [20])
     static let selectFeedsByURL = Statement(
         name: "select_feeds_by_url",
-        sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",
+        sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE \(urlIn)",
         types: [1009])
     /// $1 URLs, $2 their next checks, $3 who fetched them; while the lease ($4 host, $5 token) holds.
     static let schedule = Statement(
