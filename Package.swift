@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CLZ4", "FeedModel"]),
         // The state on a PostgreSQL server, behind FeedState's public boundary only.
-        .target(name: "PostgreSQLState", dependencies: ["CLibPQ", "FeedModel", "FeedState"]),
+        .target(name: "PostgreSQLState", dependencies: ["Basics", "CLibPQ", "FeedModel", "FeedState"]),
         .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(
@@ -132,7 +132,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedFetchTests",
-            dependencies: ["FeedFetch", "TestSupport"],
+            dependencies: ["Basics", "FeedFetch", "TestSupport"],
             exclude: ["Server"]
         ),
         .testTarget(

@@ -1,3 +1,4 @@
+import Basics
 import Glibc
 
 /// Which peer addresses a transfer may connect to.
@@ -15,9 +16,13 @@ public struct AddressPolicy: Sendable, Hashable {
     public struct Block: Sendable, Hashable, CustomStringConvertible {
         public var bytes: [UInt8]
         public var prefixLength: Int
+        /// What the block's addresses are, as a refusal names them ("a
+        /// loopback address"): never the address itself, nor the block.
+        public var kind: String
 
         /// Parses `10.0.0.0/8`, `fe80::/10`, or a single address.
-        public init?(_ text: String) {
+        public init?(_ text: String, kind: String = "a non-global address") {
+            self.kind = kind
             let parts = text.split(separator: "/", maxSplits: 1)
             guard let address = IPAddress.parse(String(parts[0])) else { return nil }
             bytes = address
@@ -60,25 +65,42 @@ public struct AddressPolicy: Sendable, Hashable {
     /// deprecated site-local and IPv4-compatible IPv6 forms; the registries'
     /// globally reachable blocks inside those are permitted.
     public static let publicOnly = AddressPolicy(
-        refusing: [
-            // IPv4: "this" network, private (RFC 1918), shared (carrier-grade NAT), loopback,
-            // link-local, IETF protocol assignments, documentation, the deprecated 6to4 relay
-            // anycast, benchmarking, multicast, reserved and limited broadcast.
-            "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-            "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
-            "198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
-            // IPv6: unspecified, loopback and IPv4-compatible (::/96), local-use NAT64, discard-only,
-            // dummy prefix, IETF protocol assignments (Teredo, benchmarking, ORCHID among them),
-            // documentation (two), SRv6 SIDs, unique local, link-local, site-local, multicast.
-            "::/96", "64:ff9b:1::/48", "100::/64", "100:0:0:1::/64", "2001::/23", "2001:db8::/32", "3fff::/20",
-            "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10", "ff00::/8",
-        ].compactMap(Block.init),
+        refusing: refusedBlocks.flatMap { kind, blocks in blocks.compactMap { Block($0, kind: kind) } },
         permitting: [
             // Port Control Protocol and TURN anycast; in 2001::/23: two anycast addresses, AMT,
             // AS112-v6, ORCHIDv2, drone remote ID.
             "192.0.0.9/32", "192.0.0.10/32", "2001:1::1/128", "2001:1::2/128", "2001:1::3/128", "2001:3::/32",
             "2001:4:112::/48", "2001:20::/28", "2001:30::/28",
-        ].compactMap(Block.init))
+        ].compactMap { Block($0) })
+
+    /// The refused blocks by what their addresses are. IPv4: "this" network,
+    /// private (RFC 1918), shared (carrier-grade NAT), loopback, link-local,
+    /// IETF protocol assignments, documentation, the deprecated 6to4 relay
+    /// anycast, benchmarking, multicast, reserved and limited broadcast.
+    /// IPv6: unspecified, loopback and IPv4-compatible (::/96), local-use
+    /// NAT64, discard-only, dummy prefix, IETF protocol assignments (Teredo,
+    /// benchmarking, ORCHID among them), documentation (two), SRv6 SIDs,
+    /// unique local, link-local, site-local, multicast.
+    static let refusedBlocks: KeyValuePairs<String, [String]> = [
+        "an unspecified address": ["0.0.0.0/8", "::/128"],
+        "a loopback address": ["127.0.0.0/8", "::1/128"],
+        "a private address": ["10.0.0.0/8", "172.16.0.0/12", "192.168.0.0/16"],
+        "a shared (carrier-grade NAT) address": ["100.64.0.0/10"],
+        "a link-local address": ["169.254.0.0/16", "fe80::/10"],
+        "a unique local address": ["fc00::/7"],
+        "a site-local address": ["fec0::/10"],
+        "an IETF protocol assignment": ["192.0.0.0/24", "2001::/23"],
+        "a documentation address": ["192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24", "2001:db8::/32", "3fff::/20"],
+        "a 6to4 relay anycast address": ["192.88.99.0/24"],
+        "a benchmarking address": ["198.18.0.0/15"],
+        "a multicast address": ["224.0.0.0/4", "ff00::/8"],
+        "a reserved address": ["240.0.0.0/4"],
+        "an IPv4-compatible IPv6 address": ["::/96"],
+        "a local-use NAT64 address": ["64:ff9b:1::/48"],
+        "a discard-only address": ["100::/64"],
+        "a dummy address": ["100:0:0:1::/64"],
+        "an SRv6 SID": ["5f00::/16"],
+    ]
 
     /// The block that refuses an address, if any: the address's own block,
     /// else that of an IPv4 address it carries.
@@ -110,83 +132,18 @@ public struct AddressPolicy: Sendable, Hashable {
         var name = host.lowercased()
         if name.hasSuffix(".") { name.removeLast() }
         if name == "localhost" || name.hasSuffix(".localhost") {
-            return "\(host) names this machine (loopback), which the address policy refuses"
+            return "the host names this machine (a loopback address), which the address policy refuses"
         }
         guard let address = IPAddress.literal(name) else { return nil }
         guard let block = refusingBlock(for: address) else { return nil }
-        return "\(IPAddress.format(address)) is in \(block), which the address policy refuses"
-    }
-}
-
-/// Text forms of IPv4 and IPv6 addresses, without the resolver.
-enum IPAddress {
-    /// An address a URL's host spells directly: `[v6]` (a zone dropped), or
-    /// IPv4 in `inet_aton`'s forms (one to four parts, each decimal, octal
-    /// with a leading 0, or hex with 0x), which URL parsers also accept.
-    static func literal(_ host: String) -> [UInt8]? {
-        if host.hasPrefix("[") && host.hasSuffix("]") {
-            var inner = String(host.dropFirst().dropLast())
-            if let zone = inner.firstIndex(of: "%") { inner = String(inner[..<zone]) }
-            return parseIPv6(inner)
-        }
-        guard !host.isEmpty, host.allSatisfy({ $0.isASCII && ($0.isHexDigit || $0 == "." || $0 == "x") }) else {
-            return nil
-        }
-        var address = in_addr()
-        guard inet_aton(host, &address) != 0 else { return nil }
-        return withUnsafeBytes(of: address) { Array($0) }
+        return Self.refusal(of: block, resolved: false)
     }
 
-    /// The IPv4 addresses an IPv6 address carries: IPv4-mapped
-    /// (`::ffff:0:0/96`), IPv4-compatible (`::/96`), IPv4-translated
-    /// (`::ffff:0:0:0/96`), NAT64 (`64:ff9b::/96`), 6to4 (`2002::/16`, bits
-    /// 16–47) and Teredo (`2001::/32`: the server in bits 32–63, the client
-    /// inverted in the last 32).
-    static func embeddedIPv4(in address: [UInt8]) -> [[UInt8]] {
-        guard address.count == 16 else { return [] }
-        let last = Array(address[12..<16])
-        let zeroPrefix = address[0..<10].allSatisfy { $0 == 0 }
-        if zeroPrefix && address[10] == 0xFF && address[11] == 0xFF { return [last] }
-        if zeroPrefix && address[10] == 0 && address[11] == 0 { return [last] }
-        if address[0..<8].allSatisfy({ $0 == 0 }) && address[8] == 0xFF && address[9] == 0xFF
-            && address[10] == 0 && address[11] == 0
-        {
-            return [last]
-        }
-        if address[0..<12] == [0x00, 0x64, 0xFF, 0x9B, 0, 0, 0, 0, 0, 0, 0, 0] { return [last] }
-        if address[0] == 0x20 && address[1] == 0x02 { return [Array(address[2..<6])] }
-        if address[0..<4] == [0x20, 0x01, 0x00, 0x00] { return [Array(address[4..<8]), last.map { ~$0 }] }
-        return []
-    }
-
-    static func parse(_ text: String) -> [UInt8]? {
-        text.contains(":") ? parseIPv6(text) : parseIPv4(text)
-    }
-
-    static func parseIPv4(_ text: String) -> [UInt8]? {
-        let parts = text.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4 else { return nil }
-        var bytes: [UInt8] = []
-        for part in parts {
-            guard let value = UInt8(part) else { return nil }
-            bytes.append(value)
-        }
-        return bytes
-    }
-
-    /// Every IPv6 text form `inet_pton` reads, a dotted IPv4 tail among them.
-    static func parseIPv6(_ text: String) -> [UInt8]? {
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, text, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: address) { Array($0) }
-    }
-
-    /// IPv4 dotted, IPv6 as `inet_ntop` writes it (`::1`, `::ffff:127.0.0.1`).
-    static func format(_ bytes: [UInt8]) -> String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
-        let written = bytes.withUnsafeBytes { inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
-        guard written != nil else { return bytes.map { String($0, radix: 16) }.joined(separator: ".") }
-        return String(cString: text)
+    /// A refusal in words that name only the kind of address (a list's
+    /// editor reads them in `--health` and on the page): never the address
+    /// a name resolved to, nor its block.
+    /// - Parameter resolved: the address is one a name resolved to (not the URL's own literal).
+    public static func refusal(of block: Block, resolved: Bool) -> String {
+        "\(resolved ? "the server's address" : "the host") is \(block.kind), which the address policy refuses"
     }
 }

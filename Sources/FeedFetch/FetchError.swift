@@ -17,6 +17,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case refusedProtocol
         /// An address the address policy refuses (loopback, private, ...).
         case refusedAddress
+        /// A URL not fetched at all: longer than `HTTPClient.maximumURLBytes`,
+        /// or holding a control character (which no URL may, and no state can store).
+        case refusedURL
         /// More than the allowed number of redirects, or a loop.
         case tooManyRedirects
         /// A Content-Encoding that could not be decoded.

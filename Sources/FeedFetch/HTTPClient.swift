@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 
 /// Fetches feeds: `http`/`https` through libcurl (see `TransferEngine`),
@@ -8,7 +9,8 @@ import Foundation
 /// cancelling the task removes its transfer.
 public final class HTTPClient: Sendable {
     public let configuration: FetchConfiguration
-    private let engine: TransferEngine
+    /// (Not private: a test hands the engine a URL `fetch` would refuse, to reach libcurl's own refusal.)
+    let engine: TransferEngine
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) {
         self.configuration = configuration
@@ -34,6 +36,9 @@ public final class HTTPClient: Sendable {
             }
             return try LocalFile.read(path, url: request.url, limit: configuration.maximumBodyBytes)
         }
+        if let refusal = Self.refusal(ofURL: request.url) {
+            throw FetchError(code: .refusedURL, url: request.url, stage: .request, message: refusal)
+        }
         let scheme = request.url.prefix { $0 != ":" }.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw FetchError(
@@ -55,14 +60,26 @@ public final class HTTPClient: Sendable {
         return try result.get()
     }
 
-    /// The host of an http(s) URL as written (brackets kept around IPv6,
-    /// percent-escapes decoded): the per-host limit's key without its port.
-    static func host(of url: String) -> String? {
-        guard url.contains("://") else { return nil }
-        let authority = TransferEngine.host(of: url)
-        let host =
-            authority.hasPrefix("[")
-            ? authority.prefix { $0 != "]" } + "]" : authority.prefix { $0 != ":" }
-        return String(host).removingPercentEncoding ?? String(host)
+    /// The longest URL fetched, in bytes: the limit the sitemaps protocol
+    /// sets and the shortest browsers and servers have kept (2,083 in old
+    /// Internet Explorer); a feed's address is far shorter. A longer one
+    /// fails as its own feed, said in the same words on every run.
+    public static let maximumURLBytes = 2_048
+
+    /// Why a URL is not fetched at all, if it is not.
+    static func refusal(ofURL url: String) -> String? {
+        let length = url.utf8.count
+        if length > maximumURLBytes {
+            return "the URL is \(length) bytes long; feedmerge fetches URLs of at most \(maximumURLBytes) bytes"
+        }
+        if url.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            return "the URL holds a control character"
+        }
+        return nil
     }
+
+    /// The host of an http(s) URL as written (brackets kept around IPv6,
+    /// percent-escapes decoded, lower-cased), for the address policy, which
+    /// reads every spelling of an address itself.
+    static func host(of url: String) -> String? { URLAuthority.parts(of: url)?.host }
 }

@@ -142,7 +142,7 @@ final class Transfer {
             return CURL_SOCKET_BAD
         case .ip(let bytes):
             if let block = transfer.configuration.addressPolicy.refusingBlock(for: bytes) {
-                transfer.refusedAddress = "\(IPAddress.format(bytes)) is in \(block), which the address policy refuses"
+                transfer.refusedAddress = AddressPolicy.refusal(of: block, resolved: true)
                 return CURL_SOCKET_BAD
             }
         }

@@ -225,6 +225,6 @@ final class TransferEngine: Sendable {
         }
     }
 
-    /// The lower-cased host of an http(s) URL, for the per-host limit.
+    /// The canonical host of an http(s) URL (`URLAuthority.host(of:)`), for the per-host limit.
     static func host(of url: String) -> String { URLAuthority.host(of: url) }
 }

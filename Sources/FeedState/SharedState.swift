@@ -83,7 +83,11 @@ public protocol SharedStateStore: StateStore {
     /// run listed within `ClaimRequest.listedWithin`: the union of every
     /// run's list, and a feed no list names any more stops being fetched
     /// after that time (its entries stay, under the retention rules).
-    func subscribe(_ urls: [String], now: Timestamp) throws(StateError)
+    /// - Returns: the feeds the state refused to store, each with why (the
+    ///   others are subscribed: one bad URL never costs the list).
+    /// - Throws: only when the state cannot be reached.
+    @discardableResult
+    func subscribe(_ urls: [String], now: Timestamp) throws(StateError) -> [String: StateError]
     /// Claims hosts no one holds (or whose lease ran out), each with a new
     /// token, and gives each with its due feeds. From now on the store
     /// writes only the outcomes of feeds on hosts it holds, each only while

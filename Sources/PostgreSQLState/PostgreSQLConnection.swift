@@ -98,6 +98,8 @@ final class PostgreSQLConnection {
     private let handle: OpaquePointer
     /// The database as messages name it: `postgresql://user@host/db`, never a password.
     let name: String
+    /// The connection string, whose password every message has removed (`ConnectionString`).
+    private let conninfo: String
     private var prepared: Set<String> = []
 
     /// Connects with a libpq connection string: a URI (`postgresql://…`) or
@@ -121,9 +123,11 @@ final class PostgreSQLConnection {
         guard let handle = connected else {
             throw StateError(path: "postgresql", message: "cannot connect: libpq is out of memory")
         }
-        name = Self.name(of: handle)
+        self.conninfo = conninfo
+        // libpq quotes a string it cannot parse (its host, a token): no password may come with it.
+        name = ConnectionString.redact(Self.name(of: handle), secretsOf: conninfo)
         guard PQstatus(handle) == CONNECTION_OK else {
-            let reason = Self.message(of: handle)
+            let reason = ConnectionString.redact(Self.message(of: handle), secretsOf: conninfo)
             PQfinish(handle)
             throw StateError(path: name, message: "cannot connect: " + reason)
         }
@@ -157,7 +161,7 @@ final class PostgreSQLConnection {
     }
 
     func error(_ message: String, kind: StateError.Kind = .unusable) -> StateError {
-        StateError(path: name, message: message, kind: kind)
+        StateError(path: name, message: ConnectionString.redact(message, secretsOf: conninfo), kind: kind)
     }
 
     /// The failure a result reports, or nil when it succeeded.

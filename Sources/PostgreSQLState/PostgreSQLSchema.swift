@@ -1,3 +1,4 @@
+import Basics
 internal import CLibPQ
 import FeedState
 
@@ -16,38 +17,91 @@ import FeedState
 /// as its document, so the two never disagree. Times are seconds since
 /// 1970 in `bigint`, as in the SQLite file: the stores copy into each other
 /// unchanged. The only indexes are the keys (`url` unique, `id`), which
-/// every statement looks rows up by.
+/// every statement looks rows up by, and `feeds_due` for the claims. A URL
+/// may be of any length (a B-tree entry may not pass about 2,700 bytes): its
+/// uniqueness is a B-tree over its SHA-256 (`feedmerge_url_key`, 32 bytes
+/// whatever the URL), and the lookups by URL go through a hash index (4
+/// bytes an entry), which `url = $1` uses as it is (a set of URLs is a semi-join,
+/// `SharedStatements.urlIn`).
 enum PostgreSQLSchema {
+    /// A schema version: its SQL, then what SQL alone cannot do (a key made
+    /// by `URLAuthority`), in the same transaction.
+    struct Migration: Sendable {
+        let sql: String
+        var then: (@Sendable (PostgreSQLConnection) throws(StateError) -> Void)? = nil
+    }
+
     /// Schema versions, applied in order; `meta.schema_version` says how far a database got.
-    static let migrations: [String] = [
-        """
-        CREATE TABLE feeds(
-            id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-            url text NOT NULL UNIQUE,
-            moved_to text, etag text, last_modified text,
-            first_seen bigint NOT NULL, last_fetch bigint, last_success bigint, last_status bigint,
-            consecutive_failures bigint NOT NULL DEFAULT 0, last_error text, not_before bigint,
-            gone boolean NOT NULL DEFAULT false, title text, link text, restamping boolean NOT NULL DEFAULT false,
-            metadata bytea, failing_since bigint, entry_dates bytea);
-        CREATE TABLE feed_entries(
-            feed bigint PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
-            document bytea NOT NULL);
-        ALTER TABLE feed_entries ALTER COLUMN document SET STORAGE EXTERNAL;
-        """,
+    static let migrations: [Migration] = [
+        Migration(
+            sql: """
+                CREATE TABLE feeds(
+                    id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                    url text NOT NULL UNIQUE,
+                    moved_to text, etag text, last_modified text,
+                    first_seen bigint NOT NULL, last_fetch bigint, last_success bigint, last_status bigint,
+                    consecutive_failures bigint NOT NULL DEFAULT 0, last_error text, not_before bigint,
+                    gone boolean NOT NULL DEFAULT false, title text, link text, restamping boolean NOT NULL DEFAULT false,
+                    metadata bytea, failing_since bigint, entry_dates bytea);
+                CREATE TABLE feed_entries(
+                    feed bigint PRIMARY KEY REFERENCES feeds(id) ON DELETE CASCADE,
+                    document bytea NOT NULL);
+                ALTER TABLE feed_entries ALTER COLUMN document SET STORAGE EXTERNAL;
+                """),
         // Version 2: several processes share the state (`SharedStateStore`). A feed's host is
-        // derived from where it is fetched (the authority of `moved_to`, else `url`, as
-        // `URLAuthority` reads it); `hosts` holds each host's lease.
-        """
-        ALTER TABLE feeds
-            ADD COLUMN host text NOT NULL GENERATED ALWAYS AS (COALESCE(lower(regexp_replace(
-                substring(COALESCE(moved_to, url) FROM '://([^/?#\\\\]*)'), '^.*@', '')), '')) STORED,
-            ADD COLUMN next_check bigint, ADD COLUMN listed_at bigint, ADD COLUMN fetched_by text;
-        CREATE INDEX feeds_due ON feeds(host, next_check);
-        CREATE TABLE hosts(
-            host text PRIMARY KEY, lease_holder text, lease_token bigint, lease_until bigint);
-        CREATE SEQUENCE lease_tokens;
-        INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds;
-        """,
+        // derived from where it is fetched (the authority of `moved_to`, else `url`); `hosts`
+        // holds each host's lease.
+        Migration(
+            sql: """
+                ALTER TABLE feeds
+                    ADD COLUMN host text NOT NULL GENERATED ALWAYS AS (COALESCE(lower(regexp_replace(
+                        substring(COALESCE(moved_to, url) FROM '://([^/?#\\\\]*)'), '^.*@', '')), '')) STORED,
+                    ADD COLUMN next_check bigint, ADD COLUMN listed_at bigint, ADD COLUMN fetched_by text;
+                CREATE INDEX feeds_due ON feeds(host, next_check);
+                CREATE TABLE hosts(
+                    host text PRIMARY KEY, lease_holder text, lease_token bigint, lease_until bigint);
+                CREATE SEQUENCE lease_tokens;
+                INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds;
+                """),
+        // Version 3: a URL of any length can be stored. `url text UNIQUE` was a B-tree over the
+        // URL itself, which refuses an entry past about 2,700 bytes: one overlong URL in a list
+        // made the whole batch that held it fail. Uniqueness is now over the URL's SHA-256 (a
+        // function, declared immutable: `convert_to` is only stable because of the client
+        // encoding it does not use here); lookups by URL use a hash index.
+        Migration(
+            sql: """
+                CREATE FUNCTION feedmerge_url_key(url text) RETURNS bytea
+                    LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$ SELECT sha256(convert_to(url, 'UTF8')) $$;
+                CREATE UNIQUE INDEX feeds_url_digest ON feeds ((feedmerge_url_key(url)));
+                CREATE INDEX feeds_url_lookup ON feeds USING hash (url);
+                ALTER TABLE feeds DROP CONSTRAINT feeds_url_key;
+                """),
+        // Version 4: a feed's host is `URLAuthority.host(of:)` (one canonical key per host: case,
+        // final dot, default port, every spelling of an address), written by the store with
+        // each record; the hosts stored by version 2's expression are made again, and lease
+        // rows no feed names any more (and no one holds) are dropped.
+        Migration(
+            sql: "ALTER TABLE feeds ALTER COLUMN host DROP EXPRESSION",
+            then: { connection throws(StateError) in
+                var ids: [Int64?] = []
+                var hosts: [String] = []
+                try connection.query("SELECT id, COALESCE(moved_to, url), host FROM feeds") { row in
+                    let host = URLAuthority.host(of: row.text(1) ?? "")
+                    if host != row.text(2) {
+                        ids.append(row.integer(0))
+                        hosts.append(host)
+                    }
+                }
+                try connection.query(
+                    "UPDATE feeds f SET host = k.host FROM unnest($1::bigint[], $2::text[]) AS k(id, host) WHERE f.id = k.id",
+                    [.integers(ids), .texts(hosts)])
+                try connection.execute(
+                    """
+                    INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds ON CONFLICT DO NOTHING;
+                    DELETE FROM hosts h WHERE (h.lease_until IS NULL OR h.lease_until < \(Statements.serverNow))
+                        AND NOT EXISTS (SELECT 1 FROM feeds f WHERE f.host = h.host);
+                    """)
+            }),
     ]
 
     /// Brings the database to the newest schema, under an advisory lock
@@ -70,7 +124,8 @@ enum PostgreSQLSchema {
                         + "run the feedmerge that wrote it, or a newer one")
             }
             for index in Int(version)..<Int(target) {
-                try connection.execute(migrations[index])
+                try connection.execute(migrations[index].sql)
+                try migrations[index].then?(connection)
                 try connection.query(
                     """
                     INSERT INTO meta(name, value) VALUES ('schema_version', $1)
@@ -151,35 +206,41 @@ enum Statements {
         name: "documents_after", sql: "SELECT feed, document FROM feed_entries WHERE feed > $1 ORDER BY feed LIMIT $2",
         types: [20, 20])
 
-    /// What every outcome sets: $1 url, $2 now, $3 status, $4 not before, $5 moved to.
-    private static let insert = "INSERT INTO feeds AS f(url, first_seen, last_fetch, last_status, not_before, moved_to"
+    /// What every outcome sets: $1 url, $2 now, $3 status, $4 not before, $5 moved to, $6 the
+    /// host it is fetched from (`URLAuthority.host(of:)` of $5, else of $1), which a feed keeps
+    /// until it moves.
+    private static let insert =
+        "INSERT INTO feeds AS f(url, first_seen, last_fetch, last_status, not_before, moved_to, host"
+    /// The conflict on the URL's key (`feeds_url_digest`).
+    static let onURL = "ON CONFLICT((feedmerge_url_key(url)))"
     private static let conflict = """
-        ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
-            not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, f.moved_to)
+        \(onURL) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
+            not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, f.moved_to),
+            host = CASE WHEN excluded.moved_to IS NULL THEN f.host ELSE excluded.host END
         """
-    private static let common: [Oid] = [25, 20, 20, 20, 25]
+    private static let common: [Oid] = [25, 20, 20, 20, 25, 25]
 
     static let skipped = Statement(
-        name: "skipped", sql: "\(insert)) VALUES ($1, $2, $2, $3, $4, $5) \(conflict)", types: common)
+        name: "skipped", sql: "\(insert)) VALUES ($1, $2, $2, $3, $4, $5, $6) \(conflict)", types: common)
     static let notModified = Statement(
         name: "not_modified",
         sql: """
-            \(insert), last_success) VALUES ($1, $2, $2, $3, $4, $5, $2) \(conflict),
+            \(insert), last_success) VALUES ($1, $2, $2, $3, $4, $5, $6, $2) \(conflict),
                 last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL
             """, types: common)
-    /// $6 message, $7 gone.
+    /// $7 message, $8 gone.
     static let failed = Statement(
         name: "failed",
         sql: """
             \(insert), consecutive_failures, last_error, gone, failing_since)
-            VALUES ($1, $2, $2, $3, $4, $5, 1, $6, $7, $2) \(conflict),
+            VALUES ($1, $2, $2, $3, $4, $5, $6, 1, $7, $8, $2) \(conflict),
                 consecutive_failures = f.consecutive_failures + 1, last_error = excluded.last_error,
                 gone = f.gone OR excluded.gone, failing_since = COALESCE(f.failing_since, excluded.failing_since)
             """, types: common + [25, 16])
-    /// $6 etag, $7 last modified, $8 title, $9 link, $10 metadata, $11 restamping, $12 entry dates.
+    /// $7 etag, $8 last modified, $9 title, $10 link, $11 metadata, $12 restamping, $13 entry dates.
     private static let fetchedRecord = """
         \(insert), etag, last_modified, last_success, title, link, metadata, restamping, entry_dates)
-        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2, $8, $9, $10, $11, $12) \(conflict),
+        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $2, $9, $10, $11, $12, $13) \(conflict),
             etag = excluded.etag, last_modified = excluded.last_modified, last_success = excluded.last_success,
             consecutive_failures = 0, failing_since = NULL, last_error = NULL, gone = false,
             title = COALESCE(excluded.title, f.title), link = COALESCE(excluded.link, f.link),
@@ -187,12 +248,12 @@ enum Statements {
         """
     private static let fetchedTypes: [Oid] = common + [25, 25, 25, 25, 17, 16, 17]
     static let fetched = Statement(name: "fetched", sql: fetchedRecord, types: fetchedTypes)
-    /// $13 the document.
+    /// $14 the document.
     static let fetchedWithDocument = Statement(
         name: "fetched_with_document",
         sql: """
             WITH record AS (\(fetchedRecord) RETURNING id)
-            INSERT INTO feed_entries(feed, document) SELECT id, $13 FROM record
+            INSERT INTO feed_entries(feed, document) SELECT id, $14 FROM record
             ON CONFLICT(feed) DO UPDATE SET document = excluded.document
             """, types: fetchedTypes + [17])
     /// A write of nothing: its commit waits for the commits before it to reach the disk.
@@ -200,8 +261,10 @@ enum Statements {
         name: "touch", sql: "UPDATE meta SET value = value WHERE name = 'schema_version'", types: [])
     static let dropValidators = Statement(
         name: "drop_validators", sql: "UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = $1", types: [25])
+    /// $1 the URL, $2 the new one, $3 its host.
     static let rename = Statement(
-        name: "rename", sql: "UPDATE feeds SET url = $2, moved_to = NULL WHERE url = $1", types: [25, 25])
+        name: "rename", sql: "UPDATE feeds SET url = $2, moved_to = NULL, host = $3 WHERE url = $1",
+        types: [25, 25, 25])
     /// $1 feed id, $2 document, $3 entry dates.
     static let storeDocument = Statement(
         name: "store_document",
@@ -227,15 +290,16 @@ enum Statements {
             SELECT \(feedColumns), entry_dates, (SELECT document FROM feed_entries WHERE feed = feeds.id)
             FROM feeds WHERE url = $1
             """, types: [25])
-    /// Every column of a feed and its document ($19, none when NULL).
+    /// Every column of a feed and its document ($19, none when NULL); $20 its host.
     static let insertSnapshot = Statement(
         name: "insert_snapshot",
         sql: """
             WITH record AS (
-                INSERT INTO feeds(\(feedColumns), entry_dates)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING id)
+                INSERT INTO feeds(\(feedColumns), entry_dates, host)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20)
+                RETURNING id)
             INSERT INTO feed_entries(feed, document) SELECT id, $19 FROM record WHERE $19 IS NOT NULL
-            """, types: [25, 25, 25, 25, 20, 20, 20, 20, 20, 25, 20, 16, 25, 25, 16, 17, 20, 17, 17])
+            """, types: [25, 25, 25, 25, 20, 20, 20, 20, 20, 25, 20, 16, 25, 25, 16, 17, 20, 17, 17, 25])
     static let lastFullPrune = Statement(
         name: "last_full_prune", sql: "SELECT value FROM meta WHERE name = 'last_full_prune'", types: [])
     static let noteFullPrune = Statement(

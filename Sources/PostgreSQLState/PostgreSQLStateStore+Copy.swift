@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 
@@ -32,6 +33,7 @@ extension PostgreSQLStateStore: CopyableStateStore {
                     .flag(r.gone), .text(r.title), .text(r.link), .flag(r.restamping),
                     .bytes(r.metadata.map(FeedMetadataCodec.encode)), .integer(r.failingSince?.secondsSince1970),
                     .bytes(feed.dates?.encoded), .bytes(feed.document),
+                    .text(URLAuthority.host(of: r.movedTo ?? r.url)),
                 ]
             )
         }

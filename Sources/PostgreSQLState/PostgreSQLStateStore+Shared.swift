@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 import Foundation
@@ -9,17 +10,26 @@ import Foundation
 /// sequence. The fetches happen outside any transaction; each outcome is
 /// written fenced by its token (`Statements.fenced`).
 extension PostgreSQLStateStore: SharedStateStore {
-    public func subscribe(_ urls: [String], now: Timestamp) throws(StateError) {
+    /// A chunk the server refuses is sent again feed by feed: a URL it
+    /// cannot store costs only its own feed, never the list's.
+    public func subscribe(_ urls: [String], now: Timestamp) throws(StateError) -> [String: StateError] {
         try flush()
+        var refused: [String: StateError] = [:]
+        func send(_ part: [String]) throws(StateError) -> StateError? {
+            let parameters: [Parameter] = [
+                .texts(part), .integer(now.secondsSince1970), .texts(part.map { URLAuthority.host(of: $0) }),
+            ]
+            return try connection.pipeline(
+                [(SharedStatements.subscribe, parameters), (SharedStatements.addHosts, [.texts(part)])], durable: true)
+        }
         for chunk in stride(from: 0, to: urls.count, by: Self.subscribeChunk) {
             let part = Array(urls[chunk..<min(chunk + Self.subscribeChunk, urls.count)])
-            let parameters: [Parameter] = [.texts(part), .integer(now.secondsSince1970)]
-            if let failure = try connection.pipeline(
-                [(SharedStatements.subscribe, parameters), (SharedStatements.addHosts, [.texts(part)])], durable: true)
-            {
-                throw failure
+            guard try send(part) != nil else { continue }
+            for url in part {
+                if let failure = try send([url]) { refused[url] = failure }
             }
         }
+        return refused
     }
 
     static let subscribeChunk = 10_000
@@ -157,20 +167,26 @@ extension PostgreSQLStateStore: SharedStateStore {
 
 /// The statements of a shared state.
 enum SharedStatements {
-    /// $1 the URLs, $2 now: new feeds due at once; every listed feed noted as listed now.
+    /// A feed among the URLs of $1, as a semi-join: the URL index is a hash
+    /// index, whose matches are checked again against the condition, and
+    /// `url = ANY($1)` would check each against the whole array (14,286 URLs
+    /// among 100,000: 2.7 s, against 61 ms this way).
+    static let urlIn = "url IN (SELECT unnest($1::text[]))"
+    /// $1 the URLs, $2 now, $3 their hosts: new feeds due at once; every listed feed noted as listed now.
     static let subscribe = Statement(
         name: "subscribe",
         sql: """
-            INSERT INTO feeds AS f(url, first_seen, listed_at, next_check) SELECT u, $2, $2, 0 FROM unnest($1) AS u
-            ON CONFLICT(url) DO UPDATE SET listed_at = GREATEST(f.listed_at, excluded.listed_at),
+            INSERT INTO feeds AS f(url, host, first_seen, listed_at, next_check)
+            SELECT u, h, $2, $2, 0 FROM unnest($1, $3) AS s(u, h)
+            \(Statements.onURL) DO UPDATE SET listed_at = GREATEST(f.listed_at, excluded.listed_at),
                 next_check = COALESCE(f.next_check, CASE WHEN f.gone THEN NULL ELSE 0 END)
-            """, types: [1009, 20])
+            """, types: [1009, 20, 1009])
     static let addHosts = Statement(
         name: "add_hosts",
-        sql: "INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds WHERE url = ANY($1) ON CONFLICT DO NOTHING",
+        sql: "INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds WHERE \(Self.urlIn) ON CONFLICT DO NOTHING",
         types: [1009])
     static let hostsOfFeeds = Statement(
-        name: "hosts_of_feeds", sql: "SELECT url, host FROM feeds WHERE url = ANY($1)", types: [1009])
+        name: "hosts_of_feeds", sql: "SELECT url, host FROM feeds WHERE \(Self.urlIn)", types: [1009])
     /// The claim's common end: $3 holder, $4 lease seconds.
     private static let take = """
         UPDATE hosts h SET lease_holder = $3, lease_token = nextval('lease_tokens'),
@@ -214,7 +230,7 @@ enum SharedStatements {
         types: [20])
     static let selectFeedsByURL = Statement(
         name: "select_feeds_by_url",
-        sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE url = ANY($1)",
+        sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE \(urlIn)",
         types: [1009])
     /// $1 URLs, $2 their next checks, $3 who fetched them; while the lease ($4 host, $5 token) holds.
     static let schedule = Statement(

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 import Foundation
@@ -322,6 +323,7 @@ public final class PostgreSQLStateStore: StateStore {
         let common: [Parameter] = [
             .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
             .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
+            .text(URLAuthority.host(of: update.movedTo ?? update.url)),
         ]
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
@@ -406,7 +408,9 @@ public final class PostgreSQLStateStore: StateStore {
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try flush()
         cached = nil
-        try retrying { () throws(StateError) in try connection.query(Statements.rename, [.text(url), .text(newURL)]) }
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.rename, [.text(url), .text(newURL), .text(URLAuthority.host(of: newURL))])
+        }
         if known?.remove(url) != nil { known?.insert(newURL) }
     }
 

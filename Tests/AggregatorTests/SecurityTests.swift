@@ -20,7 +20,8 @@ import Testing
         init(_ name: String) throws {
             w = try StateTests.Workspace("security-\(name)")
             secret = w.path("secret.xml")
-            let feed = "<rss version=\"2.0\"><channel><title>Notes</title><item><title>\(Self.title)</title>"
+            let feed =
+                "<rss version=\"2.0\"><channel><title>Notes</title><item><title>\(Self.title)</title>"
                 + "<link>http://notes.example/1</link></item></channel></rss>"
             try Data(feed.utf8).write(to: URL(fileURLWithPath: secret))
             fifo = w.path("fifo.xml")
@@ -28,7 +29,9 @@ import Testing
             missing = w.path("no-such-feed.xml")
         }
         /// Every way a list can name them.
-        var spellings: [String] { ["file://\(secret)", secret, "file:///etc/passwd", fifo, "file://\(missing)", missing] }
+        var spellings: [String] {
+            ["file://\(secret)", secret, "file:///etc/passwd", fifo, "file://\(missing)", missing]
+        }
     }
 
     func listURL(_ path: String, _ urls: [String]) -> String {
@@ -59,17 +62,19 @@ import Testing
             #expect(run.standardError.contains("\(url): \(LocalFile.refusal)"), "\(url): \(run.standardError)")
         }
         #expect(!run.standardError.contains("No such file") && !run.standardError.contains("Start tag expected"))
-        let reasons = Set(try health(s.w.path("health.json")).compactMap { feed -> String? in
-            guard let url = feed["url"] as? String, s.spellings.contains(url) else { return nil }
-            return "\(feed["status"] ?? "")|\(feed["error"] ?? "")"
-        })
+        let reasons = Set(
+            try health(s.w.path("health.json")).compactMap { feed -> String? in
+                guard let url = feed["url"] as? String, s.spellings.contains(url) else { return nil }
+                return "\(feed["status"] ?? "")|\(feed["error"] ?? "")"
+            })
         #expect(reasons.count == 1, "\(reasons)")
     }
 
     @Test func aListOnStandardInputNamesWebFeedsOnly() throws {
         let s = try Secrets("stdin")
         let outlines = s.spellings.map { "<outline text=\"x\" xmlUrl=\"\($0)\"/>" }.joined()
-        let opml = "<opml version=\"2.0\"><head/><body>\(outlines)<outline text=\"p\" xmlUrl=\"\(server.url("/feed.xml"))\"/></body></opml>"
+        let opml =
+            "<opml version=\"2.0\"><head/><body>\(outlines)<outline text=\"p\" xmlUrl=\"\(server.url("/feed.xml"))\"/></body></opml>"
         let run = try CommandRun.feedmerge(["-", "-o", "-", "--format", "json", "--no-state"], input: Data(opml.utf8))
         #expect(run.status == 1 && run.standardOutput.contains("Plain entry"), "\(run.standardError)")
         #expect(!run.standardOutput.contains(Secrets.title))
@@ -78,7 +83,8 @@ import Testing
 
     @Test func theOperatorsOwnLocalListAndFilesAreRead() throws {
         let s = try Secrets("local")
-        let opml = "<opml version=\"2.0\"><head/><body><outline text=\"n\" xmlUrl=\"file://\(s.secret)\"/></body></opml>"
+        let opml =
+            "<opml version=\"2.0\"><head/><body><outline text=\"n\" xmlUrl=\"file://\(s.secret)\"/></body></opml>"
         try Data(opml.utf8).write(to: URL(fileURLWithPath: s.w.path("mine.opml")))
         let fromList = try CommandRun.feedmerge([s.w.path("mine.opml"), "-o", "-", "--format", "json", "--no-state"])
         #expect(fromList.status == 0 && fromList.standardOutput.contains(Secrets.title), "\(fromList.standardError)")
@@ -132,9 +138,44 @@ import Testing
             "--public-only", "http://\(host):\(port)\(marker)", "-o", "-", "--format", "json", "--no-state",
         ])
         #expect(run.status == 3, "\(run.standardError)")
-        let refusals = run.standardError.split(separator: "\n").filter { $0.contains("which the address policy refuses") }
+        let refusals = run.standardError.split(separator: "\n").filter {
+            $0.contains("which the address policy refuses")
+        }
         #expect(refusals.count == 1, "\(run.standardError)")
         #expect(try await log().contains(marker) == false)
+    }
+
+    /// A name that resolves to a refused address is refused at connect
+    /// time; what the list's editor reads (stderr, `--health`, the page)
+    /// says the kind of address, never the address it resolved to nor its block.
+    @Test func aRefusalAfterDNSSaysOnlyTheKindOfAddress() throws {
+        // This machine's name resolves to loopback here (/etc/hosts); skipped where it does not.
+        let name = ProcessInfo.processInfo.hostName.lowercased()
+        var hints = addrinfo()
+        hints.ai_family = AF_INET
+        var found: UnsafeMutablePointer<addrinfo>?
+        guard getaddrinfo(name, nil, &hints, &found) == 0, let first = found else { return }
+        defer { freeaddrinfo(found) }
+        let address = first.pointee.ai_addr.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+            String(cString: inet_ntoa($0.pointee.sin_addr))
+        }
+        guard address.hasPrefix("127.") else { return }
+        let w = try StateTests.Workspace("public-only-dns")
+        let url = "http://\(name):\(Self.server.ports[0])/feed.xml"
+        // A feed that works beside it, so that the page is written (with the failing feed's health).
+        try Data("<rss version=\"2.0\"><channel><title>Fine</title></channel></rss>".utf8)
+            .write(to: URL(fileURLWithPath: w.path("fine.rss")))
+        let run = try CommandRun.feedmerge([
+            "--public-only", url, w.path("fine.rss"), "-o", w.path("page.html"), "--health", w.path("health.json"),
+            "--no-state",
+        ])
+        #expect(run.status == 1, "\(run.standardError)")
+        let health = try String(contentsOfFile: w.path("health.json"), encoding: .utf8)
+        let page = try String(contentsOfFile: w.path("page.html"), encoding: .utf8)
+        #expect(health.contains("the server's address is a loopback address"), "\(health)")
+        for text in [run.standardError, health, page] {
+            #expect(!text.contains(address) && !text.contains("127.0.0.0") && !text.contains("/8"), "\(text)")
+        }
     }
 
     @Test func publicOnlyRefusesAProxyAndAProxyIsOtherwiseUsed() async throws {
@@ -150,7 +191,8 @@ import Testing
             let refused = try CommandRun.feedmerge(
                 ["--public-only", second, "-o", "-", "--format", "json", "--no-state"], environment: [name: proxy])
             #expect(refused.status == 2, "\(name): \(refused.standardError)")
-            #expect(refused.standardError.contains("--public-only cannot check") && refused.standardError.contains(name))
+            #expect(
+                refused.standardError.contains("--public-only cannot check") && refused.standardError.contains(name))
         }
         #expect(try await log().contains(second) == false)
     }
@@ -189,4 +231,3 @@ import Testing
         String(decoding: try await HTTPClient().fetch(FetchRequest(url: server.url("/log"))).body, as: UTF8.self)
     }
 }
-

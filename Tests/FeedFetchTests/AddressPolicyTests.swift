@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import Testing
 
@@ -65,8 +66,35 @@ import Testing
         for host in ["example.org", "8.8.8.8", "[2606:4700::1111]", "cafe.example", "0x8.8.8.8", "1e100.net"] {
             #expect(policy.refusal(forHost: host) == nil, "\(host) is refused")
         }
-        #expect(policy.refusal(forHost: "127.1") == "127.0.0.1 is in 127.0.0.0/8, which the address policy refuses")
+        #expect(policy.refusal(forHost: "127.1") == "the host is a loopback address, which the address policy refuses")
         #expect(AddressPolicy.allowAll.refusal(forHost: "127.0.0.1") == nil)
+    }
+
+    /// A refusal names the kind of address only: a list's editor reads it
+    /// (in `--health`, on the page), and must not learn what an internal
+    /// name resolves to, nor which block holds it.
+    @Test(arguments: [
+        ("127.0.0.1", "a loopback address"), ("::1", "a loopback address"),
+        ("::ffff:127.0.0.1", "a loopback address"), ("10.20.30.40", "a private address"),
+        ("172.16.5.4", "a private address"), ("192.168.1.1", "a private address"),
+        ("169.254.169.254", "a link-local address"), ("fe80::1", "a link-local address"),
+        ("fd12:3456::1", "a unique local address"), ("100.64.0.1", "a shared (carrier-grade NAT) address"),
+        ("0.0.0.0", "an unspecified address"), ("::", "an unspecified address"),
+        ("192.0.2.1", "a documentation address"), ("224.0.0.1", "a multicast address"),
+        ("255.255.255.255", "a reserved address"), ("2002:a9fe:a9fe::1", "a link-local address"),
+    ])
+    func aRefusalSaysTheKindOfAddressNeverTheAddress(address: String, kind: String) throws {
+        let bytes = try #require(IPAddress.parse(address))
+        let block = try #require(policy.refusingBlock(for: bytes))
+        #expect(block.kind == kind)
+        for resolved in [false, true] {
+            let text = AddressPolicy.refusal(of: block, resolved: resolved)
+            #expect(text.contains(kind))
+            #expect(!text.contains(IPAddress.format(bytes)) && !text.contains("/"), "\(text)")
+            #expect(text.allSatisfy { !$0.isNumber } || kind.contains("6to4"), "\(text)")
+        }
+        let literal = bytes.count == 16 ? "[\(address)]" : address
+        #expect(policy.refusal(forHost: literal) == "the host is \(kind), which the address policy refuses")
     }
 
     @Test func aURLsHostIsFoundPastItsUserAndPort() {

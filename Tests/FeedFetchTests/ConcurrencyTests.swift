@@ -23,6 +23,24 @@ import Testing
         #expect(try await maximumSeenByServer() == 2)
     }
 
+    /// One server on 127.0.0.1 under every spelling a URL can give it is one
+    /// host: the limit holds across them (each had its own budget when the
+    /// key was the URL's text).
+    @Test func perHostLimitHoldsAcrossSpellingsOfOneHost() async throws {
+        _ = try await maximumSeenByServer()
+        var configuration = FetchConfiguration()
+        configuration.maximumTransfersPerHost = 2
+        let client = HTTPClient(configuration: configuration)
+        let port = server.url("/").split(separator: ":").last?.prefix { $0.isNumber } ?? ""
+        let spellings = ["localhost", "127.0.0.1", "127.1", "2130706433", "0x7f.1", "LOCALHOST"]
+        let urls = spellings.flatMap { host in Array(repeating: "http://\(host):\(port)/slow", count: 2) }
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for url in urls { group.addTask { try await client.fetch(FetchRequest(url: url)).status } }
+            for try await status in group { #expect(status == 200) }
+        }
+        #expect(try await maximumSeenByServer() == 2)
+    }
+
     @Test func globalLimitBoundsTransfersInFlight() async throws {
         _ = try await maximumSeenByServer()
         var configuration = FetchConfiguration()

@@ -160,12 +160,33 @@ import Testing
         #expect(client.transfersInFlight == 0)
     }
 
-    /// libcurl refuses a URL longer than 8 MB when it is set; the engine
-    /// goes on fetching the others.
+    /// A URL longer than `maximumURLBytes` is refused before any transfer,
+    /// as its own failure; the client goes on fetching the others.
+    @Test func anOverlongURLIsRefusedBeforeAnyTransfer() async throws {
+        let client = HTTPClient()
+        let long = server.url("/ok?" + String(repeating: "a", count: HTTPClient.maximumURLBytes))
+        let error = try #require(await Self.failure(of: client, long), "the fetch succeeded")
+        #expect(error.code == .refusedURL && error.stage == .request)
+        #expect(error.message.contains("bytes long"), "\(error.message)")
+        let control = try #require(await Self.failure(of: client, server.url("/ok?a\u{0}b")))
+        #expect(control.code == .refusedURL)
+        #expect(try await client.fetch(FetchRequest(url: server.url("/ok"))).status == 200)
+    }
+
+    /// libcurl refuses a URL longer than 8 MB when it is set (handed to the
+    /// engine directly: `fetch` refuses it first); the engine goes on
+    /// fetching the others.
     @Test func refusedURLIsNamedAndTheEngineGoesOn() async throws {
         let client = HTTPClient()
         let long = server.url("/ok?" + String(repeating: "a", count: 8_000_001))
-        let outcome = await finished(within: 45) { await Self.failure(of: client, long) }
+        let engine = client.engine
+        let outcome = await finished(within: 45) { () async -> FetchError? in
+            let result = await withCheckedContinuation { continuation in
+                engine.submit(.init(id: engine.makeID(), request: FetchRequest(url: long), continuation: continuation))
+            }
+            if case .failure(let error) = result { return error }
+            return nil
+        }
         let returned = try #require(outcome, "the fetch never returned")
         let error = try #require(returned, "the fetch succeeded")
         #expect(error.code == .curl)
@@ -229,7 +250,9 @@ func finished<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable (
     return await withCheckedContinuation { continuation in
         slot.set(continuation)
         Task { slot.resume(returning: await body()) }
-        DispatchQueue.global().asyncAfter(deadline: .now() + seconds * SanitizerRuntime.timeScale) { slot.resume(returning: nil) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + seconds * SanitizerRuntime.timeScale) {
+            slot.resume(returning: nil)
+        }
     }
 }
 

@@ -92,11 +92,12 @@ public struct Worker {
             var claims: [HostClaim] = []
             var due = 0
             var failure: StateError?
+            var refused: [String: StateError] = [:]
             await thread.run {
                 do throws(StateError) {
                     // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
                     if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
-                        try store.subscribe(list.subscriptions.map(\.url), now: now)
+                        refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
                         lastSubscribed = now
                     }
                     claims = try store.claim(
@@ -107,6 +108,9 @@ public struct Worker {
                 } catch {
                     failure = error
                 }
+            }
+            for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
+                note("\(url): state: cannot be stored, not fetched (\(error))", &totals)
             }
             if let failure {
                 note("state: cannot claim feeds (\(failure))", &totals)

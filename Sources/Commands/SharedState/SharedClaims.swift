@@ -41,7 +41,13 @@ struct SharedClaims {
     /// - Returns: every feed this run holds now (those it may fetch).
     mutating func claim(_ urls: [String], records: inout [String: FeedRecord]?) -> Set<String> {
         do throws(StateError) {
-            try store.subscribe(urls, now: rules.now)
+            // A feed the state cannot store is no other process's: this run fetches it (its
+            // outcome is not kept), rather than serving it from a state that has none of it.
+            let refused = try store.subscribe(urls, now: rules.now)
+            for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
+                failures.append("\(url): state: cannot be stored (\(error)); fetched, not kept")
+                claimed.insert(url)
+            }
             let claims = try store.claim(
                 ClaimRequest(
                     scope: .feeds(urls), hosts: Int(Int32.max), holder: Self.machineName,

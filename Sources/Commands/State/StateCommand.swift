@@ -1,5 +1,6 @@
 import FeedState
 import Foundation
+import PostgreSQLState
 
 /// `feedmerge state copy FROM TO`: moves a state between a SQLite file and
 /// a PostgreSQL database, in either direction, with its whole history
@@ -56,10 +57,11 @@ struct StateCommand {
             guard let reading = source.store as? any CopyableStateStore,
                 let writing = target.store as? any CopyableStateStore
             else {
-                throw StateError(path: operands[2], message: "this store cannot be copied")
+                throw StateError(path: ConnectionString.redacted(operands[2]), message: "this store cannot be copied")
             }
             guard try writing.feeds().isEmpty else {
-                throw StateError(path: operands[2], message: "holds feeds already; copy into a new state")
+                throw StateError(
+                    path: ConnectionString.redacted(operands[2]), message: "holds feeds already; copy into a new state")
             }
             importing = true
             var feeds = 0
