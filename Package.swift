@@ -55,8 +55,14 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // Small helpers every layer shares (hashing, trimming): no dependencies.
-        .target(name: "Basics"),
+        // libpsl: the Public Suffix List, for the registrable domain of a host (entry ownership).
+        .systemLibrary(
+            name: "CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"])]
+        ),
+        // Small helpers every layer shares (hashing, trimming, hosts and their registrable domains).
+        .target(name: "Basics", dependencies: ["CPSL"]),
         .target(name: "FeedModel"),
         // Linux calls Swift's Glibc module does not show (sync_file_range).
         .systemLibrary(name: "CLinux"),
@@ -96,11 +102,12 @@ let package = Package(
         .target(name: "HTMLTemplate"),
         // Planet Venus's config.ini, read as Venus reads it.
         .target(name: "VenusConfig", dependencies: ["Basics"]),
-        .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
+        .target(name: "TimelineMerge", dependencies: ["Basics", "FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",
             dependencies: [
-                "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
+                "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit",
+                "Subscriptions",
                 "TimelineMerge",
             ]),
         // The command line: options, the three commands, the run, the reports.
@@ -113,7 +120,8 @@ let package = Package(
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
-            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
+            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"],
+            path: "Benchmarks/TimelineBench"),
         .executableTarget(
             name: "schedule-sim", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/ScheduleSim"),
         .executableTarget(
@@ -139,7 +147,8 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
-                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
+                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge",
+                "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),
@@ -150,7 +159,8 @@ let package = Package(
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
-        .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
+        .testTarget(
+            name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",

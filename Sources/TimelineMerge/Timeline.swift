@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedParse
 
@@ -28,7 +29,9 @@ public struct TimelineRules: Sendable {
 /// subscription order, then feed order, so the same inputs always give the
 /// same timeline, whatever order the feeds arrive in. The same entry in two
 /// feeds (same id, else same normalized link) is kept once: the
-/// earliest-dated copy, which records the other feeds in `alsoIn`.
+/// earliest-dated copy, which records the other feeds in `alsoIn`; but a
+/// feed never replaces or hides another feed's entry with a name (id or
+/// link) that is not its own site's (`FeedSite`, `Meeting`).
 public struct Timeline {
     public let rules: TimelineRules
     private var keys = SortedKeys<TimelineKey>()
@@ -42,6 +45,9 @@ public struct Timeline {
     /// Entry ids and normalized links to the key of the entry that has them.
     private var byID = NameIndex()
     private var byLink = NameIndex()
+    /// Each feed's site, by its place in the list: worked out once per feed, the first time one
+    /// of its entries meets another feed's.
+    private var sites: [Int32: (feedURL: String, site: FeedSite)] = [:]
     /// Every copy merged into another entry, in the order they met.
     public private(set) var duplicates: [Duplicate] = []
 
@@ -227,13 +233,32 @@ public struct Timeline {
         if let existingKey = existingKey(for: names),
             var existing = storage[Int(existingKey.slot)].take()
         {
+            // The earlier-dated copy stays; on equal dates, the one listed first.
+            var newIsKept = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
+            if existingKey.subscription != key.subscription {
+                // Two feeds' copies: which one may stand for the entry depends on whose site's names they share.
+                let shared = SharedNames(
+                    id: names.id.flatMap { byID[$0] == existingKey ? $0 : nil },
+                    link: names.link.flatMap { byLink[$0] == existingKey ? $0 : nil })
+                switch meeting(
+                    of: item.source, key, names, with: existing.source, existingKey, sharing: shared,
+                    newIsFirst: newIsKept)
+                {
+                case .merged(let newKept):
+                    newIsKept = newKept
+                case .apart(let newHoldsNames):
+                    storage[Int(existingKey.slot)] = existing
+                    addApart(
+                        item, key: key, names: names, beside: existingKey, shared: shared, holdsShared: newHoldsNames,
+                        make: make)
+                    return true
+                }
+            }
             duplicates.append(
                 Duplicate(
                     name: item.entry.id ?? item.entry.link ?? "", feedURL: item.source.feedURL,
                     otherFeedURL: existing.source.feedURL))
-            // The earlier-dated copy stays; on equal dates, the one listed first.
-            let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
-            if newIsEarlier {
+            if newIsKept {
                 // The replaced copy's names (and those of the copies it replaced) now lead here too.
                 var names = names
                 names.replaced = [namesBySlot[Int(existingKey.slot)]]
@@ -253,6 +278,56 @@ public struct Timeline {
         }
         add(item, key: key, names: names, make: make)
         return true
+    }
+
+    /// How an incoming copy meets another feed's entry (`Meeting.decide`):
+    /// each copy's standing is what its own feed's site owns of the names
+    /// they share, else of its own link.
+    private mutating func meeting(
+        of source: FeedSource, _ key: TimelineKey, _ names: EntryNames, with existingSource: FeedSource,
+        _ existingKey: TimelineKey, sharing shared: SharedNames, newIsFirst: Bool
+    ) -> Meeting {
+        let newSite = site(of: source, subscription: key.subscription)
+        let existingSite = site(of: existingSource, subscription: existingKey.subscription)
+        let sharedDomains = [shared.id, shared.link].compactMap { $0.map { RegistrableDomain.of(uri: $0.name) } }
+        func standing(of site: FeedSite, ownLink: EntryName?) -> Standing {
+            if sharedDomains.contains(where: site.owns(domain:)) { return .owner }
+            if let ownLink, site.owns(domain: RegistrableDomain.of(uri: ownLink.name)) { return .firstParty }
+            return .copy
+        }
+        return Meeting.decide(
+            new: standing(of: newSite, ownLink: names.link),
+            existing: standing(of: existingSite, ownLink: namesBySlot[Int(existingKey.slot)].link),
+            sameDate: key.date == existingKey.date, newIsFirst: newIsFirst, sameSite: newSite.overlaps(existingSite))
+    }
+
+    private mutating func site(of source: FeedSource, subscription: Int32) -> FeedSite {
+        if let known = sites[subscription], known.feedURL == source.feedURL { return known.site }
+        let made = FeedSite(source)
+        sites[subscription] = (source.feedURL, made)
+        return made
+    }
+
+    /// Adds an incoming copy as an entry of its own beside the other feed's
+    /// entry it met. It takes the names it shares with that entry only when
+    /// it holds them (`holdsShared`: its feed's copy has the better claim),
+    /// and no name another entry holds.
+    private mutating func addApart(
+        _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames, beside existingKey: TimelineKey,
+        shared: SharedNames, holdsShared: Bool, make: (@Sendable () -> Entry)?
+    ) {
+        func takes(_ name: EntryName, _ index: NameIndex, _ sharedName: EntryName?) -> Bool {
+            if let sharedName, sharedName.name == name.name { return holdsShared }
+            return index[name] == nil
+        }
+        var own = EntryNames()
+        own.id = names.id.flatMap { takes($0, byID, shared.id) ? $0 : nil }
+        own.link = names.link.flatMap { takes($0, byLink, shared.link) ? $0 : nil }
+        if holdsShared {
+            // The entry it met answers to those names no more (nor does whatever replaces it later).
+            namesBySlot[Int(existingKey.slot)].drop(shared)
+        }
+        add(item, key: key, names: own, make: make)
     }
 
     /// The key of the entry an incoming one is a copy of: the same id, else
@@ -363,6 +438,13 @@ public struct Duplicate: Sendable, Hashable {
     public var otherFeedURL: String
 }
 
+/// The names an incoming copy shares with the entry it met (those of its
+/// names that lead to that entry).
+struct SharedNames {
+    var id: EntryName?
+    var link: EntryName?
+}
+
 /// The names an entry is known by: its id, and its normalized link.
 struct EntryNames {
     var id: EntryName?
@@ -379,6 +461,13 @@ struct EntryNames {
     }
 
     init() {}
+
+    /// Forgets the shared names, own and replaced: another entry holds them now.
+    mutating func drop(_ shared: SharedNames) {
+        if let dropped = shared.id, id?.name == dropped.name { id = nil }
+        if let dropped = shared.link, link?.name == dropped.name { link = nil }
+        for index in replaced.indices { replaced[index].drop(shared) }
+    }
 
     /// - Parameter link: the link as the entry has it (normalized here).
     init(id: String?, link: String?) {
