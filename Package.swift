@@ -106,8 +106,7 @@ let package = Package(
         .target(
             name: "Aggregator",
             dependencies: [
-                "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit",
-                "Subscriptions",
+                "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
                 "TimelineMerge",
             ]),
         // The command line: options, the three commands, the run, the reports.
@@ -120,8 +119,7 @@ let package = Package(
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
-            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"],
-            path: "Benchmarks/TimelineBench"),
+            name: "timeline-bench", dependencies: ["Aggregator", "FeedModel", "TimelineMerge"], path: "Benchmarks/TimelineBench"),
         .executableTarget(
             name: "schedule-sim", dependencies: ["Aggregator", "FeedModel"], path: "Benchmarks/ScheduleSim"),
         .executableTarget(
@@ -147,8 +145,7 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
-                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge",
-                "feedmerge",
+                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),
@@ -159,8 +156,7 @@ let package = Package(
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
-        .testTarget(
-            name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
+        .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",
