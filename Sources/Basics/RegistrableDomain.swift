@@ -18,23 +18,44 @@ public enum RegistrableDomain {
         return PublicSuffixList.shared.registrableDomain(of: host) ?? host
     }
 
-    /// The registrable domain of the host a URI names: a `scheme://` URL's
-    /// host (user information and port left out), or a `tag:` URI's
-    /// authority (RFC 4151: a domain, or an email address, whose domain
-    /// counts). nil for a URI that names no host (`urn:uuid:…`, `mailto:`,
-    /// a local path).
+    /// The registrable domain of the host a URI names (`host(ofURI:)`); nil
+    /// for a URI that names no host.
     public static func of(uri: String) -> String? {
-        if uri.utf8.starts(with: "tag:".utf8) {
-            let authority = uri.utf8.dropFirst(4).prefix { $0 != UInt8(ascii: ",") }
-            let domain = authority.lastIndex(of: UInt8(ascii: "@")).map { authority[$0...].dropFirst() } ?? authority
-            return of(host: String(decoding: domain, as: UTF8.self))
+        host(ofURI: uri).flatMap { of(host: $0) }
+    }
+
+    /// The host a URI names, lower-cased, without a final dot: a
+    /// `scheme://` URL's host (user information and port left out; an IPv6
+    /// literal with its brackets), or a `tag:` URI's authority (RFC 4151: a
+    /// domain, or an email address, whose domain counts). nil for a URI that
+    /// names no host (`urn:uuid:…`, `mailto:`, a local path).
+    public static func host(ofURI uri: String) -> String? {
+        let bytes = uri.utf8
+        var authority: Substring.UTF8View
+        if bytes.starts(with: "tag:".utf8) {
+            authority = Substring(uri).utf8.dropFirst(4).prefix { $0 != UInt8(ascii: ",") }
+        } else {
+            // The authority follows the first "://".
+            var rest = Substring(uri).utf8
+            while !rest.starts(with: "://".utf8) {
+                guard !rest.isEmpty else { return nil }
+                rest = rest.dropFirst()
+            }
+            authority = rest.dropFirst(3).prefix { byte in
+                byte != UInt8(ascii: "/") && byte != UInt8(ascii: "?") && byte != UInt8(ascii: "#")
+                    && byte != UInt8(ascii: "\\")
+            }
         }
-        let authority = URLAuthority.host(of: uri)
-        if authority.hasPrefix("[") {
-            // An IPv6 literal: the brackets and what is inside them, without the port.
-            return authority.firstIndex(of: "]").map { String(authority[...$0]) }
+        if let at = authority.lastIndex(of: UInt8(ascii: "@")) { authority = authority[authority.index(after: at)...] }
+        if authority.first == UInt8(ascii: "[") {
+            guard let end = authority.firstIndex(of: UInt8(ascii: "]")) else { return nil }
+            authority = authority[...end]
+        } else if let port = authority.firstIndex(of: UInt8(ascii: ":")) {
+            authority = authority[..<port]
         }
-        return of(host: String(authority.prefix { $0 != ":" }))
+        var host = String(decoding: authority, as: UTF8.self).lowercased()
+        if host.hasSuffix(".") { host.removeLast() }
+        return host.isEmpty ? nil : host
     }
 
     /// Whether a host's last label is a number (`127.0.0.1`, `2130706433`,

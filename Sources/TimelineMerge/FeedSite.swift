@@ -18,10 +18,22 @@ struct FeedSite {
         self.domains = domains
     }
 
-    /// Whether the name's host (by its registrable domain, worked out by the caller once) is this site's.
-    func owns(domain: String?) -> Bool {
-        guard let domain else { return false }
-        return domains.contains(domain)
+    /// Whether a host (`RegistrableDomain.host(ofURI:)` of a name) is this
+    /// site's: its registrable domain is one of the site's. The Public Suffix
+    /// List is asked only about a host that ends in one of them (a host
+    /// `x.s3.amazonaws.com` ends in `amazonaws.com` and is not its), so
+    /// names of other sites cost a comparison.
+    func owns(host: String?) -> Bool {
+        guard let host else { return false }
+        for domain in domains {
+            if host == domain { return true }
+            let count = domain.utf8.count
+            let tail = host.utf8.dropLast(count)
+            if tail.last == UInt8(ascii: "."), host.utf8.suffix(count).elementsEqual(domain.utf8) {
+                return RegistrableDomain.of(host: host) == domain
+            }
+        }
+        return false
     }
 
     /// Whether two feeds are of one site (a person's feed and a category feed of the same blog).

@@ -289,10 +289,10 @@ public struct Timeline {
     ) -> Meeting {
         let newSite = site(of: source, subscription: key.subscription)
         let existingSite = site(of: existingSource, subscription: existingKey.subscription)
-        let sharedDomains = [shared.id, shared.link].compactMap { $0.map { RegistrableDomain.of(uri: $0.name) } }
+        let sharedHosts = [shared.id, shared.link].compactMap { $0.flatMap { RegistrableDomain.host(ofURI: $0.name) } }
         func standing(of site: FeedSite, ownLink: EntryName?) -> Standing {
-            if sharedDomains.contains(where: site.owns(domain:)) { return .owner }
-            if let ownLink, site.owns(domain: RegistrableDomain.of(uri: ownLink.name)) { return .firstParty }
+            if sharedHosts.contains(where: site.owns(host:)) { return .owner }
+            if let ownLink, site.owns(host: RegistrableDomain.host(ofURI: ownLink.name)) { return .firstParty }
             return .copy
         }
         return Meeting.decide(

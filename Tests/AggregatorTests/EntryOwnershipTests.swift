@@ -271,3 +271,34 @@ import Testing
         #expect(RegistrableDomain.of(host: "") == nil)
     }
 }
+
+/// Which names a feed's site owns: those whose host has one of its registrable domains.
+@Suite struct FeedSiteTests {
+    @Test func aSiteOwnsTheNamesOfItsRegistrableDomainsOnly() {
+        let site = FeedSite(FeedSource(link: "https://www.victim.co.uk/", feedURL: "https://feeds.host.example/v"))
+        #expect(site.domains == ["host.example", "victim.co.uk"])
+        for owned in [
+            "https://victim.co.uk/p", "http://blog.victim.co.uk:8080/p", "tag:victim.co.uk,2024:1",
+            "tag:me@mail.victim.co.uk,2024:1", "https://other.host.example/x",
+        ] {
+            #expect(site.owns(host: RegistrableDomain.host(ofURI: owned)), "\(owned)")
+        }
+        for foreign in [
+            "https://notvictim.co.uk/p", "https://victim.co.uk.evil.example/p", "https://co.uk/p",
+            "urn:uuid:1225c695-cfb8-4ebb-aaaa-80da344efa6a", "https://user@evil.example/@victim.co.uk",
+        ] {
+            #expect(!site.owns(host: RegistrableDomain.host(ofURI: foreign)), "\(foreign)")
+        }
+    }
+
+    /// A host under the site's domain that the list makes a site of its own is not the site's.
+    @Test func aPublicSuffixUnderTheSitesDomainIsNotItsOwn() {
+        let site = FeedSite(FeedSource(feedURL: "https://amazonaws.com/feed"))
+        #expect(site.owns(host: "www.amazonaws.com"))
+        #expect(!site.owns(host: "bucket.s3.amazonaws.com"))
+        let loopback = FeedSite(FeedSource(feedURL: "http://127.0.0.1:8080/feed.xml"))
+        #expect(loopback.domains == ["127.0.0.1"])
+        #expect(loopback.owns(host: RegistrableDomain.host(ofURI: "http://127.0.0.1/p")))
+        #expect(!loopback.owns(host: RegistrableDomain.host(ofURI: "http://1.127.0.0.1/p")))
+    }
+}
