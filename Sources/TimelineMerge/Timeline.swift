@@ -41,13 +41,13 @@ public struct Timeline {
     private var makers: [(@Sendable () -> Entry)?] = []
     private var freeSlots: [Int32] = []
     /// The names of the entry in each slot, worked out when it came in.
-    private var namesBySlot: [EntryNames] = []
+    var namesBySlot: [EntryNames] = []
     /// Entry ids and normalized links to the key of the entry that has them.
-    private var byID = NameIndex()
-    private var byLink = NameIndex()
+    var byID = NameIndex()
+    var byLink = NameIndex()
     /// Each feed's site, by its place in the list: worked out once per feed, the first time one
     /// of its entries meets another feed's.
-    private var sites: [Int32: (feedURL: String, site: FeedSite)] = [:]
+    var sites: [Int32: (feedURL: String, site: FeedSite)] = [:]
     /// Every copy merged into another entry, in the order they met.
     public private(set) var duplicates: [Duplicate] = []
 
@@ -280,56 +280,6 @@ public struct Timeline {
         return true
     }
 
-    /// How an incoming copy meets another feed's entry (`Meeting.decide`):
-    /// each copy's standing is what its own feed's site owns of the names
-    /// they share, else of its own link.
-    private mutating func meeting(
-        of source: FeedSource, _ key: TimelineKey, _ names: EntryNames, with existingSource: FeedSource,
-        _ existingKey: TimelineKey, sharing shared: SharedNames, newIsFirst: Bool
-    ) -> Meeting {
-        let newSite = site(of: source, subscription: key.subscription)
-        let existingSite = site(of: existingSource, subscription: existingKey.subscription)
-        let sharedHosts = [shared.id, shared.link].compactMap { $0.flatMap { RegistrableDomain.host(ofURI: $0.name) } }
-        func standing(of site: FeedSite, ownLink: EntryName?) -> Standing {
-            if sharedHosts.contains(where: site.owns(host:)) { return .owner }
-            if let ownLink, site.owns(host: RegistrableDomain.host(ofURI: ownLink.name)) { return .firstParty }
-            return .copy
-        }
-        return Meeting.decide(
-            new: standing(of: newSite, ownLink: names.link),
-            existing: standing(of: existingSite, ownLink: namesBySlot[Int(existingKey.slot)].link),
-            sameDate: key.date == existingKey.date, newIsFirst: newIsFirst, sameSite: newSite.overlaps(existingSite))
-    }
-
-    private mutating func site(of source: FeedSource, subscription: Int32) -> FeedSite {
-        if let known = sites[subscription], known.feedURL == source.feedURL { return known.site }
-        let made = FeedSite(source)
-        sites[subscription] = (source.feedURL, made)
-        return made
-    }
-
-    /// Adds an incoming copy as an entry of its own beside the other feed's
-    /// entry it met. It takes the names it shares with that entry only when
-    /// it holds them (`holdsShared`: its feed's copy has the better claim),
-    /// and no name another entry holds.
-    private mutating func addApart(
-        _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames, beside existingKey: TimelineKey,
-        shared: SharedNames, holdsShared: Bool, make: (@Sendable () -> Entry)?
-    ) {
-        func takes(_ name: EntryName, _ index: NameIndex, _ sharedName: EntryName?) -> Bool {
-            if let sharedName, sharedName.name == name.name { return holdsShared }
-            return index[name] == nil
-        }
-        var own = EntryNames()
-        own.id = names.id.flatMap { takes($0, byID, shared.id) ? $0 : nil }
-        own.link = names.link.flatMap { takes($0, byLink, shared.link) ? $0 : nil }
-        if holdsShared {
-            // The entry it met answers to those names no more (nor does whatever replaces it later).
-            namesBySlot[Int(existingKey.slot)].drop(shared)
-        }
-        add(item, key: key, names: own, make: make)
-    }
-
     /// The key of the entry an incoming one is a copy of: the same id, else
     /// the same normalized link. Within one feed, two entries with different
     /// ids are different entries even when their links agree (feeds that
@@ -389,7 +339,7 @@ public struct Timeline {
             ?? "text:" + (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
     }
 
-    private mutating func add(
+    mutating func add(
         _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames, make: (@Sendable () -> Entry)?
     ) {
         var key = key
