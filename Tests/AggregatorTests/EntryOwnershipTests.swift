@@ -142,6 +142,25 @@ import Testing
         }
     }
 
+    /// Two feeds of one site that give one post (one `urn:uuid:` id) different links of the
+    /// site: one entry, as before; two sites' posts sharing only such an id stay two.
+    @Test(arguments: [false, true])
+    func postsSharingOnlyAnIdOfNoSiteMergeWithinOneSiteOnly(deferred: Bool) {
+        let uuid = "urn:uuid:6f1c2e1a-0000-4000-8000-000000000042"
+        let person = FeedSource(link: "https://alice.example.com/", feedURL: "https://alice.example.com/feed/")
+        let category = FeedSource(link: "https://www.example.com/swift/", feedURL: "https://www.example.com/swift/feed")
+        let post = Self.entry(uuid, link: "https://alice.example.com/2024/post", title: "Post", at: 1_000)
+        let inCategory = Self.entry(uuid, link: "https://www.example.com/swift/post", title: "Post", at: 999)
+        let merged = Self.merge([(person, [post]), (category, [inCategory])], deferred: deferred)
+        #expect(merged.count == 1)
+        #expect(merged.first?.source.feedURL == category.feedURL)
+        #expect(merged.first?.alsoIn == [person.feedURL])
+        let other = FeedSource(link: "https://bob.example.net/", feedURL: "https://bob.example.net/feed")
+        let apart = Self.entry(uuid, link: "https://bob.example.net/post", title: "Bob's post", at: 999)
+        let two = Self.merge([(person, [post]), (other, [apart])], deferred: deferred)
+        #expect(two.map(\.entry.title?.value) == ["Post", "Bob's post"])
+    }
+
     /// The same post in a person's feed and a category feed of the same site (one registrable
     /// domain, different hosts): one entry, the earlier-dated copy, the other feed credited.
     @Test(arguments: [false, true])
