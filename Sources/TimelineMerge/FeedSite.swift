@@ -67,11 +67,11 @@ enum Meeting: Equatable {
 
     /// Decides the meeting. Without ownership the copy first in the
     /// timeline's order (`newIsFirst`: earlier date, then list order) is
-    /// kept. A copy never hides one with a better standing: an owner's copy
-    /// absorbs a lesser one dated at or after it (a re-publication), or
-    /// dated the same; a lesser copy dated before it cannot be a copy of it
-    /// and stays apart. Two sites' own posts that share only an id no site
-    /// owns stay apart too; two feeds of one site merge as before.
+    /// kept. A copy never hides one with a better standing: the better copy
+    /// absorbs a lesser one dated at or after it (a re-publication); a
+    /// lesser copy dated before it cannot be a copy of it and stays apart.
+    /// Equal standings merge as before, except two sites' own posts that
+    /// share only an id no site owns (`sameSite` false): they stay apart.
     static func decide(new: Standing, existing: Standing, sameDate: Bool, newIsFirst: Bool, sameSite: Bool)
         -> Meeting
     {
