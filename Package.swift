@@ -55,8 +55,14 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
         ),
-        // Small helpers every layer shares (hashing, trimming): no dependencies.
-        .target(name: "Basics"),
+        // libpsl: the Public Suffix List, for the registrable domain of a host (entry ownership).
+        .systemLibrary(
+            name: "CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"])]
+        ),
+        // Small helpers every layer shares (hashing, trimming, hosts and their registrable domains).
+        .target(name: "Basics", dependencies: ["CPSL"]),
         .target(name: "FeedModel"),
         // Linux calls Swift's Glibc module does not show (sync_file_range).
         .systemLibrary(name: "CLinux"),
@@ -96,7 +102,7 @@ let package = Package(
         .target(name: "HTMLTemplate"),
         // Planet Venus's config.ini, read as Venus reads it.
         .target(name: "VenusConfig", dependencies: ["Basics"]),
-        .target(name: "TimelineMerge", dependencies: ["FeedModel", "FeedParse"]),
+        .target(name: "TimelineMerge", dependencies: ["Basics", "FeedModel", "FeedParse"]),
         .target(
             name: "Aggregator",
             dependencies: [

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedParse
 
@@ -28,7 +29,9 @@ public struct TimelineRules: Sendable {
 /// subscription order, then feed order, so the same inputs always give the
 /// same timeline, whatever order the feeds arrive in. The same entry in two
 /// feeds (same id, else same normalized link) is kept once: the
-/// earliest-dated copy, which records the other feeds in `alsoIn`.
+/// earliest-dated copy, which records the other feeds in `alsoIn`; but a
+/// feed never replaces or hides another feed's entry with a name (id or
+/// link) that is not its own site's (`FeedSite`, `Meeting`).
 public struct Timeline {
     public let rules: TimelineRules
     private var keys = SortedKeys<TimelineKey>()
@@ -38,10 +41,13 @@ public struct Timeline {
     private var makers: [(@Sendable () -> Entry)?] = []
     private var freeSlots: [Int32] = []
     /// The names of the entry in each slot, worked out when it came in.
-    private var namesBySlot: [EntryNames] = []
+    var namesBySlot: [EntryNames] = []
     /// Entry ids and normalized links to the key of the entry that has them.
-    private var byID = NameIndex()
-    private var byLink = NameIndex()
+    var byID = NameIndex()
+    var byLink = NameIndex()
+    /// Each feed's site, by its place in the list: worked out once per feed, the first time one
+    /// of its entries meets another feed's.
+    var sites: [Int32: (feedURL: String, site: FeedSite)] = [:]
     /// Every copy merged into another entry, in the order they met.
     public private(set) var duplicates: [Duplicate] = []
 
@@ -227,13 +233,32 @@ public struct Timeline {
         if let existingKey = existingKey(for: names),
             var existing = storage[Int(existingKey.slot)].take()
         {
+            // The earlier-dated copy stays; on equal dates, the one listed first.
+            var newIsKept = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
+            if existingKey.subscription != key.subscription {
+                // Two feeds' copies: which one may stand for the entry depends on whose site's names they share.
+                let shared = SharedNames(
+                    id: names.id.flatMap { byID[$0] == existingKey ? $0 : nil },
+                    link: names.link.flatMap { byLink[$0] == existingKey ? $0 : nil })
+                switch meeting(
+                    of: item.source, key, names, with: existing.source, existingKey, sharing: shared,
+                    newIsFirst: newIsKept)
+                {
+                case .merged(let newKept):
+                    newIsKept = newKept
+                case .apart(let newHoldsNames):
+                    storage[Int(existingKey.slot)] = existing
+                    addApart(
+                        item, key: key, names: names, beside: existingKey, shared: shared, holdsShared: newHoldsNames,
+                        make: make)
+                    return true
+                }
+            }
             duplicates.append(
                 Duplicate(
                     name: item.entry.id ?? item.entry.link ?? "", feedURL: item.source.feedURL,
                     otherFeedURL: existing.source.feedURL))
-            // The earlier-dated copy stays; on equal dates, the one listed first.
-            let newIsEarlier = key.date < existingKey.date || (key.date == existingKey.date && key < existingKey)
-            if newIsEarlier {
+            if newIsKept {
                 // The replaced copy's names (and those of the copies it replaced) now lead here too.
                 var names = names
                 names.replaced = [namesBySlot[Int(existingKey.slot)]]
@@ -314,7 +339,7 @@ public struct Timeline {
             ?? "text:" + (entry.title?.value ?? "") + "\n" + (entry.summary?.value ?? entry.content.first?.value ?? "")
     }
 
-    private mutating func add(
+    mutating func add(
         _ item: consuming MergedEntry, key: TimelineKey, names: EntryNames, make: (@Sendable () -> Entry)?
     ) {
         var key = key
@@ -363,6 +388,13 @@ public struct Duplicate: Sendable, Hashable {
     public var otherFeedURL: String
 }
 
+/// The names an incoming copy shares with the entry it met (those of its
+/// names that lead to that entry).
+struct SharedNames {
+    var id: EntryName?
+    var link: EntryName?
+}
+
 /// The names an entry is known by: its id, and its normalized link.
 struct EntryNames {
     var id: EntryName?
@@ -379,6 +411,13 @@ struct EntryNames {
     }
 
     init() {}
+
+    /// Forgets the shared names, own and replaced: another entry holds them now.
+    mutating func drop(_ shared: SharedNames) {
+        if let dropped = shared.id, id?.name == dropped.name { id = nil }
+        if let dropped = shared.link, link?.name == dropped.name { link = nil }
+        for index in replaced.indices { replaced[index].drop(shared) }
+    }
 
     /// - Parameter link: the link as the entry has it (normalized here).
     init(id: String?, link: String?) {
