@@ -70,7 +70,7 @@ enum Meeting: Equatable {
     /// kept. A copy never hides one with a better standing: the better copy
     /// absorbs a lesser one dated at or after it (a re-publication); a
     /// lesser copy dated before it cannot be a copy of it and stays apart.
-    /// Equal standings merge as before, except two sites' own posts that
+    /// Equal standings merge, except two sites' own posts that
     /// share only an id no site owns (`sameSite` false): they stay apart.
     static func decide(new: Standing, existing: Standing, sameDate: Bool, newIsFirst: Bool, sameSite: Bool)
         -> Meeting
