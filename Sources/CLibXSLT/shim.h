@@ -245,8 +245,12 @@ static xmlDocPtr CLibXSLT_confinedLoader(const xmlChar *uri, xmlDictPtr dict, in
 /// DTD, is refused by libxml2's entity loader (installed before: the
 /// caller's setup), and its includes and imports are read only from inside
 /// the folder of `url`, its file (links followed to their real paths),
-/// never from the network (`CLibXSLT_confinedLoader`).
-static inline xsltStylesheetPtr CLibXSLT_compile(const char *bytes, int length, const char *url) {
+/// never from the network (`CLibXSLT_confinedLoader`). libxslt's and
+/// libxml2's messages meanwhile go to `messages` (libxslt's handler is one
+/// for the process: the caller holds a lock around the compile).
+static inline xsltStylesheetPtr CLibXSLT_compile(const char *bytes, int length, const char *url,
+                                                 CLibXSLT_Messages *messages) {
+    CLibXSLT_collectMessages(messages);
     xsltSetLoaderFunc(CLibXSLT_confinedLoader);
     xsltStylesheetPtr stylesheet = NULL;
     xmlDocPtr document = xmlReadMemory(bytes, length, url, NULL, XML_PARSE_NONET | XML_PARSE_NOENT);
@@ -259,6 +263,7 @@ static inline xsltStylesheetPtr CLibXSLT_compile(const char *bytes, int length, 
             stylesheet = NULL;
         }
     }
+    CLibXSLT_collectMessages(NULL);
     return stylesheet;
 }
 

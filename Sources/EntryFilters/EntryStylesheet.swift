@@ -30,14 +30,10 @@ final class EntryStylesheet: @unchecked Sendable {
         let bytes = [UInt8](data)
         let url = URL(fileURLWithPath: path).absoluteString
         var messages = CLibXSLT_Messages()
-        let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in
-            Self.compiling.lock()
-            defer { Self.compiling.unlock() }
-            CLibXSLT_collectMessages(messages)
-            defer { CLibXSLT_collectMessages(nil) }
-            return bytes.withUnsafeBufferPointer { buffer in
+        let compiled: xsltStylesheetPtr? = Self.compiling.withLock {
+            bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    CLibXSLT_compile($0, Int32(buffer.count), url)
+                    CLibXSLT_compile($0, Int32(buffer.count), url, &messages)
                 }
             }
         }

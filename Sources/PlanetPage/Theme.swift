@@ -56,15 +56,11 @@ public final class Theme: @unchecked Sendable {
         self.timeLimit = timeLimit
         PageSetup.once()
         var messages = CLibXSLT_Messages()
-        let compiled: xsltStylesheetPtr? = withUnsafeMutablePointer(to: &messages) { messages in
-            // libxslt reports compile errors through one process-wide handler: one compile at a time.
-            PageSetup.compiling.lock()
-            defer { PageSetup.compiling.unlock() }
-            CLibXSLT_collectMessages(messages)
-            defer { CLibXSLT_collectMessages(nil) }
-            return bytes.withUnsafeBufferPointer { buffer in
+        // libxslt reports compile errors through one process-wide handler: one compile at a time.
+        let compiled: xsltStylesheetPtr? = PageSetup.compiling.withLock {
+            bytes.withUnsafeBufferPointer { buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
-                    CLibXSLT_compile($0, Int32(buffer.count), url)
+                    CLibXSLT_compile($0, Int32(buffer.count), url, &messages)
                 }
             }
         }
