@@ -51,9 +51,16 @@ public enum EntryFilter: Sendable {
     }
 
     /// `xpath_sifter.py` with its `require` and `exclude` options (one expression per line).
-    public static func xpathSifter(require: String?, exclude: String?) -> EntryFilter {
-        func lines(_ text: String?) -> [String] { (text ?? "").split(separator: "\n").map(String.init) }
-        return .xpathSifter(require: lines(require), exclude: lines(exclude))
+    /// - Throws: the first line that is not an XPath expression (a typo would otherwise drop every entry).
+    public static func xpathSifter(require: String?, exclude: String?) throws(EntryFilterError) -> EntryFilter {
+        func lines(_ text: String?, _ option: String) throws(EntryFilterError) -> [String] {
+            let expressions = (text ?? "").split(separator: "\n").map(String.init)
+            for expression in expressions where !EntryStylesheet.compiles(expression) {
+                throw EntryFilterError("xpath_sifter \(option): not an XPath expression: \(expression)")
+            }
+            return expressions
+        }
+        return .xpathSifter(require: try lines(require, "require"), exclude: try lines(exclude, "exclude"))
     }
 
     /// Seconds an XSLT filter may take over one entry when nothing says otherwise (`--theme-timeout`'s default).
@@ -162,11 +169,16 @@ public struct EntryFilters: Sendable, Hashable {
             return .kept(entry)
         case .xpathSifter(let require, let exclude):
             let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
-            for expression in require where (try? EntryStylesheet.holds(expression, in: document)) != true {
-                return .dropped
-            }
-            for expression in exclude where (try? EntryStylesheet.holds(expression, in: document)) == true {
-                return .dropped
+            // An expression that cannot be evaluated (an unbound prefix) is a failure, said, not a silent drop.
+            do {
+                for expression in require where try !EntryStylesheet.holds(expression, in: document) {
+                    return .dropped
+                }
+                for expression in exclude where try EntryStylesheet.holds(expression, in: document) {
+                    return .dropped
+                }
+            } catch {
+                return .failed("xpath_sifter.py")
             }
             return .kept(entry)
         case .ignore(let names):

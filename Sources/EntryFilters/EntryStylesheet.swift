@@ -96,6 +96,14 @@ final class EntryStylesheet: @unchecked Sendable {
         return .entry(String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self))
     }
 
+    /// Whether `expression` compiles as XPath 1.0.
+    static func compiles(_ expression: String) -> Bool {
+        setup()
+        guard let compiled = xmlXPathCompile(expression) else { return false }
+        xmlXPathFreeCompExpr(compiled)
+        return true
+    }
+
     /// Whether an XPath expression holds (is true, or selects something) of an
     /// entry document; `atom:`, `xhtml:` and `planet:` are bound.
     static func holds(_ expression: String, in document: String) throws(EntryFilterError) -> Bool {

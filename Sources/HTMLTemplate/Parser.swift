@@ -140,7 +140,13 @@ struct Parser {
             }
         }
         if let open = stack.last {
-            throw HTMLTemplate.Failure(description: "\(name):\(open.line): <TMPL_\(open.name)…> is never closed")
+            let directive: String
+            switch open.kind {
+            case .loop: directive = "TMPL_LOOP"
+            case .condition(let negated): directive = negated ? "TMPL_UNLESS" : "TMPL_IF"
+            }
+            throw HTMLTemplate.Failure(
+                description: "\(name):\(open.line): <\(directive) \(open.name)> is never closed")
         }
         return top
     }

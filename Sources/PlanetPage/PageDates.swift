@@ -62,13 +62,17 @@ enum PageDates {
 
 extension PageDates {
     /// A date in UTC, as C's `strftime` writes it with `format` in the C
-    /// locale (Venus's `date_format` and `new_date_format`).
+    /// locale (Venus's `date_format` and `new_date_format`); `%Z` is `UTC`,
+    /// as Planet 2.0 writes it (Python's `time.strftime` of a UTC time).
     static func formatted(_ date: Timestamp, _ format: String) -> String {
         var seconds = time_t(date.secondsSince1970)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "" }
         var buffer = [CChar](repeating: 0, count: 256)
-        let length = strftime(&buffer, buffer.count, format, &parts)
+        let length = "UTC".withCString { zone in
+            parts.tm_zone = zone
+            return strftime(&buffer, buffer.count, format, &parts)
+        }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -144,7 +144,7 @@ public struct VenusConfiguration: Sendable {
                 throw Failure(
                     "\(path): output_theme \(theme): no such theme (a folder with a config.ini) in "
                         + candidates.joined(separator: ", ")
-                        + "; give the folder of Venus's themes with --themes DIR")
+                        + "; give Venus's folder (which holds its themes) with --venus DIR")
             }
             themeFolder = found
             let themeText = try readText(found + "/config.ini", what: "the theme")

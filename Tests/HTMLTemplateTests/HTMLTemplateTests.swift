@@ -101,7 +101,7 @@ import Testing
             }
         }
         #expect(
-            failure("a\n<TMPL_IF x>\nb") == "t.tmpl:2: <TMPL_x…> is never closed"
+            failure("a\n<TMPL_IF x>\nb") == "t.tmpl:2: <TMPL_IF x> is never closed"
                 || failure("a\n<TMPL_IF x>\nb")?.hasPrefix("t.tmpl:2:") == true)
         #expect(failure("a\nb\n</TMPL_LOOP>")?.hasPrefix("t.tmpl:3: </TMPL_LOOP> closes nothing") == true)
         #expect(failure("<TMPL_LOOP X></TMPL_IF>")?.contains("closes the <TMPL_…> of line 1") == true)

@@ -106,7 +106,11 @@ struct FilterSetup {
                 throw UsageError(error.description)
             }
         case "xpath_sifter.py":
-            return .xpathSifter(require: reference.options["require"], exclude: reference.options["exclude"])
+            do {
+                return try .xpathSifter(require: reference.options["require"], exclude: reference.options["exclude"])
+            } catch {
+                throw UsageError(error.description)
+            }
         case "excerpt.py":
             // The page's excerpt (planet:excerpt) is made by feedmerge; its width is the filter's.
             let width = reference.options["width"].flatMap { Int($0) } ?? 500

@@ -81,6 +81,9 @@ struct MergeOptions {
     var summaryOnly = false
     var updateOPML = false
     var quiet = false
+    /// Quiet, but what the run's configuration asks that feedmerge does not do
+    /// (a filter not run) is still said: a Venus config's `log_level = ERROR`.
+    var warnWhenQuiet = false
     var verbose = false
 
     static let interface = CommandInterface<MergeOptions>(

@@ -115,7 +115,8 @@ struct MergeRun {
             }
         }
         var filters = FilterSetup(
-            folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout)
+            folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout
+        )
         do {
             try filters.apply(options.entryFilters, to: &list)
         } catch {
@@ -191,7 +192,9 @@ struct MergeRun {
             result.diagnostics.append(failure)
         }
         if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
-        if !options.quiet { for warning in filters.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        if !options.quiet || options.warnWhenQuiet {
+            for warning in filters.warnings { StandardOutput.error("feedmerge: \(warning)") }
+        }
         let link = options.link ?? list.homePage
         if let message = missingLink(outputs, list) {
             outputs.discard()

@@ -95,7 +95,7 @@ struct PlanetCommand {
         examples: [
             (
                 "A Venus planet, its themes where Venus keeps them:",
-                "feedmerge planet --themes ~/venus/themes planet.ini"
+                "feedmerge planet --venus ~/venus planet.ini"
             )
         ])
 
@@ -123,7 +123,8 @@ struct PlanetCommand {
             StandardOutput.error("feedmerge planet: \(error.message)")
             return ExitStatus.usage.rawValue
         }
-        if !options.quiet { for warning in warnings { StandardOutput.error("feedmerge planet: \(warning)") } }
+        // What the configuration asks that feedmerge does not do is said whatever log_level says.
+        if !quietGiven { for warning in warnings { StandardOutput.error("feedmerge planet: \(warning)") } }
         do {
             try FileManager.default.createDirectory(atPath: planet.outputFolder, withIntermediateDirectories: true)
         } catch {
@@ -138,6 +139,8 @@ struct PlanetCommand {
             return ExitStatus.usage.rawValue
         }
         var status = await run.run()
+        // A run that stopped before it began (no feed, a list that cannot be read) copies nothing either.
+        guard status != .usage else { return status.rawValue }
         let failures = BillOfMaterials.copy(planet.billOfMaterials, into: planet.outputFolder)
         for failure in failures { StandardOutput.error("feedmerge planet: bill_of_materials: \(failure)") }
         if !failures.isEmpty && status.rawValue < ExitStatus.someOutputsNotWritten.rawValue {
@@ -188,7 +191,11 @@ struct PlanetCommand {
         }
         switch settings["log_level"]?.uppercased() {
         case "DEBUG" where !quietGiven: options.verbose = true
-        case "ERROR", "CRITICAL": if !verboseGiven { options.quiet = true }
+        case "ERROR", "CRITICAL":
+            if !verboseGiven {
+                options.quiet = true
+                options.warnWhenQuiet = !quietGiven
+            }
         default: break
         }
         options.subscriptions = planet.subscriptions.map { section in

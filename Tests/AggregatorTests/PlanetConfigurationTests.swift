@@ -1,0 +1,85 @@
+import FeedFetch
+import Foundation
+import TestSupport
+import Testing
+
+/// What a Venus or Planet 2.0 configuration asks, as `feedmerge planet`
+/// runs it: warnings that reach the operator whatever `log_level` says,
+/// dates as Planet 2.0 writes them, filters checked before anything is
+/// fetched, and nothing copied by a run that could not start.
+@Suite(.serialized) struct PlanetConfigurationTests {
+    static let server = PlanetServer.hostile
+    var server: LocalServer { Self.server }
+
+    /// A planet whose theme (`themes/evil`, a plain htmltmpl page) shows
+    /// each entry's title and date; `planet` is its `[Planet]` section's
+    /// extra lines, `sections` what follows.
+    func planet(_ name: String, planet: String, sections: String) throws -> ThemeConfinementTests.Planet {
+        let p = try ThemeConfinementTests.Planet("config-\(name)", feed: server.url("/feed.xml"))
+        try p.write(
+            p.theme + "/index.html.tmpl",
+            "<html><TMPL_LOOP Items><p><TMPL_VAR title> at <TMPL_VAR date></p></TMPL_LOOP></html>")
+        try p.write(p.theme + "/style.css", "p { color: red }")
+        try p.write(
+            p.theme + "/config.ini", "[Planet]\ntemplate_files = index.html.tmpl\nbill_of_materials = style.css\n")
+        try p.write(
+            p.w.path("config.ini"),
+            """
+            [Planet]
+            name = Test planet
+            link = http://planet.example/
+            output_theme = themes/evil
+            output_dir = out
+            cache_directory = cache
+            \(planet)
+
+            \(sections)
+            """)
+        return p
+    }
+
+    @Test func logLevelErrorStillSaysWhatIsNotRunAndDatesSayUTC() throws {
+        let p = try planet(
+            "log-level", planet: "log_level = ERROR\ndate_format = %H:%M %Z\nfilters = minhead.py",
+            sections: "[\(server.url("/feed.xml"))]\nname = Plain\n")
+        let run = try p.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("filter minhead.py is not run"), "\(run.standardError)")
+        // Quiet otherwise: no summary line.
+        #expect(!run.standardError.contains("feeds ok"), "\(run.standardError)")
+        let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
+        #expect(page.contains("Plain entry at 10:00 UTC"), "\(page)")
+    }
+
+    @Test func aRunThatCannotStartCopiesNothing() throws {
+        let p = try planet("no-feed", planet: "", sections: "")
+        let run = try p.run()
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(!FileManager.default.fileExists(atPath: p.output + "/style.css"))
+    }
+
+    @Test func anXPathSifterThatDoesNotCompileStopsTheRunBeforeAnyFetch() async throws {
+        let token = "sifter-\(getpid())"
+        let p = try planet(
+            "sifter", planet: "",
+            sections:
+                "[\(server.url("/feed.xml?t=\(token)"))]\nname = Plain\nfilters = xpath_sifter.py?require=//atom:title%5B\n"
+        )
+        let run = try p.run()
+        #expect(run.status == 2, "\(run.standardError)")
+        #expect(run.standardError.contains("xpath_sifter require: not an XPath expression: //atom:title["))
+        let log = try await HTTPClient().fetch(FetchRequest(url: server.url("/log"))).body
+        #expect(!String(decoding: log, as: UTF8.self).contains(token))
+    }
+
+    @Test func anXPathSifterThatCannotBeEvaluatedKeepsTheEntryAndSaysSo() throws {
+        let p = try planet(
+            "sifter-prefix", planet: "",
+            sections: "[\(server.url("/feed.xml"))]\nname = Plain\nfilters = xpath_sifter.py?require=//nowhere:title\n")
+        let run = try p.run()
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("filter xpath_sifter.py failed on 1 of its entries"), "\(run.standardError)")
+        let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
+        #expect(page.contains("Plain entry"))
+    }
+}
