@@ -69,6 +69,6 @@ public enum IPAddress {
         var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN))
         let written = bytes.withUnsafeBytes { inet_ntop(AF_INET6, $0.baseAddress, &text, socklen_t(text.count)) }
         guard written != nil else { return bytes.map { String($0, radix: 16) }.joined(separator: ".") }
-        return String(cString: text)
+        return String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -85,6 +85,7 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Runs a read (or a write that gives the same rows run twice) once
     /// more on a new connection when the connection is found lost during it.
+    @discardableResult
     func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try reopenIfLost()
         do {
