@@ -15,26 +15,14 @@ import Testing
     /// each entry's title and date; `planet` is its `[Planet]` section's
     /// extra lines, `sections` what follows.
     func planet(_ name: String, planet: String, sections: String) throws -> ThemeConfinementTests.Planet {
-        let p = try ThemeConfinementTests.Planet("config-\(name)", feed: server.url("/feed.xml"))
+        let p = try ThemeConfinementTests.Planet(
+            "config-\(name)", feed: server.url("/feed.xml"), planet: planet, sections: sections)
         try p.write(
             p.theme + "/index.html.tmpl",
             "<html><TMPL_LOOP Items><p><TMPL_VAR title> at <TMPL_VAR date></p></TMPL_LOOP></html>")
         try p.write(p.theme + "/style.css", "p { color: red }")
         try p.write(
             p.theme + "/config.ini", "[Planet]\ntemplate_files = index.html.tmpl\nbill_of_materials = style.css\n")
-        try p.write(
-            p.w.path("config.ini"),
-            """
-            [Planet]
-            name = Test planet
-            link = http://planet.example/
-            output_theme = themes/evil
-            output_dir = out
-            cache_directory = cache
-            \(planet)
-
-            \(sections)
-            """)
         return p
     }
 

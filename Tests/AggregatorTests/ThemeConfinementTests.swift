@@ -21,7 +21,10 @@ import Testing
         static let notes = "PRIVATE NOTES \(getpid())"
         static let token = "TOKEN \(getpid())"
 
-        init(_ name: String, feed: String) throws {
+        /// - Parameters:
+        ///   - planet: more lines of the planet's `[Planet]` section.
+        ///   - sections: what follows it (by default, one subscription to `feed`, named Plain).
+        init(_ name: String, feed: String, planet: String = "", sections: String? = nil) throws {
             w = try StateTests.Workspace("theme-\(name)")
             for folder in [theme + "/inc", privateFolder, w.path("themes/common")] {
                 try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -41,10 +44,9 @@ import Testing
                 output_theme = themes/evil
                 output_dir = out
                 cache_directory = cache
+                \(planet)
 
-                [\(feed)]
-                name = Plain
-
+                \(sections ?? "[\(feed)]\nname = Plain\n")
                 """)
             try write(w.path("themes/common/shared.css"), "body { color: black }")
         }
