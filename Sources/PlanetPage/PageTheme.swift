@@ -25,7 +25,8 @@ public enum PageTheme: Sendable {
 extension PlanetPage {
     /// The page `theme` makes of `input`, ready to be written.
     public static func render(_ input: PlanetPageInput, theme: PageTheme) throws(Failure) -> RenderedPage {
-        switch theme {
+        let input = input.markingInactiveSources()
+        return switch theme {
         case .xslt(let theme): try render(input, theme: theme)
         case .htmltmpl(let theme): theme.render(input)
         }

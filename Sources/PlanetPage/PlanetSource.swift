@@ -38,6 +38,10 @@ public struct PlanetSource: Sendable {
     /// The subscription's other settings (a Venus configuration's `face`,
     /// `facewidth`, …), each written as `planet:KEY` as Venus writes them.
     public var properties: [String: String]
+    /// `name` (when the subscription gives it) and `properties` are HTML as
+    /// the operator wrote them (a Venus configuration's): an htmltmpl
+    /// template gets them as written, as Venus and Planet 2.0 hand them.
+    public var propertiesAreMarkup = false
 
     public init(
         name: String, feedURL: String, title: String? = nil, link: String? = nil, id: String? = nil,

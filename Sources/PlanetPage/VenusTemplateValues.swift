@@ -39,8 +39,9 @@ enum VenusTemplateValues {
         top["title_plain"] = .text(metadata.title)
         top["id"] = .text(metadata.id)
         top["link"] = .text(metadata.link ?? "")
-        top["owner_name"] = .text(settings["owner_name"] ?? metadata.author?.name ?? "")
-        top["owner_email"] = .text(settings["owner_email"] ?? metadata.author?.email ?? "")
+        // The configuration's values as written (HTML), as the shell hands them.
+        top["owner_name"] = settings["owner_name"].map(TemplateValue.markup) ?? .text(metadata.author?.name ?? "")
+        top["owner_email"] = settings["owner_email"].map(TemplateValue.markup) ?? .text(metadata.author?.email ?? "")
         top["author_name"] = top["owner_name"]
         top["generator"] = .text(settings["generator_uri"] ?? metadata.generatorURI ?? metadata.generator)
         if let feed = settings["feed"] ?? metadata.selfURL {
@@ -87,9 +88,11 @@ enum VenusTemplateValues {
     /// A subscription: the feed's own values and the subscription's options.
     private static func channel(_ source: PlanetSource, dateFormat: String) -> [String: TemplateValue] {
         var values: [String: TemplateValue] = [:]
-        for (key, value) in source.properties where isName(key) { values[key] = .text(value) }
+        // The configuration's values as written (HTML); a feed's title is text.
+        let configured = { (value: String) in source.propertiesAreMarkup ? TemplateValue.markup(value) : .text(value) }
+        for (key, value) in source.properties where isName(key) { values[key] = configured(value) }
         let title = source.title ?? source.name
-        values["name"] = .text(source.name)
+        values["name"] = source.properties["name"] == source.name ? configured(source.name) : .text(source.name)
         values["title"] = .markup(escaped(title))
         values["title_plain"] = .text(title)
         values["link"] = .text(source.link.flatMap(PageLink.safe) ?? "")

@@ -25,6 +25,10 @@ public struct Subscription: Sendable, Hashable {
     /// Its other settings, which reach the page's theme (a Venus
     /// configuration section's `face`, `facewidth`, …).
     public var properties: [String: String] = [:]
+    /// Its title and properties are HTML, as a Venus or Planet 2.0
+    /// configuration writes them (`name = Ga&#235;l`), which templates get
+    /// as written; elsewhere they are text.
+    public var propertiesAreMarkup = false
     /// What is done to its entries when its feed is parsed (`filter`,
     /// `exclude`, `ignore_in_feed`, `filters`: see EntryFilters).
     public var filters = EntryFilters()

@@ -41,6 +41,16 @@ public struct VenusConfiguration: Sendable {
         public var daysPerPage: Int
         /// Post-processing filters of the output (`[index.html.xslt] filters = …`).
         public var filters: [String]
+        /// Its own section's options (`date_format`, `activity_threshold`,
+        /// …), which replace `[Planet]`'s for it.
+        public var options: [String: String] = [:]
+    }
+
+    /// Which program the configuration was written for, where the two
+    /// differ (page caps): Planet 2.0's configurations have htmltmpl
+    /// templates only and none of Venus's own options.
+    public enum Dialect: Sendable, Equatable {
+        case venus, planet2
     }
 
     /// A filter named in a `filters` option: its file name, and its
@@ -71,6 +81,11 @@ public struct VenusConfiguration: Sendable {
 
     /// The configuration file.
     public let path: String
+    /// The folder relative paths (`output_dir`, `cache_directory`, a local
+    /// subscription) are read from: the configuration's, or where the
+    /// command runs when the configuration's files are found from there.
+    public let folder: String
+    public let dialect: Dialect
     /// `[Planet]`'s options, as resolved (the theme's merged).
     public let planet: [String: String]
     /// `[Planet] filters`: run on every feed's entries, before a feed's own.
@@ -105,7 +120,6 @@ public struct VenusConfiguration: Sendable {
         "locale": "dates are written in English",
         "django_autoescape": "Django templates are not supported",
         "pubsubhubbub_feeds": "feedmerge does not ping a hub (pubsubhubbub_hub still reaches the templates)",
-        "activity_threshold": "feedmerge marks a feed stale after 180 days without a new entry",
         "name_type": "normalization overrides are not supported",
         "title_type": "normalization overrides are not supported",
         "summary_type": "normalization overrides are not supported",
@@ -118,9 +132,15 @@ public struct VenusConfiguration: Sendable {
     /// - Parameter themeFolders: folders where a theme named by
     ///   `output_theme` is looked for after the configuration's own folder
     ///   (Venus looks in its own `themes` folder).
-    public static func load(_ path: String, themeFolders: [String] = []) throws(Failure) -> VenusConfiguration {
+    ///   - workingFolder: where the command runs (planet.py reads its
+    ///     relative paths from there).
+    public static func load(
+        _ path: String, themeFolders: [String] = [],
+        workingFolder: String = FileManager.default.currentDirectoryPath
+    ) throws(Failure) -> VenusConfiguration {
         let file = URL(fileURLWithPath: path).standardizedFileURL
-        let folder = file.deletingLastPathComponent().path
+        let configurationFolder = file.deletingLastPathComponent().path
+        let working = URL(fileURLWithPath: workingFolder).standardizedFileURL.path
         let text = try readText(file.path, what: "the configuration")
         var own = INIFile()
         do { try own.read(text, file: path) } catch { throw Failure(error.description) }
@@ -131,14 +151,21 @@ public struct VenusConfiguration: Sendable {
         // Venus spells the section [Planet]; accept [planet] too.
         if !own.hasSection("Planet") { own.renameSection("planet", to: "Planet") }
 
+        // Relative paths: from where the command runs when the configuration's
+        // files are there (as planet.py reads them), else from its own folder.
+        let folder = try baseFolder(of: own, working: working, configuration: configurationFolder)
+        let searched = [working, configurationFolder].reduce(into: [String]()) {
+            if !$0.contains($1) { $0.append($1) }
+        }
+
         // The theme: its config.ini first, the planet's over it.
         var ini = own
         var themeFolder: String?
-        var directories = try list(own, "template_directories").map { absolute($0, in: folder) }
+        // Venus's default template directory is ".": where it runs.
+        var directories = try list(own, "template_directories").map { existing($0, in: searched) }
+        if directories.isEmpty { directories = [working] }
         if let theme = try value(own, "output_theme", in: "Planet"), !theme.isEmpty {
-            let candidates = ([folder, FileManager.default.currentDirectoryPath] + themeFolders).map {
-                absolute(theme, in: $0)
-            }
+            let candidates = (searched + themeFolders).map { absolute(theme, in: $0) }
             guard let found = candidates.first(where: { FileManager.default.fileExists(atPath: $0 + "/config.ini") })
             else {
                 throw Failure(
@@ -163,10 +190,13 @@ public struct VenusConfiguration: Sendable {
             for item in try list(own, "bill_of_materials") where !materials.contains(item) { materials.append(item) }
             merged.set("bill_of_materials", materials.joined(separator: " "), in: "Planet")
             ini = merged
-            for candidate in [found, folder] where !directories.contains(candidate) { directories.append(candidate) }
+            // Venus's order: the planet's directories, the theme, the configuration's folder, the theme's.
+            for candidate in [found, configurationFolder] where !directories.contains(candidate) {
+                directories.append(candidate)
+            }
             directories += settings.directories
-        } else if !directories.contains(folder) {
-            directories.append(folder)
+        } else if !directories.contains(configurationFolder) {
+            directories.append(configurationFolder)
         }
 
         var planet: [String: String] = [:]
@@ -184,7 +214,9 @@ public struct VenusConfiguration: Sendable {
         for section in ["Planet"] + ini.sections {
             for name in try list(ini, "filters", in: section) { filterSections.insert(filterName(name)) }
         }
-        let inherited = planet.filter { !predefinedOptions.contains($0.key) }
+        let dialect = themeFolders.isEmpty ? try Self.dialect(of: ini, templates: templateNames) : .venus
+        // Venus hands a feed the [Planet] options it does not define itself; Planet 2.0 does not.
+        let inherited = dialect == .venus ? planet.filter { !predefinedOptions.contains($0.key) } : [:]
         var subscriptions: [Subscription] = []
         var readingLists: [Subscription] = []
         for section in ini.sections where section != "Planet" {
@@ -211,13 +243,14 @@ public struct VenusConfiguration: Sendable {
         let output = absolute(try value(ini, "output_dir", in: "Planet") ?? "output", in: folder)
         var templates: [Template] = []
         for name in templateNames {
-            guard let found = find(name, in: directories) else {
+            // Planet 2.0 tries the file's own name when its path is not found.
+            let basename = (name as NSString).lastPathComponent
+            guard let found = find(name, in: directories) ?? find(basename, in: directories) else {
                 throw Failure(
                     "\(path): template \(name) is in none of the template directories: "
                         + directories.joined(separator: ", "))
             }
-            let base = (name as NSString).lastPathComponent
-            let language = (base as NSString).pathExtension
+            let language = (basename as NSString).pathExtension
             func number(_ key: String, _ fallback: Int) throws(Failure) -> Int {
                 // Venus's `get`: the template's section (with [DEFAULT]), else [Planet].
                 let section = ini.hasSection(name) && ini.raw(key, in: name) != nil ? name : "Planet"
@@ -227,12 +260,18 @@ public struct VenusConfiguration: Sendable {
                 }
                 return number
             }
-            templates.append(
-                Template(
-                    name: name, path: found.path, outputPath: output + "/" + (base as NSString).deletingPathExtension,
-                    language: language, itemsPerPage: try number("items_per_page", 60),
-                    daysPerPage: try number("days_per_page", 0),
-                    filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : []))
+            var template = Template(
+                name: name, path: found.path,
+                outputPath: output + "/" + (basename as NSString).deletingPathExtension,
+                language: language, itemsPerPage: try number("items_per_page", 60),
+                daysPerPage: try number("days_per_page", 0),
+                filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : [])
+            if ini.hasSection(name) {
+                for key in ini.ownKeys(in: name) where key != "filters" {
+                    template.options[key] = try value(ini, key, in: name)
+                }
+            }
+            templates.append(template)
         }
 
         // The bill of materials, with #{option} expanded once per subscription that sets it.
@@ -261,10 +300,55 @@ public struct VenusConfiguration: Sendable {
         var planetFilters: [FilterReference] = []
         for name in try list(ini, "filters", in: "Planet") { planetFilters.append(try filterReference(name, ini: ini)) }
         return VenusConfiguration(
-            path: path, planet: planet, planetFilters: planetFilters, subscriptions: subscriptions,
+            path: path, folder: folder, dialect: dialect, planet: planet, planetFilters: planetFilters, subscriptions: subscriptions,
             readingLists: readingLists,
             templates: templates, billOfMaterials: materials, outputFolder: output, themeFolder: themeFolder,
             warnings: warnings)
+    }
+
+    /// The folder relative paths are read from: where the command runs
+    /// when a relative template, template directory or theme the
+    /// configuration names is there and not in the configuration's own
+    /// folder (a Planet 2.0 site's `template_files = config/index.html.tmpl`,
+    /// run from the site's root as its cron runs `planet.py`); else the
+    /// configuration's folder, so that a planet runs the same from anywhere.
+    private static func baseFolder(of ini: INIFile, working: String, configuration: String) throws(Failure)
+        -> String
+    {
+        guard working != configuration else { return configuration }
+        var names = try list(ini, "template_files") + list(ini, "template_directories")
+        if let theme = try value(ini, "output_theme", in: "Planet"), !theme.isEmpty { names.append(theme) }
+        let fromWorking = names.contains { name in
+            !name.hasPrefix("/") && !name.hasPrefix("~")
+                && FileManager.default.fileExists(atPath: absolute(name, in: working))
+                && !FileManager.default.fileExists(atPath: absolute(name, in: configuration))
+        }
+        return fromWorking ? working : configuration
+    }
+
+    /// Planet 2.0 when every template is htmltmpl, no section is a reading
+    /// list and nothing names an option only Venus has.
+    private static func dialect(of ini: INIFile, templates: [String]) throws(Failure) -> Dialect {
+        let venusOnly = [
+            "output_theme", "template_directories", "bill_of_materials", "filter_directories", "filters",
+            "cache_keep_entries", "spider_threads", "pubsubhubbub_hub", "future_dates", "ignore_in_feed",
+        ]
+        if templates.contains(where: { !$0.hasSuffix(".tmpl") }) { return .venus }
+        for section in ["Planet"] + ini.sections {
+            if venusOnly.contains(where: { ini.ownKeys(in: section).contains($0) }) { return .venus }
+            if let type = try value(ini, "content_type", in: section)?.lowercased(),
+                ["opml", "foaf", "csv", "config"].contains(where: type.contains)
+            {
+                return .venus
+            }
+        }
+        return .planet2
+    }
+
+    /// A relative directory from the first of `folders` that has it (the first when none has).
+    private static func existing(_ name: String, in folders: [String]) -> String {
+        folders.lazy.map { absolute(name, in: $0) }.first { FileManager.default.fileExists(atPath: $0) }
+            ?? absolute(name, in: folders[0])
     }
 
     /// The first of `directories` that holds the file `name`, its real path
@@ -279,8 +363,6 @@ public struct VenusConfiguration: Sendable {
         return nil
     }
 
-    /// The folder relative paths are read from.
-    public var folder: String { URL(fileURLWithPath: path).standardizedFileURL.deletingLastPathComponent().path }
 
     /// Where the planet's feed will be published (Venus's `feed()`): the
     /// `feed` option, else `link` joined with the first template whose name

@@ -71,3 +71,39 @@ import Testing
         #expect(page.contains("Plain entry"))
     }
 }
+
+/// What the configuration hands the templates, as Venus and Planet 2.0 hand it.
+extension PlanetConfigurationTests {
+    /// Names are HTML as written (`Ga&#235;l` shows "Gaël"); a feed's own
+    /// title stays text. `activity_threshold` marks a subscription whose
+    /// newest entry is older than that many days, unless it failed.
+    @Test func namesAsWrittenAndActivityThresholdMarks() throws {
+        let p = try planet(
+            "names", planet: "activity_threshold = 30\nowner_name = Ond&#345;ej",
+            sections: """
+                [\(server.url("/feed.xml"))]
+                name = Ga&#235;l <b>V</b>
+
+                [old.xml]
+
+                [\(server.url("/missing.xml"))]
+                name = Gone
+
+                """)
+        try p.write(
+            p.theme + "/index.html.tmpl",
+            "<html><TMPL_VAR owner_name><TMPL_LOOP Channels><li title=\"<TMPL_VAR name>\"><TMPL_VAR name>"
+                + "|<TMPL_VAR message></li></TMPL_LOOP></html>")
+        try p.write(
+            p.w.path("old.xml"),
+            "<rss version=\"2.0\"><channel><title>Old &amp; &lt;quiet&gt;</title><item><title>t</title>"
+                + "<guid>urn:old</guid><pubDate>Mon, 02 Nov 2020 10:00:00 GMT</pubDate></item></channel></rss>")
+        let run = try p.run()
+        let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
+        #expect(run.status == 1, "one feed fails: \(run.standardError)")
+        #expect(page.contains("<html>Ond&#345;ej"), "\(page)")
+        #expect(page.contains("title=\"Ga&#235;l &lt;b&gt;V&lt;/b&gt;\">Ga&#235;l <b>V</b>|</li>"), "\(page)")
+        #expect(page.contains(">Old &amp; &lt;quiet&gt;|no activity in 30 days</li>"), "\(page)")
+        #expect(page.contains(">Gone|") && !page.contains("Gone|no activity"), "a failure says its own: \(page)")
+    }
+}

@@ -25,13 +25,14 @@ struct CommandRun {
     static let binary = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         .appendingPathComponent("feedmerge")
 
-    /// Runs the built binary; `input` (if any) is its standard input.
+    /// Runs the built binary; `input` (if any) is its standard input; in `workingDirectory` if given.
     static func feedmerge(
         _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-        standardOutput: FileHandle? = nil
+        standardOutput: FileHandle? = nil, workingDirectory: String? = nil
     ) throws -> CommandRun {
         let process = Process()
         process.executableURL = binary
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
         process.arguments = arguments
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SOURCE_DATE_EPOCH")

@@ -25,19 +25,26 @@ struct MergeOptions {
         var themePath: String?
         var items: Int?
         var days: Int?
+        /// Seconds before its newest entry that a page reaches back (Planet 2.0's `days_per_page`).
+        var window: Int64?
+        /// Settings of this page alone, over `MergeOptions.pageSettings` (a Venus template's own section).
+        var settings: [String: String] = [:]
 
         var isEmpty: Bool { self == PageRequest() }
 
         /// These settings, each unset part taken from `defaults`.
         func over(_ defaults: PageRequest) -> PageRequest {
             PageRequest(
-                themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days)
+                themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days,
+                window: window ?? defaults.window, settings: defaults.settings.merging(settings) { $1 })
         }
 
         /// What it caps (0: no cap).
         var cap: PageCap {
             let items = items ?? PageCap.defaultItems
-            return PageCap(items: items == 0 ? nil : items, days: days.flatMap { $0 == 0 ? nil : $0 })
+            return PageCap(
+                items: items == 0 ? nil : items, days: days.flatMap { $0 == 0 ? nil : $0 },
+                window: window.flatMap { $0 == 0 ? nil : $0 })
         }
     }
 

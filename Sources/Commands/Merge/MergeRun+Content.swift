@@ -82,7 +82,7 @@ extension MergeRun {
                 }
                 status = stale == true ? .stale : .ok
             }
-            return PlanetSource(
+            var source = PlanetSource(
                 name: report.subscription.title ?? report.source?.title ?? report.subscription.url, feedURL: feedURL,
                 title: report.source?.title, link: report.source?.link ?? report.subscription.htmlURL,
                 id: report.source?.id, icon: report.source?.icon, status: status,
@@ -93,6 +93,8 @@ extension MergeRun {
                 newestEntry: newest, failures: report.record?.consecutiveFailures ?? 0,
                 failingSince: status == .failing || status == .gone ? report.record?.failingSince : nil,
                 folder: report.subscription.folder, properties: report.subscription.properties)
+            source.propertiesAreMarkup = report.subscription.propertiesAreMarkup
+            return source
         }
     }
 

@@ -47,7 +47,8 @@ struct MergeRun {
                     throw UsageError(error.description)
                 }
             }
-            destinations.append((output.path, kind, Outputs.Page(theme: themes[key]!, cap: request.cap)))
+            let page = Outputs.Page(theme: themes[key]!, cap: request.cap, settings: request.settings)
+            destinations.append((output.path, kind, page))
         }
         self.destinations = destinations
         rules = try options.rules(now: options.runTime(environment: environment))

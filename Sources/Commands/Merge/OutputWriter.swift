@@ -55,6 +55,7 @@ enum OutputWriter {
                 var input = made.input
                 input.links = made.links(output.path)
                 input.entries = setting.cap.apply(input.entries)
+                input.settings.merge(setting.settings) { $1 }
                 input.outputName = output.path == "-" ? nil : (output.path as NSString).lastPathComponent
                 page = try PlanetPage.render(input, theme: setting.theme)
             } catch {

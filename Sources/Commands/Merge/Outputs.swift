@@ -22,6 +22,8 @@ struct Outputs {
     struct Page {
         var theme: PageTheme
         var cap: PageCap
+        /// Its own settings, over the run's (`PlanetPageInput.settings`).
+        var settings: [String: String] = [:]
     }
 
     var outputs: [Output] = []

@@ -1,6 +1,7 @@
 import FeedFetch
 import FeedModel
 import Foundation
+import PlanetPage
 import Subscriptions
 import TimelineMerge
 import VenusConfig
@@ -203,6 +204,8 @@ struct PlanetCommand {
                 url: Self.address(section.url, in: planet.folder), title: section.options["name"],
                 mayReadLocalFile: true)
             subscription.properties = section.options
+            // The configuration's values are HTML, handed to templates as written (`Ga&#235;l`).
+            subscription.propertiesAreMarkup = true
             // The section's own filters (the planet's are the run's), each with its section's options.
             subscription.properties["filters"] = section.filters.map(\.text).joined(separator: " ")
             return subscription
@@ -222,6 +225,10 @@ struct PlanetCommand {
             }
             return Self.address(list.url, in: planet.folder)
         }
+        // Venus splices one page of the largest items_per_page for every template and has no
+        // days_per_page; Planet 2.0 caps each template by its own.
+        let dialect = venusFolder != nil ? .venus : planet.dialect
+        let spliced = planet.templates.map(\.itemsPerPage).max() ?? PageCap.defaultItems
         for template in planet.templates {
             guard ["xslt", "xsl", "tmpl"].contains(template.language) else {
                 warnings.append(
@@ -230,8 +237,15 @@ struct PlanetCommand {
                 continue
             }
             var request = MergeOptions.OutputRequest(path: template.outputPath, format: .page)
-            request.page = MergeOptions.PageRequest(
-                themePath: template.path, items: template.itemsPerPage, days: template.daysPerPage)
+            switch dialect {
+            case .venus:
+                request.page = MergeOptions.PageRequest(themePath: template.path, items: spliced)
+            case .planet2:
+                request.page = MergeOptions.PageRequest(
+                    themePath: template.path, items: template.itemsPerPage,
+                    window: PageCap.planetWindow(days: template.daysPerPage))
+            }
+            request.page.settings = template.options
             options.outputs.append(request)
             if !template.filters.isEmpty {
                 warnings.append(

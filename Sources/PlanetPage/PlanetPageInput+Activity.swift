@@ -1,0 +1,24 @@
+import Basics
+import FeedModel
+
+extension PlanetPageInput {
+    /// Venus's and Planet 2.0's `activity_threshold = N`: a subscription
+    /// whose newest entry is older than N days before the run (or that has
+    /// none) says `no activity in N days` as its `message`, unless it has
+    /// a message of its own (a failure says why it failed). The
+    /// subscription's own setting, else the page's, else `[Planet]`'s.
+    func markingInactiveSources() -> PlanetPageInput {
+        var input = self
+        for index in input.sources.indices where input.sources[index].message == nil {
+            let source = input.sources[index]
+            guard let text = source.properties["activity_threshold"] ?? settings["activity_threshold"],
+                let days = Int(text.trimmingWhitespace), days > 0
+            else { continue }
+            let horizon = generated.secondsSince1970 - Int64(days) * 86_400
+            if (source.newestEntry?.secondsSince1970 ?? Int64.min) < horizon {
+                input.sources[index].message = "no activity in \(days) days"
+            }
+        }
+        return input
+    }
+}
