@@ -300,7 +300,8 @@ public struct VenusConfiguration: Sendable {
         var planetFilters: [FilterReference] = []
         for name in try list(ini, "filters", in: "Planet") { planetFilters.append(try filterReference(name, ini: ini)) }
         return VenusConfiguration(
-            path: path, folder: folder, dialect: dialect, planet: planet, planetFilters: planetFilters, subscriptions: subscriptions,
+            path: path, folder: folder, dialect: dialect, planet: planet, planetFilters: planetFilters,
+            subscriptions: subscriptions,
             readingLists: readingLists,
             templates: templates, billOfMaterials: materials, outputFolder: output, themeFolder: themeFolder,
             warnings: warnings)
@@ -362,7 +363,6 @@ public struct VenusConfiguration: Sendable {
         }
         return nil
     }
-
 
     /// Where the planet's feed will be published (Venus's `feed()`): the
     /// `feed` option, else `link` joined with the first template whose name

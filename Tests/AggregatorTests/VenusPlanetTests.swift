@@ -239,7 +239,8 @@ import Testing
             ["planet", "--now", "2024-12-01T00:00:00Z", "config/config.ini"], workingDirectory: w.path(""))
         #expect(run.status == 0, "\(run.standardError)")
         func entries(_ name: String) throws -> [Entry] {
-            try FeedParser.parse(Array(try Data(contentsOf: URL(fileURLWithPath: w.path("output/" + name)))),
+            try FeedParser.parse(
+                Array(try Data(contentsOf: URL(fileURLWithPath: w.path("output/" + name)))),
                 options: .init(url: nil)
             ).entries
         }
@@ -279,9 +280,10 @@ import Testing
         let w = try StateTests.Workspace("venus-xpath-sifter")
         var config = try String(
             contentsOfFile: Self.venus + "/examples/filters/xpath-sifter/xpath-sifter.ini", encoding: .utf8)
-        for (n, url) in ["http://example.com/uncategorised.xml", "http://example.com/verbose.xml",
-            "http://example.com/normal.xml"].enumerated()
-        {
+        for (n, url) in [
+            "http://example.com/uncategorised.xml", "http://example.com/verbose.xml",
+            "http://example.com/normal.xml",
+        ].enumerated() {
             config = config.replacingOccurrences(of: "[\(url)]", with: "[\(server.url("/feed/\(n + 1)"))]")
         }
         // The example names no template: the test gives it a theme to write with.
@@ -290,7 +292,9 @@ import Testing
         #expect(run.status == 0, "\(run.standardError)")
         let titles = try atomEntries(w).compactMap(\.title?.value)
         // Feeds 1 and 2 have no category "two" and no matching title at the root: only feed 3 shows.
-        #expect(!titles.isEmpty && titles.allSatisfy { $0.hasPrefix("Feed 3 ") || $0.hasPrefix("Feed 2 entry 4") }, "\(titles)")
+        #expect(
+            !titles.isEmpty && titles.allSatisfy { $0.hasPrefix("Feed 3 ") || $0.hasPrefix("Feed 2 entry 4") },
+            "\(titles)")
     }
 
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
