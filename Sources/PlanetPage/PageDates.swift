@@ -62,15 +62,17 @@ enum PageDates {
 
 extension PageDates {
     /// A date in UTC, as C's `strftime` writes it with `format` in the C
-    /// locale (Venus's `date_format` and `new_date_format`); `%Z` is `UTC`,
-    /// as Planet 2.0 writes it (Python's `time.strftime` of a UTC time).
-    static func formatted(_ date: Timestamp, _ format: String) -> String {
+    /// locale, or in `locale` (Venus's `date_format` and `new_date_format`,
+    /// Planet 2.0's `locale`); `%Z` is `UTC`, as Planet 2.0 writes it
+    /// (Python's `time.strftime` of a UTC time).
+    static func formatted(_ date: Timestamp, _ format: String, locale: PageLocale? = nil) -> String {
         var seconds = time_t(date.secondsSince1970)
         var parts = tm()
         guard gmtime_r(&seconds, &parts) != nil else { return "" }
         var buffer = [CChar](repeating: 0, count: 256)
         let length = "UTC".withCString { zone in
             parts.tm_zone = zone
+            if let locale { return strftime_l(&buffer, buffer.count, format, &parts, locale.handle) }
             return strftime(&buffer, buffer.count, format, &parts)
         }
         return String(decoding: buffer.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -30,6 +30,7 @@ enum VenusTemplateValues {
         let settings = input.settings
         let dateFormat = settings["date_format"] ?? "%B %d, %Y %I:%M %p"
         let newDateFormat = settings["new_date_format"] ?? "%B %d, %Y"
+        let locale = settings["locale"].flatMap(PageLocale.named)
         var top: [String: TemplateValue] = [:]
         // The [Planet] settings first: what the shell sets itself replaces them.
         for (key, value) in settings where Self.isName(key) { top[key] = .markup(value) }
@@ -48,7 +49,7 @@ enum VenusTemplateValues {
             top["feed"] = .text(feed)
             top["feedtype"] = .text(settings["feedtype"] ?? (feed.contains("rss") ? "rss" : "atom"))
         }
-        top["date"] = .text(PageDates.formatted(input.generated, dateFormat))
+        top["date"] = .text(PageDates.formatted(input.generated, dateFormat, locale: locale))
         top["date_iso"] = .text(iso(input.generated))
         top["date_822"] = .text(rfc822(input.generated))
         if let link = metadata.link, let output = input.outputName {
@@ -59,7 +60,9 @@ enum VenusTemplateValues {
         }
 
         var channels: [String: [String: TemplateValue]] = [:]
-        for source in input.sources { channels[source.feedURL] = channel(source, dateFormat: dateFormat) }
+        for source in input.sources {
+            channels[source.feedURL] = channel(source, dateFormat: dateFormat, locale: locale)
+        }
         top["Channels"] = .loop(
             input.sources.sorted { ($0.name, $0.feedURL) < ($1.name, $1.feedURL) }.compactMap { channels[$0.feedURL] })
 
@@ -68,12 +71,14 @@ enum VenusTemplateValues {
         var lastDate: String?
         var lastChannel: String?
         for item in input.entries {
-            var values = Self.item(item, input: input, dateFormat: dateFormat)
-            for (key, value) in channels[item.source.feedURL] ?? feedChannel(item.source, dateFormat: dateFormat) {
+            var values = Self.item(item, input: input, dateFormat: dateFormat, locale: locale)
+            for (key, value) in channels[item.source.feedURL]
+                ?? feedChannel(item.source, dateFormat: dateFormat, locale: locale)
+            {
                 values["channel_" + key] = value
             }
             // Only where the day, or the feed within a day, changes.
-            let newDate = PageDates.formatted(item.date, newDateFormat)
+            let newDate = PageDates.formatted(item.date, newDateFormat, locale: locale)
             let channelID = item.source.id ?? item.source.feedURL
             if newDate != lastDate { values["new_date"] = .text(newDate) }
             if newDate != lastDate || channelID != lastChannel { values["new_channel"] = .text(channelID) }
@@ -86,7 +91,9 @@ enum VenusTemplateValues {
     }
 
     /// A subscription: the feed's own values and the subscription's options.
-    private static func channel(_ source: PlanetSource, dateFormat: String) -> [String: TemplateValue] {
+    private static func channel(_ source: PlanetSource, dateFormat: String, locale: PageLocale?)
+        -> [String: TemplateValue]
+    {
         var values: [String: TemplateValue] = [:]
         // The configuration's values as written (HTML); a feed's title is text.
         let configured = { (value: String) in source.propertiesAreMarkup ? TemplateValue.markup(value) : .text(value) }
@@ -103,7 +110,7 @@ enum VenusTemplateValues {
         if let message = source.message { values["message"] = .text(message) }
         if let status = source.httpStatus { values["http_status"] = .text(String(status)) }
         if let newest = source.newestEntry {
-            values["last_updated"] = .text(PageDates.formatted(newest, dateFormat))
+            values["last_updated"] = .text(PageDates.formatted(newest, dateFormat, locale: locale))
             values["last_updated_iso"] = .text(iso(newest))
             values["last_updated_822"] = .text(rfc822(newest))
         }
@@ -111,15 +118,18 @@ enum VenusTemplateValues {
     }
 
     /// An entry's feed that no subscription names (it should not happen): its own values.
-    private static func feedChannel(_ source: FeedSource, dateFormat: String) -> [String: TemplateValue] {
+    private static func feedChannel(_ source: FeedSource, dateFormat: String, locale: PageLocale?)
+        -> [String: TemplateValue]
+    {
         channel(
             PlanetSource(
                 name: source.title ?? source.feedURL, feedURL: source.feedURL, title: source.title,
-                link: source.link, id: source.id), dateFormat: dateFormat)
+                link: source.link, id: source.id), dateFormat: dateFormat, locale: locale)
     }
 
-    private static func item(_ item: MergedEntry, input: PlanetPageInput, dateFormat: String) -> [String: TemplateValue]
-    {
+    private static func item(
+        _ item: MergedEntry, input: PlanetPageInput, dateFormat: String, locale: PageLocale?
+    ) -> [String: TemplateValue] {
         let entry = item.entry
         var values: [String: TemplateValue] = [:]
         let (id, plainTitle) = withUnsafePointer(to: item) { ($0.stableID, $0.plainTitle) }
@@ -147,12 +157,12 @@ enum VenusTemplateValues {
         }
         // Dated as the timeline sorts it (Venus: `updated`, else `published`).
         for (prefix, date) in [("date", item.date), ("updated", item.date)] {
-            values[prefix] = .text(PageDates.formatted(date, dateFormat))
+            values[prefix] = .text(PageDates.formatted(date, dateFormat, locale: locale))
             values[prefix + "_iso"] = .text(iso(date))
             values[prefix + "_822"] = .text(rfc822(date))
         }
         if let published = entry.published {
-            values["published"] = .text(PageDates.formatted(published, dateFormat))
+            values["published"] = .text(PageDates.formatted(published, dateFormat, locale: locale))
             values["published_iso"] = .text(iso(published))
             values["published_822"] = .text(rfc822(published))
         }

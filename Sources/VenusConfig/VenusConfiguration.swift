@@ -117,7 +117,6 @@ public struct VenusConfiguration: Sendable {
         "cache_sources_directory": "the state keeps each feed",
         "cache_lists_directory": "reading lists are fetched each run",
         "log_format": "feedmerge writes its own lines (-q, -v)",
-        "locale": "dates are written in English",
         "django_autoescape": "Django templates are not supported",
         "pubsubhubbub_feeds": "feedmerge does not ping a hub (pubsubhubbub_hub still reaches the templates)",
         "name_type": "normalization overrides are not supported",
@@ -203,9 +202,6 @@ public struct VenusConfiguration: Sendable {
         for key in ini.keys(in: "Planet") { planet[key] = try value(ini, key, in: "Planet") }
         for key in planet.keys.sorted() {
             if let reason = unsupportedOptions[key] { warnings.append("\(path): \(key) is not used: \(reason)") }
-        }
-        if let encoding = planet["encoding"], !["utf-8", "utf8"].contains(encoding.lowercased()) {
-            warnings.append("\(path): encoding \(encoding) is not used: every output is UTF-8")
         }
 
         // Sections: templates, filter settings, reading lists, subscriptions.

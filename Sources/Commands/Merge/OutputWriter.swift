@@ -65,10 +65,23 @@ enum OutputWriter {
             // A page named .html (or written to standard output) is HTML; another file (Venus's
             // atom.xml, opml.xml) is what its theme's xsl:output says.
             let lower = output.path.lowercased()
-            if output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml") {
-                render = { page.write(into: &$0) }
+            let asHTML =
+                output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml")
+            let write = { (out: inout TextBuffer) in asHTML ? page.write(into: &out) : page.writeAsThemeAsks(into: &out)
+            }
+            if let encoding = output.page?.settings["encoding"], PageEncoding.isKnown(encoding) {
+                // Planet 2.0's `encoding`: the page made in UTF-8, then written in the one asked.
+                render = { out in
+                    var page = TextBuffer(capacity: 1 << 16)
+                    write(&page)
+                    if let bytes = page.withBytes({ PageEncoding.encode($0, as: encoding) }) {
+                        out.append(bytes: bytes)
+                    } else {
+                        page.withBytes { out.append(bytes: Array($0)) }
+                    }
+                }
             } else {
-                render = { page.writeAsThemeAsks(into: &$0) }
+                render = write
             }
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []

@@ -229,6 +229,28 @@ struct PlanetCommand {
         // days_per_page; Planet 2.0 caps each template by its own.
         let dialect = venusFolder != nil ? .venus : planet.dialect
         let spliced = planet.templates.map(\.itemsPerPage).max() ?? PageCap.defaultItems
+        // Planet 2.0's locale names the language of its dates; Venus has none.
+        for locale in Set(([settings["locale"]] + planet.templates.map { $0.options["locale"] }).compactMap { $0 }) {
+            if dialect == .venus {
+                warnings.append("\(planet.path): locale is not used: Venus writes dates in English")
+            } else if PageLocale.named(locale) == nil {
+                warnings.append(
+                    "\(planet.path): locale \(locale): this machine has none of these locales (locale -a): "
+                        + "dates are written in English")
+            }
+        }
+        // Planet 2.0's encoding of a template's output; Venus writes UTF-8.
+        for encoding in Set(
+            ([settings["encoding"]] + planet.templates.map { $0.options["encoding"] }).compactMap { $0 })
+        where !["utf-8", "utf8"].contains(encoding.lowercased()) {
+            if dialect == .venus || !PageEncoding.isKnown(encoding) {
+                warnings.append("\(planet.path): encoding \(encoding) is not used: pages are written in UTF-8")
+            }
+        }
+        if dialect == .venus {
+            options.pageSettings["locale"] = nil
+            options.pageSettings["encoding"] = nil
+        }
         for template in planet.templates {
             guard ["xslt", "xsl", "tmpl"].contains(template.language) else {
                 warnings.append(
@@ -246,6 +268,10 @@ struct PlanetCommand {
                     window: PageCap.planetWindow(days: template.daysPerPage))
             }
             request.page.settings = template.options
+            if dialect == .venus {
+                request.page.settings["locale"] = nil
+                request.page.settings["encoding"] = nil
+            }
             options.outputs.append(request)
             if !template.filters.isEmpty {
                 warnings.append(
