@@ -34,7 +34,7 @@ extension NormalizedEntry {
         if let rights = metadata.rights { out += text("rights", rights, base: base) }
         if let subtitle = metadata.subtitle { out += text("subtitle", subtitle, base: base) }
         if let title = metadata.title { out += text("title", title, base: base) }
-        out += "<updated>\((metadata.updated ?? feed.now).rfc3339)</updated>"
+        out += "<updated>\((metadata.updated ?? metadata.published ?? feed.now).rfc3339)</updated>"
         for (name, value) in planetProperties(of: feed) {
             out += "<planet:\(name)>\(escaped(value))</planet:\(name)>"
         }
