@@ -64,7 +64,8 @@ extension Aggregator {
         return RememberedEntries.date(
             &fetched.feed.entries, keys: keys, keysAreUnique: fetched.prepared!.keysAreUnique, sightings: sightings,
             unlisted: unlisted, cutoff: cutoff, dating: dating, restamping: restamping,
-            feedFirstSeen: before?.firstSeen ?? now)
+            feedFirstSeen: before?.firstSeen ?? now,
+            feedDate: fetched.feed.metadata.updated ?? fetched.feed.metadata.published)
     }
 
     /// Records the outcome of a feed not fetched (304, failure, deferral) and
@@ -76,7 +77,8 @@ extension Aggregator {
     ///   entries can get into the timeline (`StoredDates`): none is read.
     static func remember(
         notFetched outcome: Outcome, plan: Plan, state: StateOptions, dating: EntryDating, cutoff: Timestamp?,
-        readingEntries: Bool = true, pending: inout [FeedUpdate], report: inout FeedReport
+        readingEntries: Bool = true, feedDate: Timestamp? = nil, pending: inout [FeedUpdate],
+        report: inout FeedReport
     ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
         let store = state.store
         let url = plan.subscription.url
@@ -116,12 +118,13 @@ extension Aggregator {
         for lazy in stored {
             let (date, _) = dating.date(
                 published: lazy.published, updated: lazy.updated, sighted: lazy.sighting, restamping: restamping,
-                feedFirstSeen: feedFirstSeen)
+                feedFirstSeen: feedFirstSeen, feedDate: feedDate)
             dates.append(date)
             entries.append(
                 Timeline.Deferred(id: lazy.id, link: lazy.link) {
                     var (entry, _) = dating.dated(
-                        lazy.entry, sighted: lazy.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
+                        lazy.entry, sighted: lazy.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen,
+                        feedDate: feedDate)
                     if let folder { file(&entry, in: folder) }
                     return entry
                 })

@@ -29,12 +29,13 @@ public struct EntryDating: Sendable {
 
     /// The dates of a feed's entries nothing is remembered of (no state, or
     /// its facts unreadable): each entry's `published`, else `updated`, else
-    /// the feed's own date, else the run's time; a future date kept,
+    /// the feed's own date (Venus's fallback; not one after the run's time
+    /// unless `future` keeps such dates), else the run's time; a future date kept,
     /// clamped to now, or dropped (nil) per `future`. Clamping lowers the
     /// entry's own dates too, so that every output agrees; no other entry is
     /// written to (the array stays shared with whoever else holds it).
     public func dates(ofFresh feed: inout ParsedFeed) -> [Timestamp?] {
-        let feedDate = feed.metadata.updated ?? feed.metadata.published
+        let feedDate = (feed.metadata.updated ?? feed.metadata.published).flatMap { future == .keep || $0 <= now ? $0 : nil }
         var dates: [Timestamp?] = []
         dates.reserveCapacity(feed.entries.count)
         for index in feed.entries.indices {
@@ -60,25 +61,32 @@ public struct EntryDating: Sendable {
 
     /// A remembered entry (stored, or fresh with the store's facts) and its
     /// date: a restamping feed's entries take the date first seen, undated
-    /// ones their first-seen time (the same on every run), a new feed's
-    /// undated backlog (`isBacklog`) its first-seen time minus `keepDays`
-    /// minus its first position in seconds; a future date becomes the
+    /// ones their feed's date (`feedDate`, as Venus dates them) when that is
+    /// before their first-seen time, else their first-seen time (the same
+    /// on every run), a new feed's undated backlog (`isBacklog`) its
+    /// first-seen time minus `keepDays` minus its first position in seconds
+    /// (or its feed's date, when earlier); a future date becomes the
     /// first-seen time whatever `future` says (a state knows when the entry
     /// appeared); with `.clamp`, the entry's own dates are clamped too.
-    public func dated(_ stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?) -> (Entry, Timestamp) {
-        dated(stored.entry, sighted: stored.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen)
+    public func dated(
+        _ stored: StoredEntry, restamping: Bool, feedFirstSeen: Timestamp?, feedDate: Timestamp? = nil
+    ) -> (Entry, Timestamp) {
+        dated(
+            stored.entry, sighted: stored.sighting, restamping: restamping, feedFirstSeen: feedFirstSeen,
+            feedDate: feedDate)
     }
 
     /// `dated(_:restamping:feedFirstSeen:)` for an entry and what the store
     /// knows of it (`sighted`), wherever the two come from (a run moves a
     /// stored entry out of its stored form first, so that it is not copied).
     public func dated(
-        _ entry: consuming Entry, sighted: EntrySighting, restamping: Bool, feedFirstSeen: Timestamp?
+        _ entry: consuming Entry, sighted: EntrySighting, restamping: Bool, feedFirstSeen: Timestamp?,
+        feedDate: Timestamp? = nil
     ) -> (Entry, Timestamp) {
         var entry = entry
         let (date, own) = self.date(
             published: entry.published, updated: entry.updated, sighted: sighted, restamping: restamping,
-            feedFirstSeen: feedFirstSeen)
+            feedFirstSeen: feedFirstSeen, feedDate: feedDate)
         if let own {
             entry.published = own.published
             entry.updated = own.updated
@@ -91,11 +99,13 @@ public struct EntryDating: Sendable {
     /// own dates as the policy leaves them (nil when they stay as they are).
     /// A run dates the entries of a fetched feed where they are, and writes
     /// to one only where a date changes.
-    /// - Parameter sighted: what the store knows of the entry (or, first
-    ///   seen now, what it will know).
+    /// - Parameters:
+    ///   - sighted: what the store knows of the entry (or, first seen now,
+    ///     what it will know).
+    ///   - feedDate: the feed's own date (its metadata's, as last fetched).
     public func date(
         published entryPublished: Timestamp?, updated entryUpdated: Timestamp?, sighted: EntrySighting,
-        restamping: Bool, feedFirstSeen: Timestamp?
+        restamping: Bool, feedFirstSeen: Timestamp?, feedDate: Timestamp? = nil
     ) -> (date: Timestamp, ownDates: (published: Timestamp?, updated: Timestamp?)?) {
         var published = entryPublished
         var updated = entryUpdated
@@ -103,12 +113,14 @@ public struct EntryDating: Sendable {
             published = sighted.firstDate ?? sighted.firstSeen
             updated = nil
         } else if published == nil && updated == nil {
+            var fallback = sighted.firstSeen
             if isBacklog(sighted, feedFirstSeen: feedFirstSeen) {
                 let history = Int64(keepDays) * 86_400 + Int64(sighted.firstPosition)
-                published = Timestamp(secondsSince1970: sighted.firstSeen.secondsSince1970 - history)
-            } else {
-                published = sighted.firstSeen
+                fallback = Timestamp(secondsSince1970: sighted.firstSeen.secondsSince1970 - history)
             }
+            // Venus dates an entry its feed gives no date by the feed's date; never
+            // later than first seen, so that an entry keeps its place on later runs.
+            published = min(fallback, feedDate ?? fallback)
         }
         if let date = published ?? updated, date > now {
             published = min(sighted.firstSeen, now)

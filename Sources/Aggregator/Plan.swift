@@ -18,6 +18,8 @@ struct Plan: Sendable {
     var alreadyRead: FetchResponse?
     /// The run's store keeps entries: the child prepares their stored form.
     var keepsEntries: Bool
+    /// The run's time (an entry's date of last resort, for its filters).
+    var now: Timestamp
 
     /// - Parameters:
     ///   - serveOnly: not fetched: served from the state (`feedmerge render`;
@@ -31,6 +33,7 @@ struct Plan: Sendable {
         self.record = record
         self.alreadyRead = alreadyRead
         self.keepsEntries = keepsEntries
+        now = rules.now
         // A feed's new address came from a redirect, never from the operator.
         request = FetchRequest(
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
@@ -93,7 +96,8 @@ struct Plan: Sendable {
             feed = try FeedParser.parse(
                 response.body, options: .init(url: base, contentType: response.headers.contentType))
             if let cut { feed.warnings.insert(cut, at: 0) }
-            subscription.filters.apply(to: &feed, feedURL: response.finalURL)
+            subscription.filters.apply(
+                to: &feed, feedURL: response.finalURL, properties: filterProperties(response), now: now)
         } catch {
             if discovered == nil, let base,
                 FeedDiscovery.isHTML(response.body, contentType: response.headers.contentType),
@@ -118,6 +122,19 @@ struct Plan: Sendable {
                 lastModified: cut == nil ? response.headers.lastModified : nil,
                 movedTo: moved, notBefore: notBefore,
                 notice: cut ?? discovered.map { "an HTML page: followed the feed it advertises, \($0)" }))
+    }
+
+    /// What Venus's spider records of a subscription before its filters
+    /// run (its `planet_*` values): the subscription's options and name,
+    /// the fetch's status, address and validators.
+    private func filterProperties(_ response: FetchResponse) -> [String: String] {
+        var properties = subscription.properties
+        if properties["name"] == nil, let title = subscription.title { properties["name"] = title }
+        properties["http_status"] = String(response.status)
+        properties["http_location"] = response.finalURL
+        if let etag = response.headers.etag { properties["http_etag"] = etag }
+        if let lastModified = response.headers.lastModified { properties["http_last_modified"] = lastModified }
+        return properties
     }
 
     /// Fetches the feed a page advertises, and reads it.

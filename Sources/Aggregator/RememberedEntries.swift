@@ -24,7 +24,7 @@ enum RememberedEntries {
     static func date(
         _ entries: inout [Entry], keys: [String], keysAreUnique: Bool, sightings: [String: EntrySighting],
         unlisted: consuming [StoredEntry], cutoff: Timestamp?, dating: EntryDating, restamping: Bool,
-        feedFirstSeen: Timestamp?
+        feedFirstSeen: Timestamp?, feedDate: Timestamp? = nil
     ) -> [Timestamp?] {
         let now = dating.now
         // Where each key is listed first and last, when some key is listed twice.
@@ -66,7 +66,9 @@ enum RememberedEntries {
             }
             all.sort(by: StoredEntry.inStoreOrder)
             entries = []
-            return dateStored(&all, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen)
+            return dateStored(
+                &all, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen,
+                feedDate: feedDate)
         }
         if places.count < entries.count {
             var kept: [Entry] = []
@@ -79,21 +81,24 @@ enum RememberedEntries {
         for index in entries.indices {
             let (date, own) = dating.date(
                 published: entries[index].published, updated: entries[index].updated, sighted: sighted[index],
-                restamping: restamping, feedFirstSeen: feedFirstSeen)
+                restamping: restamping, feedFirstSeen: feedFirstSeen, feedDate: feedDate)
             if let own {
                 entries[index].published = own.published
                 entries[index].updated = own.updated
             }
             dates.append(date)
         }
-        return dates + dateStored(&unlisted, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen)
+        return dates
+            + dateStored(
+                &unlisted, into: &entries, dating: dating, restamping: restamping, feedFirstSeen: feedFirstSeen,
+                feedDate: feedDate)
     }
 
     /// Stored entries dated and moved, in their order, to the end of `entries`.
     /// - Returns: their dates.
     static func dateStored(
         _ stored: inout [StoredEntry], into entries: inout [Entry], dating: EntryDating, restamping: Bool,
-        feedFirstSeen: Timestamp?
+        feedFirstSeen: Timestamp?, feedDate: Timestamp? = nil
     ) -> [Timestamp?] {
         var dates: [Timestamp?] = []
         dates.reserveCapacity(stored.count)
@@ -101,7 +106,7 @@ enum RememberedEntries {
         for index in stored.indices {
             let (dated, date) = dating.dated(
                 take(&stored[index].entry), sighted: stored[index].sighting, restamping: restamping,
-                feedFirstSeen: feedFirstSeen)
+                feedFirstSeen: feedFirstSeen, feedDate: feedDate)
             entries.append(dated)
             dates.append(date)
         }

@@ -110,16 +110,26 @@ public struct EntryFilters: Sendable, Hashable {
     /// many were left out, which stylesheets failed (an entry a stylesheet
     /// fails on goes on as it was), and which one ran out of time here (it
     /// is then not run again: said once, on the feed where it stopped).
-    public func apply(to feed: inout ParsedFeed, feedURL: String?) {
+    /// - Parameters:
+    ///   - feedURL: where the feed was read from (the entry's `source`).
+    ///   - properties: Venus's `planet_*` values of the subscription without
+    ///     their prefix (`name`, `http_status`, its options): the `planet:`
+    ///     elements of the entry's `source`.
+    ///   - now: the run's time, an entry's date of last resort (else the clock's).
+    public func apply(
+        to feed: inout ParsedFeed, feedURL: String?, properties: [String: String] = [:], now: Timestamp? = nil
+    ) {
         guard !steps.isEmpty else { return }
         let before = feed.entries.count
-        let metadata = feed.metadata
+        let metadata = FilterFeed(
+            metadata: feed.metadata, format: feed.format, url: feedURL, properties: properties,
+            now: now ?? Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970)))
         var failures: [String: Int] = [:]
         var stopped: [String: Double] = [:]
         feed.entries = feed.entries.compactMap { entry in
             var entry = entry
             for step in steps {
-                switch Self.run(step, on: entry, source: metadata, feedURL: feedURL) {
+                switch Self.run(step, on: entry, feed: metadata) {
                 case .kept(let next): entry = next
                 case .dropped: return nil
                 case .failed(let path): failures[path, default: 0] += 1
@@ -154,9 +164,7 @@ public struct EntryFilters: Sendable, Hashable {
         case stopped(String, seconds: Double, now: Bool)
     }
 
-    private static func run(_ step: EntryFilter, on entry: Entry, source: FeedMetadata, feedURL: String?)
-        -> StepResult
-    {
+    private static func run(_ step: EntryFilter, on entry: Entry, feed: FilterFeed) -> StepResult {
         func keep(_ entry: Entry?) -> StepResult { entry.map { .kept($0) } ?? .dropped }
         switch step {
         case .text(let pattern, let keepMatching):
@@ -168,7 +176,7 @@ public struct EntryFilters: Sendable, Hashable {
             }
             return .kept(entry)
         case .xpathSifter(let require, let exclude):
-            let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
+            let document = NormalizedEntry.document(entry, in: feed).text
             // An expression that cannot be evaluated (an unbound prefix) is a failure, said, not a silent drop.
             do {
                 for expression in require where try !EntryStylesheet.holds(expression, in: document) {
@@ -182,17 +190,20 @@ public struct EntryFilters: Sendable, Hashable {
             }
             return .kept(entry)
         case .ignore(let names):
-            return .kept(ignoring(names, in: entry))
+            return .kept(ignoring(names, in: entry, feed: feed))
         case .stylesheet(let reference):
-            let document = NormalizedEntry.document(entry, source: source, feedURL: feedURL)
-            switch reference.stylesheet.transform(document) {
+            let written = NormalizedEntry.document(entry, in: feed)
+            switch reference.stylesheet.transform(written.text) {
             case .dropped: return .dropped
             case .failed: return .failed(reference.path)
             case .stopped(let now):
                 return .stopped(reference.path, seconds: reference.stylesheet.timeLimit, now: now)
             case .entry(let result):
                 // A result that is not an entry: nothing to show.
-                guard var filtered = NormalizedEntry.read(result, base: entry.link ?? source.link) else {
+                guard
+                    var filtered = NormalizedEntry.read(
+                        result, base: entry.link ?? feed.metadata.link, written: written, original: entry)
+                else {
                     return .dropped
                 }
                 // What the normalized form does not carry stays as the feed gave it.
@@ -208,14 +219,18 @@ public struct EntryFilters: Sendable, Hashable {
         pattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) != nil
     }
 
-    private static func ignoring(_ names: Set<String>, in entry: Entry) -> Entry {
+    /// What Venus's `scrub` leaves of an entry: the names are its feed
+    /// parser's, in which an RSS item's `pubDate` and `dc:date` are `updated`.
+    private static func ignoring(_ names: Set<String>, in entry: Entry, feed: FilterFeed) -> Entry {
         var entry = entry
         for name in names {
             switch name {
             case "author": entry.authors = []
             case "contributor": entry.contributors = []
             case "id": entry.id = nil
-            case "updated": entry.updated = nil
+            case "updated":
+                entry.updated = nil
+                if feed.isRSS { entry.published = nil }
             case "published": entry.published = nil
             case "xml:lang", "language": entry.language = nil
             case "category", "tags": entry.categories = []

@@ -77,6 +77,37 @@ import TimelineMerge
         #expect(ownDate == Self.at(700) && own.published == nil, "an entry's own date was replaced")
     }
 
+    /// Venus dates an entry its feed gives no date by the feed's date: so do
+    /// remembered entries, never later than first seen (their place stays).
+    @Test func rememberedUndatedEntryTakesItsFeedsDateWhenEarlier() {
+        let dating = Self.dating(newFeedItems: 1)
+        let (entry, date) = dating.dated(
+            Self.stored(Self.entry("u"), firstSeen: 500), restamping: false, feedFirstSeen: Self.at(1),
+            feedDate: Self.at(300))
+        #expect(date == Self.at(300) && entry.published == Self.at(300))
+        let (_, later) = dating.dated(
+            Self.stored(Self.entry("u"), firstSeen: 500), restamping: false, feedFirstSeen: Self.at(1),
+            feedDate: Self.at(900))
+        #expect(later == Self.at(500), "a feed date after the first sighting moved the entry up")
+        // A new feed's backlog: the earlier of its backlog date and the feed's date.
+        let backlog = Self.stored(Self.entry("b"), firstSeen: 10_000_000, firstPosition: 3)
+        let (_, old) = dating.dated(backlog, restamping: false, feedFirstSeen: Self.at(10_000_000), feedDate: Self.at(7))
+        #expect(old == Self.at(7))
+        let (_, recent) = dating.dated(
+            backlog, restamping: false, feedFirstSeen: Self.at(10_000_000), feedDate: Self.at(9_999_999))
+        #expect(recent == Self.at(10_000_000 - 90 * 86_400 - 3))
+    }
+
+    /// Venus's `ignore_entry` and `ignore_date` forget a feed date in the future: an
+    /// undated entry then takes the run's time, and is not dropped.
+    @Test func withoutHistoryAFutureFeedDateIsNotAnUndatedEntrysDate() {
+        let future = Self.now.secondsSince1970 + 86_400
+        var drop = Self.feed([Self.entry("none")], updated: future)
+        #expect(Self.dating(.drop).dates(ofFresh: &drop) == [Self.now])
+        var keep = Self.feed([Self.entry("none")], updated: future)
+        #expect(Self.dating(.keep).dates(ofFresh: &keep) == [Self.at(future)])
+    }
+
     @Test func rememberedFutureDateBecomesItsFirstSeenTimeWhateverThePolicy() {
         let future = Self.now.secondsSince1970 + 86_400
         for policy in [TimelineRules.FuturePolicy.keep, .clamp, .drop] {
