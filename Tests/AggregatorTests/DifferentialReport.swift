@@ -18,7 +18,8 @@ struct DifferentialReport {
     mutating func compare(file: String, feedmerge: [String: Any], reference: [String: Any]) {
         let kinds = (feedmerge["kind"] as? String ?? "?", reference["kind"] as? String ?? "?")
         guard kinds.0 == kinds.1 else {
-            lines.append("\(file): feedmerge's is \(kinds.0) \(feedmerge["error"] ?? ""), \(self.reference)'s \(kinds.1)")
+            let error = (feedmerge["error"] as? String).map { " (\($0))" } ?? ""
+            lines.append("\(file): feedmerge's is \(kinds.0)\(error), \(self.reference)'s \(kinds.1)")
             return
         }
         if let title = reference["title"] as? String, feedmerge["title"] as? String != title {
@@ -31,6 +32,9 @@ struct DifferentialReport {
         }
     }
 
+    /// Entries are matched by link (else title), so one entry out of place is one line, not a cascade:
+    /// the order (entries of one date in either order), the entries only one side shows, then each
+    /// matched entry's differing fields. Subscriptions are compared in order.
     private mutating func compare(
         file: String, list: String, feedmerge: [[String: Any]], reference: [[String: Any]]
     ) {
@@ -38,21 +42,69 @@ struct DifferentialReport {
         if feedmerge.count != reference.count {
             found.append("\(file): \(feedmerge.count) \(list) in feedmerge's, \(reference.count) in \(self.reference)'s")
         }
-        for index in 0..<max(feedmerge.count, reference.count) {
-            let ours = index < feedmerge.count ? feedmerge[index] : [:]
-            let theirs = index < reference.count ? reference[index] : [:]
+        var pairs: [(Int, [String: Any], [String: Any])]
+        if list == "entries" {
+            let (ours, theirs) = (Self.tiesOrdered(feedmerge), Self.tiesOrdered(reference))
+            if let first = zip(ours, theirs).enumerated().first(where: { key($0.element.0) != key($0.element.1) })?.offset {
+                found.append(
+                    "\(file): order differs from entry \(first + 1): feedmerge «\(key(ours[first]))» vs "
+                        + "\(self.reference) «\(key(theirs[first]))»")
+            }
+            var unmatched = theirs.enumerated().map { ($0.offset, $0.element) }
+            pairs = []
+            var onlyOurs: [String] = []
+            for entry in ours {
+                if let at = unmatched.firstIndex(where: { key($0.1) == key(entry) }) {
+                    pairs.append((unmatched[at].0, entry, unmatched[at].1))
+                    unmatched.remove(at: at)
+                } else {
+                    onlyOurs.append(key(entry))
+                }
+            }
+            for (side, keys) in [("feedmerge's only", onlyOurs), ("\(self.reference)'s only", unmatched.map { key($0.1) })]
+            where !keys.isEmpty {
+                found.append("\(file): \(keys.count) entries \(side): \(keys.prefix(limit).map { "«\($0)»" }.joined(separator: ", "))")
+            }
+            pairs.sort { $0.0 < $1.0 }
+        } else {
+            pairs = (0..<max(feedmerge.count, reference.count)).map { index in
+                (index, index < feedmerge.count ? feedmerge[index] : [:], index < reference.count ? reference[index] : [:])
+            }
+        }
+        for (index, ours, theirs) in pairs {
             let keys = Set(ours.keys).union(theirs.keys).sorted()
             let differing = keys.filter { show(ours[$0]) != show(theirs[$0]) }
             guard !differing.isEmpty else { continue }
             let label = "\(file) \(list == "entries" ? "entry" : "subscription") \(index + 1)"
-            let what = show(theirs["title"] ?? theirs["name"] ?? ours["title"] ?? ours["name"])
-            found.append("\(label) («\(what)»):")
+            found.append("\(label) («\(show(theirs["title"] ?? theirs["name"] ?? ours["title"] ?? ours["name"]))»):")
             for key in differing {
                 found.append("    \(key): feedmerge «\(show(ours[key]))» vs \(self.reference) «\(show(theirs[key]))»")
             }
         }
         lines += found.prefix(limit * 3)
         if found.count > limit * 3 { lines.append("\(file): … \(found.count - limit * 3) more \(list) lines") }
+    }
+
+    /// What matches an entry on both sides: its link, else its title.
+    private func key(_ entry: [String: Any]) -> String {
+        show(entry["link"] is String ? entry["link"] : entry["title"])
+    }
+
+    /// The entries with each run of one date (as shown, or as meant) in link order: the programs
+    /// order entries of the same instant differently, and neither order is wrong.
+    private static func tiesOrdered(_ entries: [[String: Any]]) -> [[String: Any]] {
+        let date = { (entry: [String: Any]) in "\(entry["date"] ?? entry["shown"] ?? "")" }
+        let link = { (entry: [String: Any]) in "\(entry["link"] ?? entry["title"] ?? "")" }
+        var result: [[String: Any]] = []
+        var run: [[String: Any]] = []
+        for entry in entries {
+            if let last = run.last, date(last) != date(entry) {
+                result += run.sorted { link($0) < link($1) }
+                run = []
+            }
+            run.append(entry)
+        }
+        return result + run.sorted { link($0) < link($1) }
     }
 
     private func show(_ value: Any?) -> String {
