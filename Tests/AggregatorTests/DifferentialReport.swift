@@ -23,7 +23,7 @@ struct DifferentialReport {
             return
         }
         if let title = reference["title"] as? String, feedmerge["title"] as? String != title {
-            lines.append("\(file): title: feedmerge «\(show(feedmerge["title"]))» vs \(self.reference) «\(title)»")
+            lines.append("\(file): title: feedmerge «\(Self.show(feedmerge["title"]))» vs \(self.reference) «\(title)»")
         }
         for list in ["entries", "subscriptions"] {
             compare(
@@ -32,9 +32,9 @@ struct DifferentialReport {
         }
     }
 
-    /// Entries are matched by link (else title), so one entry out of place is one line, not a cascade:
-    /// the order (entries of one date in either order), the entries only one side shows, then each
-    /// matched entry's differing fields. Subscriptions are compared in order.
+    /// Rows are matched by key (an entry's link, a subscription's site), so one row out of place is
+    /// one line, not a cascade: the order (entries of one date in either order), the rows only one
+    /// side shows, then each matched row's differing fields.
     private mutating func compare(
         file: String, list: String, feedmerge: [[String: Any]], reference: [[String: Any]]
     ) {
@@ -42,43 +42,38 @@ struct DifferentialReport {
         if feedmerge.count != reference.count {
             found.append("\(file): \(feedmerge.count) \(list) in feedmerge's, \(reference.count) in \(self.reference)'s")
         }
-        var pairs: [(Int, [String: Any], [String: Any])]
-        if list == "entries" {
-            let (ours, theirs) = (Self.tiesOrdered(feedmerge), Self.tiesOrdered(reference))
-            if let first = zip(ours, theirs).enumerated().first(where: { key($0.element.0) != key($0.element.1) })?.offset {
-                found.append(
-                    "\(file): order differs from entry \(first + 1): feedmerge «\(key(ours[first]))» vs "
-                        + "\(self.reference) «\(key(theirs[first]))»")
-            }
-            var unmatched = theirs.enumerated().map { ($0.offset, $0.element) }
-            pairs = []
-            var onlyOurs: [String] = []
-            for entry in ours {
-                if let at = unmatched.firstIndex(where: { key($0.1) == key(entry) }) {
-                    pairs.append((unmatched[at].0, entry, unmatched[at].1))
-                    unmatched.remove(at: at)
-                } else {
-                    onlyOurs.append(key(entry))
-                }
-            }
-            for (side, keys) in [("feedmerge's only", onlyOurs), ("\(self.reference)'s only", unmatched.map { key($0.1) })]
-            where !keys.isEmpty {
-                found.append("\(file): \(keys.count) entries \(side): \(keys.prefix(limit).map { "«\($0)»" }.joined(separator: ", "))")
-            }
-            pairs.sort { $0.0 < $1.0 }
-        } else {
-            pairs = (0..<max(feedmerge.count, reference.count)).map { index in
-                (index, index < feedmerge.count ? feedmerge[index] : [:], index < reference.count ? reference[index] : [:])
+        let entries = list == "entries"
+        let key: ([String: Any]) -> String = { row in entries ? Self.entryKey(row) : Self.subscriptionKey(row) }
+        let (ours, theirs) = entries ? (Self.tiesOrdered(feedmerge), Self.tiesOrdered(reference)) : (feedmerge, reference)
+        if let first = zip(ours, theirs).enumerated().first(where: { key($0.element.0) != key($0.element.1) })?.offset {
+            found.append(
+                "\(file): order differs from \(entries ? "entry" : "subscription") \(first + 1): feedmerge «\(key(ours[first]))» vs "
+                    + "\(self.reference) «\(key(theirs[first]))»")
+        }
+        var unmatched = theirs.enumerated().map { ($0.offset, $0.element) }
+        var pairs: [(Int, [String: Any], [String: Any])] = []
+        var onlyOurs: [String] = []
+        for row in ours {
+            if let at = unmatched.firstIndex(where: { key($0.1) == key(row) }) {
+                pairs.append((unmatched[at].0, row, unmatched[at].1))
+                unmatched.remove(at: at)
+            } else {
+                onlyOurs.append(key(row))
             }
         }
+        for (side, keys) in [("feedmerge's only", onlyOurs), ("\(self.reference)'s only", unmatched.map { key($0.1) })]
+        where !keys.isEmpty {
+            found.append("\(file): \(keys.count) \(list) \(side): \(keys.prefix(limit).map { "«\($0)»" }.joined(separator: ", "))")
+        }
+        pairs.sort { $0.0 < $1.0 }
         for (index, ours, theirs) in pairs {
             let keys = Set(ours.keys).union(theirs.keys).sorted()
-            let differing = keys.filter { show(ours[$0]) != show(theirs[$0]) }
+            let differing = keys.filter { Self.show(ours[$0]) != Self.show(theirs[$0]) }
             guard !differing.isEmpty else { continue }
             let label = "\(file) \(list == "entries" ? "entry" : "subscription") \(index + 1)"
-            found.append("\(label) («\(show(theirs["title"] ?? theirs["name"] ?? ours["title"] ?? ours["name"]))»):")
+            found.append("\(label) («\(Self.show(theirs["title"] ?? theirs["name"] ?? ours["title"] ?? ours["name"]))»):")
             for key in differing {
-                found.append("    \(key): feedmerge «\(show(ours[key]))» vs \(self.reference) «\(show(theirs[key]))»")
+                found.append("    \(key): feedmerge «\(Self.show(ours[key]))» vs \(self.reference) «\(Self.show(theirs[key]))»")
             }
         }
         lines += found.prefix(limit * 3)
@@ -86,8 +81,14 @@ struct DifferentialReport {
     }
 
     /// What matches an entry on both sides: its link, else its title.
-    private func key(_ entry: [String: Any]) -> String {
-        show(entry["link"] is String ? entry["link"] : entry["title"])
+    private static func entryKey(_ entry: [String: Any]) -> String {
+        Self.show(entry["link"] is String ? entry["link"] : entry["title"])
+    }
+
+    /// What matches a subscription on both sides: its site, else its feed (the programs may
+    /// name a feed by the address it was fetched from or by the one it gives itself).
+    private static func subscriptionKey(_ subscription: [String: Any]) -> String {
+        Self.show(subscription["link"] is String ? subscription["link"] : subscription["feed"])
     }
 
     /// The entries with each run of one date (as shown, or as meant) in link order: the programs
@@ -107,7 +108,7 @@ struct DifferentialReport {
         return result + run.sorted { link($0) < link($1) }
     }
 
-    private func show(_ value: Any?) -> String {
+    private static func show(_ value: Any?) -> String {
         switch value {
         case nil, is NSNull: "(none)"
         case let text as String: text
