@@ -49,7 +49,8 @@ struct PlanetDifferentialTests {
         """
 
     /// Venus configurations: each theme, with the `[Planet]` options that shape a page.
-    static let venusCases: [String: String] = [
+    static var venusCases: [String: String] {
+        [
         "venus-classic_fancy": planetSection + """
             output_dir = www
             output_theme = classic_fancy
@@ -89,11 +90,13 @@ struct PlanetDifferentialTests {
 
             \(subscriptions(feeds[4...]))
             """,
-    ]
+        ]
+    }
 
     /// Planet 2.0 configurations: a site root with `code/`, `config/config.ini` and
     /// htmltmpl templates named relative to the root, as planet.python.org runs it.
-    static let planet2Cases: [String: String] = [
+    static var planet2Cases: [String: String] {
+        [
         "planet2-fancy": planetSection + """
             template_files = config/index.html.tmpl config/rss20.xml.tmpl config/rss10.xml.tmpl \
             config/opml.xml.tmpl config/foafroll.xml.tmpl
@@ -120,13 +123,14 @@ struct PlanetDifferentialTests {
 
             \(subscriptions(feeds[..<10]))
             """,
-    ]
+        ]
+    }
 
     static let reports = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-differential")
 
     @Test(
         .enabled(if: PlanetDifferential.skip == nil, "\(PlanetDifferential.skip ?? "")"),
-        arguments: venusCases.keys.sorted())
+        arguments: ["venus-asf", "venus-classic_fancy", "venus-mobile", "venus-musings"])
     func venusAndFeedmergeShowTheSame(name: String) throws {
         let w = try StateTests.Workspace("differential-\(name)")
         for side in ["venus", "feedmerge"] {
@@ -142,7 +146,7 @@ struct PlanetDifferentialTests {
 
     @Test(
         .enabled(if: PlanetDifferential.skip == nil, "\(PlanetDifferential.skip ?? "")"),
-        arguments: planet2Cases.keys.sorted())
+        arguments: ["planet2-capped", "planet2-fancy"])
     func planet2AndFeedmergeShowTheSame(name: String) throws {
         let w = try StateTests.Workspace("differential-\(name)")
         for side in ["planet2", "feedmerge"] {
