@@ -25,13 +25,16 @@ struct MergeOptions {
         var themePath: String?
         var items: Int?
         var days: Int?
+        /// Filters of the written page (a Venus template's `filters`), as `FilterSetup.pageFilters` reads them.
+        var filters: [String] = []
 
         var isEmpty: Bool { self == PageRequest() }
 
         /// These settings, each unset part taken from `defaults`.
         func over(_ defaults: PageRequest) -> PageRequest {
             PageRequest(
-                themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days)
+                themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days,
+                filters: filters.isEmpty ? defaults.filters : filters)
         }
 
         /// What it caps (0: no cap).

@@ -64,11 +64,13 @@ enum OutputWriter {
             // A page named .html (or written to standard output) is HTML; another file (Venus's
             // atom.xml, opml.xml) is what its theme's xsl:output says.
             let lower = output.path.lowercased()
+            let write: (inout TextBuffer) -> Void
             if output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml") {
-                render = { page.write(into: &$0) }
+                write = { page.write(into: &$0) }
             } else {
-                render = { page.writeAsThemeAsks(into: &$0) }
+                write = { page.writeAsThemeAsks(into: &$0) }
             }
+            render = filtered(write, by: output.page?.filters ?? [], path: output.path)
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []
             render = { $0.append(bytes: bytes) }
@@ -92,6 +94,21 @@ enum OutputWriter {
             StandardOutput.error("feedmerge: wrote \(output.path) (\(output.kind)) in \(seconds) s")
         }
         return nil
+    }
+
+    /// The page made whole in memory and given to its filters, when it has any.
+    private static func filtered(_ write: @escaping (inout TextBuffer) -> Void, by filters: [PageFilter], path: String)
+        -> (inout TextBuffer) -> Void
+    {
+        guard !filters.isEmpty else { return write }
+        var page = TextBuffer(capacity: 1 << 16)
+        write(&page)
+        guard let text = String(validating: page.bytes, as: UTF8.self) else {
+            StandardOutput.error("feedmerge: \(path) is not UTF-8: its filters are not run")
+            return write
+        }
+        let result = PageFilter.apply(filters, to: text, path: path)
+        return { $0.append(contentsOf: result) }
     }
 
     private static func onOwnThread<Result: Sendable>(_ job: @escaping @Sendable () -> Result) async -> Result {

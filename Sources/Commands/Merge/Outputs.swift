@@ -22,6 +22,8 @@ struct Outputs {
     struct Page {
         var theme: PageTheme
         var cap: PageCap
+        /// What is done to the page once its theme has made it.
+        var filters: [PageFilter] = []
     }
 
     var outputs: [Output] = []

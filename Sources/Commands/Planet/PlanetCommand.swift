@@ -231,13 +231,9 @@ struct PlanetCommand {
             }
             var request = MergeOptions.OutputRequest(path: template.outputPath, format: .page)
             request.page = MergeOptions.PageRequest(
-                themePath: template.path, items: template.itemsPerPage, days: template.daysPerPage)
+                themePath: template.path, items: template.itemsPerPage, days: template.daysPerPage,
+                filters: template.pageFilters)
             options.outputs.append(request)
-            if !template.filters.isEmpty {
-                warnings.append(
-                    "\(planet.path): [\(template.name)] filters \(template.filters.joined(separator: " ")) "
-                        + "are not run: feedmerge does not post-process a template's output")
-            }
         }
         guard !options.outputs.isEmpty else {
             throw UsageError("\(planet.path): no template to write (template_files, or output_theme)")
