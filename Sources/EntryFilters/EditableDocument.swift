@@ -14,7 +14,8 @@ final class EditableDocument {
             let parsed = bytes.withUnsafeBufferPointer({ buffer in
                 buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) {
                     xmlReadMemory(
-                        $0, Int32(buffer.count), "feedmerge:document.xml", "utf-8", Int32(XML_PARSE_NONET.rawValue))
+                        $0, Int32(buffer.count), "feedmerge:document.xml", "utf-8",
+                        Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue))
                 }
             })
         else { return nil }
