@@ -62,15 +62,20 @@ enum OutputWriter {
                 return "\(output.path): \(error)"
             }
             // A page named .html (or written to standard output) is HTML; another file (Venus's
-            // atom.xml, opml.xml) is what its theme's xsl:output says.
+            // atom.xml, opml.xml), or a page with filters (Venus's filters read the file its
+            // template wrote), is what its theme's xsl:output says.
             let lower = output.path.lowercased()
+            let filters = output.page?.filters ?? []
             let write: (inout TextBuffer) -> Void
-            if output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml") {
+            if filters.isEmpty
+                && (output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm")
+                    || lower.hasSuffix(".xhtml"))
+            {
                 write = { page.write(into: &$0) }
             } else {
                 write = { page.writeAsThemeAsks(into: &$0) }
             }
-            render = filtered(write, by: output.page?.filters ?? [], path: output.path)
+            render = filtered(write, by: filters, path: output.path)
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []
             render = { $0.append(bytes: bytes) }
