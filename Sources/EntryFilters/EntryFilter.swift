@@ -26,6 +26,9 @@ public enum EntryFilter: Sendable {
     case ignore(Set<String>)
     /// A Venus XSLT filter.
     case stylesheet(EntryStylesheetReference)
+    /// A Venus filter run natively over the entry's document (`minhead.py`,
+    /// `notweets.py`, `coral_cdn_filter.py`) or a `.sed` file run by sed.
+    case document(DocumentFilter)
 
     /// The names `ignore_in_feed` understands.
     public static let ignorable: Set<String> = [
@@ -156,7 +159,7 @@ public struct EntryFilters: Sendable, Hashable {
     /// went on unfiltered, which a run says at its default verbosity.
     public static func isTrouble(_ warning: String) -> Bool { warning.hasPrefix("filter ") }
 
-    private enum StepResult {
+    enum StepResult {
         case kept(Entry)
         case dropped
         case failed(String)
@@ -191,6 +194,8 @@ public struct EntryFilters: Sendable, Hashable {
             return .kept(entry)
         case .ignore(let names):
             return .kept(ignoring(names, in: entry, feed: feed))
+        case .document(let filter):
+            return run(filter, on: entry, feed: feed)
         case .stylesheet(let reference):
             let written = NormalizedEntry.document(entry, in: feed)
             switch reference.stylesheet.transform(written.text) {

@@ -41,6 +41,10 @@ public struct VenusConfiguration: Sendable {
         public var daysPerPage: Int
         /// Post-processing filters of the output (`[index.html.xslt] filters = …`).
         public var filters: [String]
+        /// Those Venus runs on the written output: each as `FilterReference.text`
+        /// names it (its own section's options in it), then `>FILE` when it
+        /// tees; one `[Planet]` names too is left out, as Venus leaves it.
+        public var pageFilters: [String] = []
         /// Its own section's options (`date_format`, `activity_threshold`,
         /// …), which replace `[Planet]`'s for it.
         public var options: [String: String] = [:]
@@ -261,7 +265,8 @@ public struct VenusConfiguration: Sendable {
                 outputPath: output + "/" + (basename as NSString).deletingPathExtension,
                 language: language, itemsPerPage: try number("items_per_page", 60),
                 daysPerPage: try number("days_per_page", 0),
-                filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : [])
+                filters: ini.hasSection(name) ? try list(ini, "filters", in: name) : [],
+                pageFilters: try pageFilters(of: name, ini: ini))
             if ini.hasSection(name) {
                 for key in ini.ownKeys(in: name) where key != "filters" {
                     template.options[key] = try value(ini, key, in: name)
@@ -394,6 +399,19 @@ public struct VenusConfiguration: Sendable {
     /// A space-separated list option (Venus's `define_planet_list`).
     private static func list(_ ini: INIFile, _ key: String, in section: String = "Planet") throws(Failure) -> [String] {
         (try value(ini, key, in: section) ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+    }
+
+    /// A template's filters as Venus runs them on its output (`splice.apply`).
+    private static func pageFilters(of template: String, ini: INIFile) throws(Failure) -> [String] {
+        guard ini.hasSection(template) else { return [] }
+        let planetFilters = try list(ini, "filters", in: "Planet")
+        var result: [String] = []
+        for text in try list(ini, "filters", in: template) where !planetFilters.contains(text) {
+            let parts = text.split(separator: ">", maxSplits: 1).map(String.init)
+            let reference = try filterReference(parts[0], ini: ini)
+            result.append(reference.text + (parts.count == 2 ? ">" + parts[1] : ""))
+        }
+        return result
     }
 
     /// A filter's file name, without the `?options` after it.

@@ -28,11 +28,11 @@ import Testing
 
     @Test func logLevelErrorStillSaysWhatIsNotRunAndDatesSayUTC() throws {
         let p = try planet(
-            "log-level", planet: "log_level = ERROR\ndate_format = %H:%M %Z\nfilters = minhead.py",
+            "log-level", planet: "log_level = ERROR\ndate_format = %H:%M %Z\nfilters = translate.py",
             sections: "[\(server.url("/feed.xml"))]\nname = Plain\n")
         let run = try p.run()
         #expect(run.status == 0, "\(run.standardError)")
-        #expect(run.standardError.contains("filter minhead.py is not run"), "\(run.standardError)")
+        #expect(run.standardError.contains("filter translate.py is not run"), "\(run.standardError)")
         // Quiet otherwise: no summary line.
         #expect(!run.standardError.contains("feeds ok"), "\(run.standardError)")
         let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)

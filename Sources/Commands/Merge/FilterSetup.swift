@@ -11,7 +11,9 @@ import VenusConfig
 /// - `filters`: Venus's filters by name, in order: XSLT files (`.xslt`),
 ///   `regexp_sifter.py` and `xpath_sifter.py` (run natively, with Venus's
 ///   `require` and `exclude` options), `excerpt.py` (its `width` sets the
-///   page's excerpts); other Python filters are named in a warning.
+///   page's excerpts), `minhead.py`, `notweets.py` and `coral_cdn_filter.py`
+///   (run natively), `.sed` files (run by sed); other Python filters and
+///   plugins are named in a warning (`notRun`).
 ///
 /// The run's own (command line, `[Planet]`) come first, then the feed's.
 struct FilterSetup {
@@ -27,7 +29,7 @@ struct FilterSetup {
 
     /// Folders a filter named without a folder is looked for in.
     var folders: [String]
-    /// Compiled XSLT filters, by path: each compiled once.
+    /// Compiled XSLT and sed filters, by path: each compiled once.
     private var stylesheets: [String: EntryFilter] = [:]
     /// Each distinct chain compiled once, however many feeds share it (a planet's
     /// `exclude` over ten thousand feeds is one regular expression).
@@ -120,17 +122,22 @@ struct FilterSetup {
             }
             return nil
         default:
-            break
+            if let native = try Self.nativeFilter(reference) { return .document(native) }
+            if let reason = Self.notRun(name, onEntries: true) {
+                warn(reason)
+                return nil
+            }
         }
-        guard name.hasSuffix(".xslt") || name.hasSuffix(".xsl") else {
-            warn(
-                "filter \(name) is not run: feedmerge runs XSLT filters and its own excerpt.py, "
-                    + "regexp_sifter.py and xpath_sifter.py, not Python, sed or plugin filters")
-            return nil
-        }
-        let candidates = name.hasPrefix("/") ? [name] : folders.map { $0 + "/" + name }
-        guard let path = candidates.first(where: FileManager.default.fileExists) else {
-            throw UsageError("filter \(name) is in none of \(folders.joined(separator: ", "))")
+        let path = try find(name)
+        if name.hasSuffix(".sed") {
+            if let compiled = stylesheets[path] { return compiled }
+            do {
+                let compiled = EntryFilter.document(try .sed(path: path, timeLimit: timeLimit))
+                stylesheets[path] = compiled
+                return compiled
+            } catch {
+                throw UsageError(error.description)
+            }
         }
         if let compiled = stylesheets[path] { return compiled }
         do {
@@ -142,7 +149,7 @@ struct FilterSetup {
         }
     }
 
-    private mutating func warn(_ message: String) {
+    mutating func warn(_ message: String) {
         if said.insert(message).inserted { warnings.append(message) }
     }
 }

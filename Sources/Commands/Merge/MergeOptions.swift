@@ -29,6 +29,8 @@ struct MergeOptions {
         var window: Int64?
         /// Settings of this page alone, over `MergeOptions.pageSettings` (a Venus template's own section).
         var settings: [String: String] = [:]
+        /// Filters of the written page (a Venus template's `filters`), as `FilterSetup.pageFilters` reads them.
+        var filters: [String] = []
 
         var isEmpty: Bool { self == PageRequest() }
 
@@ -36,7 +38,8 @@ struct MergeOptions {
         func over(_ defaults: PageRequest) -> PageRequest {
             PageRequest(
                 themePath: themePath ?? defaults.themePath, items: items ?? defaults.items, days: days ?? defaults.days,
-                window: window ?? defaults.window, settings: defaults.settings.merging(settings) { $1 })
+                window: window ?? defaults.window, settings: defaults.settings.merging(settings) { $1 },
+                filters: filters.isEmpty ? defaults.filters : filters)
         }
 
         /// What it caps (0: no cap).

@@ -22,10 +22,15 @@ struct MergeRun {
     /// Each `-o` with what it holds; a page with its theme (compiled before
     /// anything else happens) and its cap.
     let destinations: [(path: String, kind: OutputKind, page: Outputs.Page?)]
+    /// What the pages' filters name that is not run.
+    let pageFilterWarnings: [String]
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
         var destinations: [(path: String, kind: OutputKind, page: Outputs.Page?)] = []
+        var pageFilterSetup = FilterSetup(
+            folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout
+        )
         // Each theme file is compiled once, however many pages it makes.
         var themes: [String: PageTheme] = [:]
         for output in options.outputs {
@@ -47,10 +52,12 @@ struct MergeRun {
                     throw UsageError(error.description)
                 }
             }
-            let page = Outputs.Page(theme: themes[key]!, cap: request.cap, settings: request.settings)
+            let filters = try pageFilterSetup.pageFilters(request.filters)
+            let page = Outputs.Page(theme: themes[key]!, cap: request.cap, settings: request.settings, filters: filters)
             destinations.append((output.path, kind, page))
         }
         self.destinations = destinations
+        pageFilterWarnings = pageFilterSetup.warnings
         rules = try options.rules(now: options.runTime(environment: environment))
         stateLocation = options.resolvedStatePath(environment: environment).map(StateLocation.init)
     }
@@ -194,7 +201,7 @@ struct MergeRun {
         }
         if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
         if !options.quiet || options.warnWhenQuiet {
-            for warning in filters.warnings { StandardOutput.error("feedmerge: \(warning)") }
+            for warning in pageFilterWarnings + filters.warnings { StandardOutput.error("feedmerge: \(warning)") }
         }
         let link = options.link ?? list.homePage
         if let message = missingLink(outputs, list) {

@@ -63,17 +63,25 @@ enum OutputWriter {
                 return "\(output.path): \(error)"
             }
             // A page named .html (or written to standard output) is HTML; another file (Venus's
-            // atom.xml, opml.xml) is what its theme's xsl:output says.
+            // atom.xml, opml.xml), or a page with filters (Venus's filters read the file its
+            // template wrote), is what its theme's xsl:output says.
             let lower = output.path.lowercased()
-            let asHTML =
-                output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml")
-            let write = { (out: inout TextBuffer) in asHTML ? page.write(into: &out) : page.writeAsThemeAsks(into: &out)
+            let filters = output.page?.filters ?? []
+            let write: (inout TextBuffer) -> Void
+            if filters.isEmpty
+                && (output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm")
+                    || lower.hasSuffix(".xhtml"))
+            {
+                write = { page.write(into: &$0) }
+            } else {
+                write = { page.writeAsThemeAsks(into: &$0) }
             }
+            let made = filtered(write, by: filters, path: output.path)
             if let encoding = output.page?.settings["encoding"], PageEncoding.isKnown(encoding) {
                 // Planet 2.0's `encoding`: the page made in UTF-8, then written in the one asked.
                 render = { out in
                     var page = TextBuffer(capacity: 1 << 16)
-                    write(&page)
+                    made(&page)
                     if let bytes = page.withBytes({ PageEncoding.encode($0, as: encoding) }) {
                         out.append(bytes: bytes)
                     } else {
@@ -81,7 +89,7 @@ enum OutputWriter {
                     }
                 }
             } else {
-                render = write
+                render = made
             }
         case .subscriptionList:
             let bytes = content.subscriptionList ?? []
@@ -106,6 +114,21 @@ enum OutputWriter {
             StandardOutput.error("feedmerge: wrote \(output.path) (\(output.kind)) in \(seconds) s")
         }
         return nil
+    }
+
+    /// The page made whole in memory and given to its filters, when it has any.
+    private static func filtered(_ write: @escaping (inout TextBuffer) -> Void, by filters: [PageFilter], path: String)
+        -> (inout TextBuffer) -> Void
+    {
+        guard !filters.isEmpty else { return write }
+        var page = TextBuffer(capacity: 1 << 16)
+        write(&page)
+        guard let text = String(validating: page.bytes, as: UTF8.self) else {
+            StandardOutput.error("feedmerge: \(path) is not UTF-8: its filters are not run")
+            return write
+        }
+        let result = PageFilter.apply(filters, to: text, path: path)
+        return { $0.append(contentsOf: result) }
     }
 
     private static func onOwnThread<Result: Sendable>(_ job: @escaping @Sendable () -> Result) async -> Result {

@@ -24,6 +24,8 @@ struct Outputs {
         var cap: PageCap
         /// Its own settings, over the run's (`PlanetPageInput.settings`).
         var settings: [String: String] = [:]
+        /// What is done to the page once its theme has made it.
+        var filters: [PageFilter] = []
     }
 
     var outputs: [Output] = []

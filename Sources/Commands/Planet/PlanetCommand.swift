@@ -268,16 +268,12 @@ struct PlanetCommand {
                     window: PageCap.planetWindow(days: template.daysPerPage))
             }
             request.page.settings = template.options
+            request.page.filters = template.pageFilters
             if dialect == .venus {
                 request.page.settings["locale"] = nil
                 request.page.settings["encoding"] = nil
             }
             options.outputs.append(request)
-            if !template.filters.isEmpty {
-                warnings.append(
-                    "\(planet.path): [\(template.name)] filters \(template.filters.joined(separator: " ")) "
-                        + "are not run: feedmerge does not post-process a template's output")
-            }
         }
         guard !options.outputs.isEmpty else {
             throw UsageError("\(planet.path): no template to write (template_files, or output_theme)")
