@@ -65,7 +65,7 @@ extension Aggregator {
             &fetched.feed.entries, keys: keys, keysAreUnique: fetched.prepared!.keysAreUnique, sightings: sightings,
             unlisted: unlisted, cutoff: cutoff, dating: dating, restamping: restamping,
             feedFirstSeen: before?.firstSeen ?? now,
-            feedDate: fetched.feed.metadata.updated ?? fetched.feed.metadata.published)
+            feedDate: fetched.feed.metadata.dateForUndatedEntries)
     }
 
     /// Records the outcome of a feed not fetched (304, failure, deferral) and

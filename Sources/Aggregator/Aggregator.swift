@@ -430,7 +430,8 @@ public enum Aggregator {
             }
             let (entries, dates) = remember(
                 notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
-                readingEntries: readingEntries, feedDate: source.updated, pending: &pending, report: &report)
+                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries, pending: &pending,
+                report: &report)
             report.entriesKept = timeline.insert(
                 deferred: entries, dates: dates, source: source, subscription: index)
         }

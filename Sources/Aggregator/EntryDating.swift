@@ -35,7 +35,7 @@ public struct EntryDating: Sendable {
     /// entry's own dates too, so that every output agrees; no other entry is
     /// written to (the array stays shared with whoever else holds it).
     public func dates(ofFresh feed: inout ParsedFeed) -> [Timestamp?] {
-        let feedDate = (feed.metadata.updated ?? feed.metadata.published).flatMap { future == .keep || $0 <= now ? $0 : nil }
+        let feedDate = feed.metadata.dateForUndatedEntries.flatMap { future == .keep || $0 <= now ? $0 : nil }
         var dates: [Timestamp?] = []
         dates.reserveCapacity(feed.entries.count)
         for index in feed.entries.indices {

@@ -18,5 +18,6 @@ extension FeedSource {
             updated: metadata?.updated ?? metadata?.published, authors: metadata?.authors ?? [],
             categories: metadata?.categories ?? [], folder: subscription.folder,
             icon: metadata?.icon ?? metadata?.logo ?? metadata?.image)
+        rights = metadata?.rights
     }
 }

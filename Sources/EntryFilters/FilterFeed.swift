@@ -17,7 +17,7 @@ struct FilterFeed {
     /// The feed's own date (Atom `updated`; RSS `lastBuildDate`, else `pubDate`),
     /// not when it lies after `now`.
     var date: Timestamp? {
-        (metadata.updated ?? metadata.published).flatMap { $0 > now ? nil : $0 }
+        metadata.dateForUndatedEntries.flatMap { $0 > now ? nil : $0 }
     }
 
     /// The name Venus's feed parser gives the format (`planet:format`).

@@ -10,6 +10,10 @@ public struct FeedMetadata: Sendable, Hashable {
     public var id: String?
     /// Atom: `updated` (0.3: `modified`); RSS: `lastBuildDate`, `dc:date`.
     public var updated: Timestamp?
+    /// RSS: `lastBuildDate` (also `updated`, unless the feed gives a
+    /// better one): when the file was made, which Venus does not read as
+    /// the feed's date.
+    public var built: Timestamp?
     /// RSS: `pubDate`.
     public var published: Timestamp?
     /// Atom: `rights` (0.3: `copyright`); RSS: `copyright`, `dc:rights`.
@@ -55,5 +59,15 @@ public struct ParsedFeed: Sendable, Hashable {
         self.metadata = metadata
         self.entries = entries
         self.warnings = warnings
+    }
+}
+
+extension FeedMetadata {
+    /// The feed's own date as Venus's feed parser reads it, which dates the
+    /// entries that have none: RSS's channel `pubDate`, else its `dc:date`
+    /// or Atom's `updated` (never `lastBuildDate`, `built`, which says when
+    /// the file was made, not when anything was published).
+    public var dateForUndatedEntries: Timestamp? {
+        published ?? (updated == built ? nil : updated)
     }
 }

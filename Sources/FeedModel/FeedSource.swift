@@ -22,6 +22,9 @@ public struct FeedSource: Sendable, Hashable {
     public var folder: [String]
     /// The feed's own picture: its icon, else its logo or image.
     public var icon: String?
+    /// The feed's rights (Atom `rights`, RSS `copyright`), which a planet's
+    /// theme shows beside each of its entries (Venus's `source/rights`).
+    public var rights: Text?
 
     public init(
         title: String? = nil, link: String? = nil, feedURL: String, id: String? = nil, updated: Timestamp? = nil,

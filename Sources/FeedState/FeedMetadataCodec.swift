@@ -4,9 +4,10 @@ import FeedModel
 /// byte, then every field of `FeedMetadata` in a fixed order. A new field
 /// means a new version byte; the older versions stay readable (version 1
 /// lacks the update hints, `ttl` and the Syndication module's interval;
-/// version 2, RSS's `skipHours` and `skipDays`).
+/// version 2, RSS's `skipHours` and `skipDays`; version 3, RSS's
+/// `lastBuildDate` apart).
 public enum FeedMetadataCodec {
-    static let version: UInt8 = 3
+    static let version: UInt8 = 4
 
     public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
@@ -32,6 +33,7 @@ public enum FeedMetadataCodec {
         // Each a bit mask: bit h for hour h, bit d for day d.
         out.integer(metadata.skipHours.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
         out.integer(metadata.skipDays.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
+        out.timestamp(metadata.built)
         return out.bytes
     }
 
@@ -67,6 +69,7 @@ public enum FeedMetadataCodec {
             m.skipHours = Set((0..<24).filter { hours & (Int64(1) << Int64($0)) != 0 })
             m.skipDays = Set((1...7).filter { days & (Int64(1) << Int64($0)) != 0 })
         }
+        if stored >= 4 { m.built = r.timestamp() }
         return r.failed ? nil : m
     }
 }

@@ -174,6 +174,13 @@ enum PlanetDocument {
         }
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
         for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
+        // Venus names the author of an entry nobody is named for after its subscription.
+        if let name = subscription?.properties["name"], !item.pointee.entry.authors.contains(where: { $0.name != nil }),
+            !source.authors.contains(where: { $0.name != nil })
+        {
+            out.atomPerson("author", Person(name: name), indent: 6)
+        }
+        if let rights = source.rights { _ = text("rights", rights, base: source.link, into: &out) }
         out.element("planet:name", subscription?.name ?? source.title ?? source.feedURL, indent: 6)
         if let subscription {
             properties(of: subscription, indent: 6, into: &out)

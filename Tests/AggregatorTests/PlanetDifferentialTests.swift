@@ -187,6 +187,31 @@ struct PlanetDifferentialTests {
             to: Self.reports.appendingPathComponent("\(name).txt"), atomically: true, encoding: .utf8)
         #expect(run.status <= 1, "\(name): \(header)")
         let same = report.isEmpty
-        #expect(same, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
+        guard let known = Self.knownDifferences[name] else {
+            #expect(same, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
+            return
+        }
+        // Recorded as known, each for its reason below: once the case matches, this says so and fails.
+        withKnownIssue(Comment(rawValue: known)) {
+            #expect(same, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
+        }
     }
+
+    /// The cases that do not match their reference program yet, and why. Each difference is
+    /// either listed in docs/venus.md ("What differs": a feed whose dates Venus cannot read loses
+    /// its subscription there; Venus names an unnamed subscription ""; feedmerge lists the address
+    /// it subscribes to, Venus the one the feed gives itself; entries of one instant at a page's
+    /// cut-off are ordered differently) or not built yet (Planet 2.0's dates and authors).
+    static let knownDifferences: [String: String] = [
+        "venus-asf": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses, a tie",
+        "venus-classic_fancy": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
+        "venus-mobile": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
+        "venus-musings": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
+        "planet2-fancy":
+            "not built: Planet 2.0 dates an entry by updated before published, and gives an item no author "
+            + "from its feed or dc:creator; documented: feedparser's enclosure URL as an RSS 0.92 item's id",
+        "planet2-capped":
+            "not built: Planet 2.0 dates an entry by updated before published, and gives an item no author "
+            + "from its feed or dc:creator; documented: feedparser's enclosure URL as an RSS 0.92 item's id",
+    ]
 }

@@ -87,7 +87,10 @@ struct RSSMapper {
                 case "webmaster":
                     feed.addPublisher(context.rssPerson(child), rank: 2)
                 case "pubdate": feed.offerPublished(context.date(child, label: "feed"), rank: 0)
-                case "lastbuilddate": feed.offerUpdated(context.date(child, label: "feed"), rank: 0)
+                case "lastbuilddate":
+                    let built = context.date(child, label: "feed")
+                    feed.offerUpdated(built, rank: 0)
+                    feed.metadata.built = feed.metadata.built ?? built
                 case "category":
                     if let term = context.text(child) {
                         feed.addCategory(Category(term: term, scheme: child.attribute("domain")))
