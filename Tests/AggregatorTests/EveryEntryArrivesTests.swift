@@ -88,7 +88,10 @@ import FeedParse
         }
         #expect(items.count == order.count, "\(path): \(items.count) entries written, \(order.count) distinct")
 
-        let feedDate = (feed["updated"] ?? feed["published"]) as? String
+        // An undated entry's fallback is the feed's date as Venus reads it: RSS's pubDate, else
+        // dc:date or Atom's updated, never lastBuildDate (which `updated` then holds).
+        let built = (try? Data(contentsOf: URL(fileURLWithPath: path)))?.range(of: Data("<lastBuildDate".utf8)) != nil
+        let feedDate = (feed["published"] ?? (built ? nil : feed["updated"])) as? String
         let feedAuthors = names(feed["authors"])
         var itemsByID: [String: [String: Any]] = [:]
         for item in items { if let id = item["id"] as? String { itemsByID[id] = item } }
