@@ -115,11 +115,13 @@ extension Aggregator {
         var dates: [Timestamp?] = []
         entries.reserveCapacity(stored.count)
         dates.reserveCapacity(stored.count)
+        let hidesBacklog = dating.hidesBacklog(feedDate: feedDate)
         for lazy in stored {
             let (date, _) = dating.date(
                 published: lazy.published, updated: lazy.updated, sighted: lazy.sighting, restamping: restamping,
                 feedFirstSeen: feedFirstSeen, feedDate: feedDate)
-            dates.append(date)
+            let hidden = hidesBacklog && dating.isBacklog(lazy.sighting, feedFirstSeen: feedFirstSeen)
+            dates.append(hidden ? nil : date)
             entries.append(
                 Timeline.Deferred(id: lazy.id, link: lazy.link) {
                     var (entry, _) = dating.dated(

@@ -414,7 +414,7 @@ public enum Aggregator {
             let dates =
                 remember(
                     &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
-                    cutoff: timeline.cutoff, report: &report)
+                    cutoff: dating.cutoff(timeline.cutoff), report: &report)
                 ?? dating.dates(ofFresh: &fetched.feed)
             report.entriesKept = timeline.insert(
                 feed: withFolder((consume fetched).feed, subscription), dates: dates, source: source,
@@ -429,8 +429,9 @@ public enum Aggregator {
                 readingEntries = latest.map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) } ?? false
             }
             let (entries, dates) = remember(
-                notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
-                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries, pending: &pending,
+                notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
+                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries,
+                pending: &pending,
                 report: &report)
             report.entriesKept = timeline.insert(
                 deferred: entries, dates: dates, source: source, subscription: index)

@@ -16,6 +16,7 @@ public struct EntryDating: Sendable {
     public var keepDays: Int
     /// A new feed's undated entries beyond its first N are its backlog.
     public var newFeedItems: Int
+    public var style: TimelineRules.DatingStyle
 
     public init(
         rules: TimelineRules, keepDays: Int = StateOptions.defaultKeepDays,
@@ -23,6 +24,7 @@ public struct EntryDating: Sendable {
     ) {
         now = rules.now
         future = rules.future
+        style = rules.dating
         self.keepDays = keepDays
         self.newFeedItems = newFeedItems
     }
@@ -35,13 +37,20 @@ public struct EntryDating: Sendable {
     /// entry's own dates too, so that every output agrees; no other entry is
     /// written to (the array stays shared with whoever else holds it).
     public func dates(ofFresh feed: inout ParsedFeed) -> [Timestamp?] {
-        let feedDate = feed.metadata.dateForUndatedEntries.flatMap { future == .keep || $0 <= now ? $0 : nil }
+        let feedDate = self.feedDate(feed.metadata.dateForUndatedEntries).flatMap {
+            future == .keep || $0 <= now ? $0 : nil
+        }
+        let hidesBacklog = hidesBacklog(feedDate: feed.metadata.dateForUndatedEntries)
         var dates: [Timestamp?] = []
         dates.reserveCapacity(feed.entries.count)
         for index in feed.entries.indices {
+            if hidesBacklog && index >= newFeedItems {
+                dates.append(nil)
+                continue
+            }
             let published = feed.entries[index].published
             let updated = feed.entries[index].updated
-            var date = published ?? updated ?? feedDate ?? now
+            var date = preferred(published: published, updated: updated) ?? feedDate ?? now
             if date > now {
                 switch future {
                 case .keep: break
@@ -120,9 +129,10 @@ public struct EntryDating: Sendable {
             }
             // Venus dates an entry its feed gives no date by the feed's date; never
             // later than first seen, so that an entry keeps its place on later runs.
+            let feedDate = self.feedDate(feedDate)
             published = min(fallback, feedDate ?? fallback)
         }
-        if let date = published ?? updated, date > now {
+        if let date = preferred(published: published, updated: updated), date > now {
             published = min(sighted.firstSeen, now)
             updated = nil
         }
@@ -131,7 +141,7 @@ public struct EntryDating: Sendable {
             updated = updated.map { min($0, now) }
         }
         // Set above whenever both were missing.
-        let date = published ?? updated ?? sighted.firstSeen
+        let date = preferred(published: published, updated: updated) ?? sighted.firstSeen
         let unchanged = published == entryPublished && updated == entryUpdated
         return (date, unchanged ? nil : (published, updated))
     }
@@ -146,12 +156,32 @@ public struct EntryDating: Sendable {
     /// `now` is before a date at or before the pivot, every entry's.
     public func latestDate(of stored: StoredDates) -> Timestamp? {
         guard stored.count > 0, let lastFirstSeen = stored.lastFirstSeen else { return nil }
+        // The facts bound `Entry.ownDate` (`published` first): an entry dated by a later
+        // `updated` may pass them, but never `now` (see `date`).
+        guard style == .feedmerge else { return now }
         let now = now.secondsSince1970
         let own = stored.newestOwnDate(notAfter: self.now)?.secondsSince1970 ?? Int64.min
         var seen = stored.lastFirstSeenOfUndated ?? Int64.min
         if let newestPast = stored.newestPast, now < newestPast { seen = lastFirstSeen }
         return Timestamp(secondsSince1970: min(max(own, min(seen, now)), now))
     }
+
+    /// A timeline's cutoff as the store's facts can apply it (they bound
+    /// `Entry.ownDate`, `published` first): none for a style that dates by
+    /// `updated` first.
+    public func cutoff(_ cutoff: Timestamp?) -> Timestamp? { style == .feedmerge ? cutoff : nil }
+
+    /// Which of an entry's own dates dates it, by `style`.
+    func preferred(published: Timestamp?, updated: Timestamp?) -> Timestamp? {
+        style == .feedmerge ? published ?? updated : updated ?? published
+    }
+
+    /// The feed's date as a fallback for its undated entries: Planet 2.0 has none.
+    private func feedDate(_ date: Timestamp?) -> Timestamp? { style == .planet2 ? nil : date }
+
+    /// Whether a feed's backlog (`isBacklog`) is hidden rather than dated: Planet 2.0
+    /// hides it when the feed has no date of its own (`feedDate`).
+    public func hidesBacklog(feedDate: Timestamp?) -> Bool { style == .planet2 && feedDate == nil }
 
     /// An entry that came with its feed's first fetch, beyond its first
     /// `newFeedItems`: a new feed's history, not news.

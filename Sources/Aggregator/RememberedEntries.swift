@@ -78,6 +78,7 @@ enum RememberedEntries {
         }
         var dates: [Timestamp?] = []
         dates.reserveCapacity(entries.count + unlisted.count)
+        let hidesBacklog = dating.hidesBacklog(feedDate: feedDate)
         for index in entries.indices {
             let (date, own) = dating.date(
                 published: entries[index].published, updated: entries[index].updated, sighted: sighted[index],
@@ -86,7 +87,8 @@ enum RememberedEntries {
                 entries[index].published = own.published
                 entries[index].updated = own.updated
             }
-            dates.append(date)
+            let hidden = hidesBacklog && dating.isBacklog(sighted[index], feedFirstSeen: feedFirstSeen)
+            dates.append(hidden ? nil : date)
         }
         return dates
             + dateStored(
@@ -103,12 +105,14 @@ enum RememberedEntries {
         var dates: [Timestamp?] = []
         dates.reserveCapacity(stored.count)
         entries.reserveCapacity(entries.count + stored.count)
+        let hidesBacklog = dating.hidesBacklog(feedDate: feedDate)
         for index in stored.indices {
             let (dated, date) = dating.dated(
                 take(&stored[index].entry), sighted: stored[index].sighting, restamping: restamping,
                 feedFirstSeen: feedFirstSeen, feedDate: feedDate)
             entries.append(dated)
-            dates.append(date)
+            let hidden = hidesBacklog && dating.isBacklog(stored[index].sighting, feedFirstSeen: feedFirstSeen)
+            dates.append(hidden ? nil : date)
         }
         return dates
     }

@@ -51,6 +51,9 @@ public struct MergedEntry: Sendable, Hashable {
     public var source: FeedSource
     /// Feed URLs of the other subscriptions that carried the same entry.
     public var alsoIn: [String]
+    /// Whether `entry.authors` are its feed's, credited by `creditFeedAuthors` because
+    /// the entry names none of its own (Venus and Planet 2.0 show an item's own only).
+    public private(set) var authorsAreTheFeeds = false
 
     public init(entry: Entry, date: Timestamp, source: FeedSource, alsoIn: [String] = []) {
         self.entry = entry
@@ -58,6 +61,16 @@ public struct MergedEntry: Sendable, Hashable {
         self.source = source
         self.alsoIn = alsoIn
     }
+
+    /// Credits the feed's authors to an entry that names none (Atom and JSON Feed
+    /// inheritance): a merged feed's entry no longer sits in its feed.
+    public mutating func creditFeedAuthors() {
+        authorsAreTheFeeds = entry.authors.isEmpty && !source.authors.isEmpty
+        if authorsAreTheFeeds { entry.authors = source.authors }
+    }
+
+    /// The authors the entry itself names.
+    public var ownAuthors: [Person] { authorsAreTheFeeds ? [] : entry.authors }
 }
 
 /// The merged feed's own metadata, from options, else the OPML head.

@@ -120,7 +120,7 @@ enum PlanetDocument {
         if let published = entry.published, published <= item.pointee.date {
             date("published", published, indent: 4, into: &out)
         }
-        for author in entry.authors { out.atomPerson("author", author.withSafePage, indent: 4) }
+        for author in item.pointee.ownAuthors { out.atomPerson("author", author.withSafePage, indent: 4) }
         for category in entry.categories {
             out.emptyElement("category", indent: 4) {
                 $0.attribute("term", category.term)
@@ -175,7 +175,7 @@ enum PlanetDocument {
         linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
         for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
         // Venus names the author of an entry nobody is named for after its subscription.
-        if let name = subscription?.properties["name"], !item.pointee.entry.authors.contains(where: { $0.name != nil }),
+        if let name = subscription?.properties["name"], !item.pointee.ownAuthors.contains(where: { $0.name != nil }),
             !source.authors.contains(where: { $0.name != nil })
         {
             out.atomPerson("author", Person(name: name), indent: 6)

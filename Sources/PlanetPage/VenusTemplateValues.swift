@@ -17,7 +17,7 @@ import TextOutput
 ///   section (`face`, `facewidth`, …);
 /// - `Items`, the entries: `id`, `link`, `title` (markup), `title_plain`,
 ///   `content` (sanitized), `author`, `author_name`, `author_email`,
-///   `author_uri`, `date`, `date_iso`, `date_822`, `updated`, `published`
+///   `author_uri` (the item's own author: its feed's is `channel_author…`), `date`, `date_iso`, `date_822`, `updated`, `published`
 ///   (with `_iso` and `_822`), `new_date` and `new_channel` (only where the
 ///   day or the feed changes), `enclosure_href`, `enclosure_length`,
 ///   `enclosure_type`, `excerpt`, `guid_isPermaLink`, the languages, and its
@@ -76,6 +76,9 @@ enum VenusTemplateValues {
                 ?? feedChannel(item.source, dateFormat: dateFormat, locale: locale)
             {
                 values["channel_" + key] = value
+            }
+            if let author = item.source.authors.first {
+                values.merge(Self.person(author, as: "channel_author")) { $1 }
             }
             // Only where the day, or the feed within a day, changes.
             let newDate = PageDates.formatted(item.date, newDateFormat, locale: locale)
@@ -148,13 +151,8 @@ enum VenusTemplateValues {
         if let language = entry.language {
             for key in ["title_language", "content_language", "summary_language"] { values[key] = .text(language) }
         }
-        if let author = entry.authors.first ?? item.source.authors.first {
-            values["author_name"] = author.name.map(TemplateValue.text)
-            values["author_email"] = author.email.map(TemplateValue.text)
-            values["author_uri"] = author.uri.flatMap(PageLink.safe).map(TemplateValue.text)
-            let said = [author.name, author.email.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
-            if !said.isEmpty { values["author"] = .text(said) }
-        }
+        // The item's own author; its feed's is `channel_author`.
+        if let author = item.ownAuthors.first { values.merge(Self.person(author, as: "author")) { $1 } }
         // Dated as the timeline sorts it (Venus: `updated`, else `published`).
         for (prefix, date) in [("date", item.date), ("updated", item.date)] {
             values[prefix] = .text(PageDates.formatted(date, dateFormat, locale: locale))
@@ -181,6 +179,18 @@ enum VenusTemplateValues {
                         length: input.excerptLength))
         }
         if let rights = entry.rights { values["rights"] = .markup(markup(rights, base: base)) }
+        return values
+    }
+
+    /// A person as feedparser gives one to a template: `KEY` ("name (email)"),
+    /// `KEY_name`, `KEY_email`, `KEY_uri`.
+    private static func person(_ person: Person, as key: String) -> [String: TemplateValue] {
+        var values: [String: TemplateValue] = [:]
+        values[key + "_name"] = person.name.map(TemplateValue.text)
+        values[key + "_email"] = person.email.map(TemplateValue.text)
+        values[key + "_uri"] = person.uri.flatMap(PageLink.safe).map(TemplateValue.text)
+        let said = [person.name, person.email.map { "(\($0))" }].compactMap { $0 }.joined(separator: " ")
+        if !said.isEmpty { values[key] = .text(said) }
         return values
     }
 

@@ -19,6 +19,23 @@ public struct TimelineRules: Sendable {
     public var future: FuturePolicy = .clamp
     /// The run's time: the clock, `--now`, or `SOURCE_DATE_EPOCH`.
     public var now: Timestamp
+    /// Whose rules date an entry (`EntryDating`): feedmerge's, or those of the
+    /// planet program a configuration was written for.
+    public var dating: DatingStyle = .feedmerge
+
+    public enum DatingStyle: Sendable {
+        /// An entry's `published`, else `updated` (an edit does not move it);
+        /// an undated one its feed's date, else when it was first seen.
+        case feedmerge
+        /// Planet Venus: `updated`, else `published`; an undated entry its
+        /// feed's date, else when it was first seen.
+        case venus
+        /// Planet 2.0: `updated`, else `published`; an undated entry when it
+        /// was first seen; and a feed without a date of its own shows only
+        /// the first `new_feed_items` of the entries it listed when it was
+        /// first fetched (its backlog stays hidden).
+        case planet2
+    }
 
     public init(now: Timestamp) { self.now = now }
 }
@@ -77,7 +94,7 @@ public struct Timeline {
             var item = storage[Int(key.slot)].take()!
             if let make = makers[Int(key.slot)] {
                 item.entry = make()
-                if item.entry.authors.isEmpty { item.entry.authors = item.source.authors }
+                item.creditFeedAuthors()
             }
             item.alsoIn.sort()
             return item
@@ -114,8 +131,6 @@ public struct Timeline {
         ) { index in
             var entry = Entry()
             swap(&entry, &parsed.entries[index])  // moved, not copied: the parsed feed is done with
-            // Feed-level authors apply to the entries that name none (Atom and JSON Feed inheritance).
-            if entry.authors.isEmpty { entry.authors = source.authors }
             return (entry, nil)
         }
     }
@@ -162,7 +177,10 @@ public struct Timeline {
             let (made, make) = entry(index)
             let link = links[index].flatMap { shared.isEmpty || !shared.contains($0.name) ? $0 : nil }
             let names = EntryNames(id: Self.identity(of: made.id, in: Int32(subscription)), normalizedLink: link)
-            if insert(MergedEntry(entry: made, date: date, source: source), key: key, names: names, make: make) {
+            var item = MergedEntry(entry: made, date: date, source: source)
+            // A deferred entry is credited when it is made (`takeEntries`).
+            if make == nil { item.creditFeedAuthors() }
+            if insert(item, key: key, names: names, make: make) {
                 kept += 1
             }
         }

@@ -1,9 +1,9 @@
 import FeedModel
 import FeedState
 import Testing
+import TimelineMerge
 
 @testable import Aggregator
-import TimelineMerge
 
 /// The dating policy, rule by rule: the fallback dates, the future rule,
 /// restamp detection from the store's facts, and a new feed's backlog.
@@ -12,9 +12,13 @@ import TimelineMerge
 
     static func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }
 
-    static func dating(_ future: TimelineRules.FuturePolicy = .clamp, newFeedItems: Int = 10) -> EntryDating {
+    static func dating(
+        _ future: TimelineRules.FuturePolicy = .clamp, newFeedItems: Int = 10,
+        style: TimelineRules.DatingStyle = .feedmerge
+    ) -> EntryDating {
         var rules = TimelineRules(now: now)
         rules.future = future
+        rules.dating = style
         return EntryDating(rules: rules, keepDays: 90, newFeedItems: newFeedItems)
     }
 
@@ -49,6 +53,43 @@ import TimelineMerge
         #expect(Self.dating().dates(ofFresh: &feed) == [Self.at(100), Self.at(300), Self.at(400)])
         var undated = Self.feed([Self.entry("none")])
         #expect(Self.dating().dates(ofFresh: &undated) == [Self.now])
+    }
+
+    /// Venus and Planet 2.0 date by `updated` first; Planet 2.0 dates an undated entry
+    /// when it is first seen (never by its feed's date) and hides a dateless feed's first
+    /// listing beyond `new_feed_items`, on its first fetch and on every later one.
+    @Test func planetProgramsDateByUpdatedFirstAndPlanet2HidesADatelessFeedsBacklog() {
+        let entries = [
+            Self.entry("both", published: 100, updated: 200), Self.entry("published", published: 300),
+            Self.entry("none"),
+        ]
+        var venus = Self.feed(entries, updated: 400)
+        #expect(Self.dating(style: .venus).dates(ofFresh: &venus) == [Self.at(200), Self.at(300), Self.at(400)])
+        var planet2 = Self.feed(entries, updated: 400)
+        #expect(
+            Self.dating(newFeedItems: 2, style: .planet2).dates(ofFresh: &planet2)
+                == [Self.at(200), Self.at(300), Self.now])
+        var dateless = Self.feed(entries)
+        #expect(
+            Self.dating(newFeedItems: 2, style: .planet2).dates(ofFresh: &dateless)
+                == [Self.at(200), Self.at(300), nil])
+        var ours = Self.feed(entries)
+        #expect(Self.dating(newFeedItems: 2).dates(ofFresh: &ours) == [Self.at(100), Self.at(300), Self.now])
+
+        // With a state: the third entry of the feed's first listing stays hidden on a later
+        // run; an entry first seen later is shown.
+        let planet = Self.dating(newFeedItems: 2, style: .planet2)
+        let firstFetch = Self.now.secondsSince1970 - 3_600
+        var remembered = [Self.entry("none"), Self.entry("new")]
+        let sightings = [
+            EntryKey.of(remembered[0]): EntrySighting(
+                firstSeen: Self.at(firstFetch), lastSeen: Self.at(firstFetch), firstDate: nil, firstPosition: 2)
+        ]
+        let dates = RememberedEntries.date(
+            &remembered, keys: EntryKey.keys(of: remembered), keysAreUnique: true, sightings: sightings,
+            unlisted: [], cutoff: nil, dating: planet, restamping: false, feedFirstSeen: Self.at(firstFetch),
+            feedDate: nil)
+        #expect(dates == [nil, Self.now])
     }
 
     @Test func withoutHistoryFutureDatesAreKeptClampedOrDropped() {
@@ -91,7 +132,8 @@ import TimelineMerge
         #expect(later == Self.at(500), "a feed date after the first sighting moved the entry up")
         // A new feed's backlog: the earlier of its backlog date and the feed's date.
         let backlog = Self.stored(Self.entry("b"), firstSeen: 10_000_000, firstPosition: 3)
-        let (_, old) = dating.dated(backlog, restamping: false, feedFirstSeen: Self.at(10_000_000), feedDate: Self.at(7))
+        let (_, old) = dating.dated(
+            backlog, restamping: false, feedFirstSeen: Self.at(10_000_000), feedDate: Self.at(7))
         #expect(old == Self.at(7))
         let (_, recent) = dating.dated(
             backlog, restamping: false, feedFirstSeen: Self.at(10_000_000), feedDate: Self.at(9_999_999))

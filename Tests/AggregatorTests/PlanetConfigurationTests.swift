@@ -106,4 +106,26 @@ extension PlanetConfigurationTests {
         #expect(page.contains(">Old &amp; &lt;quiet&gt;|no activity in 30 days</li>"), "\(page)")
         #expect(page.contains(">Gone|") && !page.contains("Gone|no activity"), "a failure says its own: \(page)")
     }
+
+    /// An item's `author` is the item's own; its feed's is `channel_author`, as in both
+    /// programs (a merged feed credits the feed's authors to an entry without one).
+    @Test func anItemsAuthorIsItsOwnAndItsFeedsIsTheChannels() throws {
+        let p = try planet("authors", planet: "", sections: "[feed.xml]\nname = Feed\n")
+        try p.write(
+            p.theme + "/index.html.tmpl",
+            "<html><TMPL_LOOP Items><i><TMPL_VAR title>|<TMPL_VAR author>|<TMPL_VAR channel_author_email></i>"
+                + "</TMPL_LOOP></html>")
+        try p.write(
+            p.w.path("feed.xml"),
+            "<rss version=\"2.0\"><channel><title>F</title><managingEditor>ed@example.org</managingEditor>"
+                + "<item><title>mine</title><author>me@example.org (Me)</author><guid>urn:a</guid>"
+                + "<pubDate>Mon, 02 Nov 2020 10:00:00 GMT</pubDate></item>"
+                + "<item><title>nobody</title><guid>urn:b</guid><pubDate>Mon, 02 Nov 2020 09:00:00 GMT</pubDate>"
+                + "</item></channel></rss>")
+        let run = try p.run()
+        let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(page.contains("<i>mine|Me (me@example.org)|ed@example.org</i>"), "\(page)")
+        #expect(page.contains("<i>nobody||ed@example.org</i>"), "\(page)")
+    }
 }

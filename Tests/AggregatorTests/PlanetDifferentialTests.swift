@@ -9,7 +9,7 @@ import Testing
 /// subscription lists and their marks). A difference is feedmerge's to
 /// explain: docs/venus.md lists the improvements on crashes and malformed
 /// output. Each case's full report is also written to
-/// `$TMPDIR/feedmerge-differential/CASE.txt`.
+/// `$TMPDIR/feedmerge-differential/CASE.txt`, both sides' outputs in `CASE/`.
 @Suite(.serialized, .tags(.slow, .corpus, .externalProgram), .fullTier)
 struct PlanetDifferentialTests {
     /// Real captures of every family: RSS 2.0, Atom, RSS 1.0 and 0.92; undated
@@ -51,45 +51,45 @@ struct PlanetDifferentialTests {
     /// Venus configurations: each theme, with the `[Planet]` options that shape a page.
     static var venusCases: [String: String] {
         [
-        "venus-classic_fancy": planetSection + """
-            output_dir = www
-            output_theme = classic_fancy
-            items_per_page = 60
-            activity_threshold = 2000
-            date_format = %d %b %Y, %H:%M
-            new_date_format = %A %d %B %Y
+            "venus-classic_fancy": planetSection + """
+                output_dir = www
+                output_theme = classic_fancy
+                items_per_page = 60
+                activity_threshold = 2000
+                date_format = %d %b %Y, %H:%M
+                new_date_format = %A %d %B %Y
 
-            [DEFAULT]
-            facewidth = 65
-            faceheight = 85
+                [DEFAULT]
+                facewidth = 65
+                faceheight = 85
 
-            \(subscriptions())
-            """,
-        "venus-asf": planetSection + """
-            output_dir = www
-            output_theme = asf
-            items_per_page = 40
-            activity_threshold = 1500
+                \(subscriptions())
+                """,
+            "venus-asf": planetSection + """
+                output_dir = www
+                output_theme = asf
+                items_per_page = 40
+                activity_threshold = 1500
 
-            \(subscriptions())
-            """,
-        "venus-musings": planetSection + """
-            output_dir = www
-            output_theme = musings
-            days_per_page = 3
+                \(subscriptions())
+                """,
+            "venus-musings": planetSection + """
+                output_dir = www
+                output_theme = musings
+                days_per_page = 3
 
-            \(subscriptions())
-            """,
-        "venus-mobile": planetSection + """
-            output_dir = www
-            output_theme = mobile
-            items_per_page = 30
+                \(subscriptions())
+                """,
+            "venus-mobile": planetSection + """
+                output_dir = www
+                output_theme = mobile
+                items_per_page = 30
 
-            [index.html.xslt]
-            items_per_page = 15
+                [index.html.xslt]
+                items_per_page = 15
 
-            \(subscriptions(feeds[4...]))
-            """,
+                \(subscriptions(feeds[4...]))
+                """,
         ]
     }
 
@@ -97,32 +97,32 @@ struct PlanetDifferentialTests {
     /// htmltmpl templates named relative to the root, as planet.python.org runs it.
     static var planet2Cases: [String: String] {
         [
-        "planet2-fancy": planetSection + """
-            template_files = config/index.html.tmpl config/rss20.xml.tmpl config/rss10.xml.tmpl \
-            config/opml.xml.tmpl config/foafroll.xml.tmpl
-            output_dir = output
-            items_per_page = 60
-            activity_threshold = 2000
-            date_format = %B %d, %Y %I:%M %p
-            new_date_format = %B %d, %Y
+            "planet2-fancy": planetSection + """
+                template_files = config/index.html.tmpl config/rss20.xml.tmpl config/rss10.xml.tmpl \
+                config/opml.xml.tmpl config/foafroll.xml.tmpl
+                output_dir = output
+                items_per_page = 60
+                activity_threshold = 2000
+                date_format = %B %d, %Y %I:%M %p
+                new_date_format = %B %d, %Y
 
-            [DEFAULT]
-            facewidth = 65
-            faceheight = 85
+                [DEFAULT]
+                facewidth = 65
+                faceheight = 85
 
-            \(subscriptions())
-            """,
-        "planet2-capped": planetSection + """
-            template_files = config/index.html.tmpl config/rss20.xml.tmpl config/opml.xml.tmpl
-            output_dir = output
-            days_per_page = 4
-            new_feed_items = 5
+                \(subscriptions())
+                """,
+            "planet2-capped": planetSection + """
+                template_files = config/index.html.tmpl config/rss20.xml.tmpl config/opml.xml.tmpl
+                output_dir = output
+                days_per_page = 4
+                new_feed_items = 5
 
-            [config/rss20.xml.tmpl]
-            items_per_page = 12
+                [config/rss20.xml.tmpl]
+                items_per_page = 12
 
-            \(subscriptions(feeds[..<10]))
-            """,
+                \(subscriptions(feeds[..<10]))
+                """,
         ]
     }
 
@@ -175,7 +175,7 @@ struct PlanetDifferentialTests {
         let written = try FileManager.default.contentsOfDirectory(atPath: theirs)
             .filter { $0.hasSuffix(".html") || $0.hasSuffix(".xml") }.sorted()
         try #require(!written.isEmpty, "\(reference) wrote nothing")
-        var report = DifferentialReport(reference: reference)
+        var report = DifferentialReport(reference: reference, documented: try Self.documented())
         for file in written {
             report.compare(
                 file: file, feedmerge: PlanetDifferential.view(ours + "/" + file),
@@ -183,35 +183,56 @@ struct PlanetDifferentialTests {
         }
         let header = "feedmerge exited \(run.status)\(run.output.isEmpty ? "" : ":\n" + run.output)"
         try FileManager.default.createDirectory(at: Self.reports, withIntermediateDirectories: true)
-        try (header + "\n" + (report.isEmpty ? "no differences" : report.text) + "\n").write(
-            to: Self.reports.appendingPathComponent("\(name).txt"), atomically: true, encoding: .utf8)
+        // Both sides' outputs beside the report, to look at.
+        let kept = Self.reports.appendingPathComponent(name)
+        try? FileManager.default.removeItem(at: kept)
+        try FileManager.default.createDirectory(at: kept, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: theirs, toPath: kept.appendingPathComponent(reference).path)
+        try FileManager.default.copyItem(atPath: ours, toPath: kept.appendingPathComponent("feedmerge").path)
+        try (header + "\n" + report.setAsideText + "\n" + (report.isEmpty ? "no differences" : report.text) + "\n")
+            .write(to: Self.reports.appendingPathComponent("\(name).txt"), atomically: true, encoding: .utf8)
         #expect(run.status <= 1, "\(name): \(header)")
-        let same = report.isEmpty
-        guard let known = Self.knownDifferences[name] else {
-            #expect(same, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
-            return
-        }
-        // Recorded as known, each for its reason below: once the case matches, this says so and fails.
-        withKnownIssue(Comment(rawValue: known)) {
-            #expect(same, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
-        }
+        #expect(report.isEmpty, "\(name): what a reader sees differs from \(reference)'s:\n\(report.text)")
     }
 
-    /// The cases that do not match their reference program yet, and why. Each difference is
-    /// either listed in docs/venus.md ("What differs": a feed whose dates Venus cannot read loses
-    /// its subscription there; Venus names an unnamed subscription ""; feedmerge lists the address
-    /// it subscribes to, Venus the one the feed gives itself; entries of one instant at a page's
-    /// cut-off are ordered differently) or not built yet (Planet 2.0's dates and authors).
-    static let knownDifferences: [String: String] = [
-        "venus-asf": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses, a tie",
-        "venus-classic_fancy": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
-        "venus-mobile": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
-        "venus-musings": "documented: the RSS 0.92 feed Venus cannot date, unnamed subscriptions, feed addresses",
-        "planet2-fancy":
-            "not built: Planet 2.0 dates an entry by updated before published, and gives an item no author "
-            + "from its feed or dc:creator; documented: feedparser's enclosure URL as an RSS 0.92 item's id",
-        "planet2-capped":
-            "not built: Planet 2.0 dates an entry by updated before published, and gives an item no author "
-            + "from its feed or dc:creator; documented: feedparser's enclosure URL as an RSS 0.92 item's id",
-    ]
+    /// The differences docs/venus.md lists ("What differs"), made from the served feeds themselves.
+    static func documented() throws -> DifferentialReport.Documented {
+        var documented = DifferentialReport.Documented()
+        let corpus = SharedCorpora.path("realworld")!
+        for (path, options) in feeds {
+            let served = PlanetDifferential.server.url("/" + path)
+            let text = try String(contentsOf: corpus.appendingPathComponent(path), encoding: .isoLatin1)
+            if let selfLink = Self.selfLink(in: text) { documented.servedAtSelfLink[selfLink] = served }
+            if options.contains("name =") { documented.named.insert(served) }
+            // RSS 0.92 items: an item without guid is identified by its enclosure in both old programs.
+            guard text.contains("<rss version=\"0.92\"") else { continue }
+            documented.undatableFeed = served
+            for item in text.components(separatedBy: "<item>").dropFirst() {
+                guard let link = Self.element("link", in: item) else { continue }
+                documented.undatableFeedEntries.insert(link)
+                if !item.contains("<guid"), item.contains("<enclosure") { documented.enclosureIdentified.insert(link) }
+            }
+        }
+        return documented
+    }
+
+    /// A feed's `rel="self"` address, read from its text.
+    static func selfLink(in text: String) -> String? {
+        let tags = try! Regex(#"<(?:atom:)?link\b[^>]*>"#)
+        for match in text.matches(of: tags) {
+            let tag = String(text[match.range])
+            guard tag.contains(#"rel="self""#) || tag.contains("rel='self'") else { continue }
+            if let href = tag.firstMatch(of: try! Regex(#"href=["']([^"']+)["']"#)) {
+                return href.output[1].substring.map(String.init)
+            }
+        }
+        return nil
+    }
+
+    private static func element(_ name: String, in text: String) -> String? {
+        guard let start = text.range(of: "<\(name)>"),
+            let end = text.range(of: "</\(name)>", range: start.upperBound..<text.endIndex)
+        else { return nil }
+        return text[start.upperBound..<end.lowerBound].trimmingCharacters(in: .whitespacesAndNewlines)
+    }
 }

@@ -70,6 +70,8 @@ struct MergeOptions {
     var perFeed = 0
     var since: String?
     var future = TimelineRules.FuturePolicy.clamp
+    /// Whose rules date entries: `feedmerge planet` follows its configuration's program.
+    var dating = TimelineRules.DatingStyle.feedmerge
     var now: Timestamp?
     var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
     var statePath: String?
@@ -394,6 +396,7 @@ struct MergeOptions {
         rules.limit = limit == 0 ? nil : limit
         rules.perFeed = perFeed == 0 ? nil : perFeed
         rules.future = future
+        rules.dating = dating
         if let since { rules.since = try OptionValue.dateOrAge(since, now: now, for: "--since") }
         return rules
     }

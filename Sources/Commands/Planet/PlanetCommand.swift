@@ -175,9 +175,6 @@ struct PlanetCommand {
             }
             options.fetch.totalTimeoutSeconds = seconds
         }
-        if let items = settings["new_feed_items"] {
-            options.perFeed = try OptionValue.count(items, for: "new_feed_items")
-        }
         if let keep = settings["cache_keep_entries"] {
             options.keepPerFeed = try OptionValue.count(keep, for: "cache_keep_entries")
         }
@@ -229,6 +226,20 @@ struct PlanetCommand {
         // Venus splices one page of the largest items_per_page for every template and has no
         // days_per_page; Planet 2.0 caps each template by its own.
         let dialect = venusFolder != nil ? .venus : planet.dialect
+        // Both date an entry by `updated` first. new_feed_items: Venus's cap on a feed's entries
+        // in a page; Planet 2.0's share of a dateless feed's first listing that is ever shown.
+        switch dialect {
+        case .venus:
+            options.dating = .venus
+            if let items = settings["new_feed_items"] {
+                options.perFeed = try OptionValue.count(items, for: "new_feed_items")
+            }
+        case .planet2:
+            options.dating = .planet2
+            if let items = settings["new_feed_items"] {
+                options.newFeedItems = try OptionValue.count(items, for: "new_feed_items")
+            }
+        }
         let spliced = planet.templates.map(\.itemsPerPage).max() ?? PageCap.defaultItems
         // Planet 2.0's locale names the language of its dates; Venus has none.
         for locale in Set(([settings["locale"]] + planet.templates.map { $0.options["locale"] }).compactMap { $0 }) {
