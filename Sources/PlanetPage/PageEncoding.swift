@@ -37,6 +37,17 @@ public enum PageEncoding {
         }
         guard let set = sets[name] else { return nil }
         let text = String(decoding: utf8, as: UTF8.self)
-        return text.data(using: set, allowLossyConversion: true).map { Array($0) }
+        if let whole = text.data(using: set) { return Array(whole) }
+        // Python's "replace": each code point the set cannot hold becomes "?".
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
+        for scalar in text.unicodeScalars {
+            if let bytes = String(scalar).data(using: set) {
+                out.append(contentsOf: bytes)
+            } else {
+                out.append(UInt8(ascii: "?"))
+            }
+        }
+        return out
     }
 }

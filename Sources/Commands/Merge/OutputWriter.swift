@@ -48,6 +48,7 @@ enum OutputWriter {
         case .page:
             // The theme runs first: a page is written only once its theme has succeeded.
             let page: RenderedPage
+            var encoding: String?
             do {
                 guard let made = content.page, let setting = output.page else {
                     throw PlanetPage.Failure(description: "no theme")
@@ -56,6 +57,7 @@ enum OutputWriter {
                 input.links = made.links(output.path)
                 input.entries = setting.cap.apply(input.entries)
                 input.settings.merge(setting.settings) { $1 }
+                encoding = input.settings["encoding"]
                 input.outputName = output.path == "-" ? nil : (output.path as NSString).lastPathComponent
                 page = try PlanetPage.render(input, theme: setting.theme)
             } catch {
@@ -77,7 +79,7 @@ enum OutputWriter {
                 write = { page.writeAsThemeAsks(into: &$0) }
             }
             let made = filtered(write, by: filters, path: output.path)
-            if let encoding = output.page?.settings["encoding"], PageEncoding.isKnown(encoding) {
+            if let encoding, PageEncoding.isKnown(encoding) {
                 // Planet 2.0's `encoding`: the page made in UTF-8, then written in the one asked.
                 render = { out in
                     var page = TextBuffer(capacity: 1 << 16)
