@@ -32,12 +32,13 @@ struct PlanetCommand {
             reading lists (content_type = opml), output_theme (its config.ini merged,
             template_directories searched), every template of template_files rendered
             into output_dir (.xslt and htmltmpl .tmpl, capped as Venus or Planet 2.0 caps
-            them), a template's own filters run on it, the bill_of_materials copied
-            (#{face} expanded). The state lives in cache_directory (feedmerge.sqlite)
-            unless --state says otherwise; feed_timeout is --timeout. Relative paths are read from where it
-            runs when the configuration's templates are there (a Planet 2.0 site run from
-            its root), else from the configuration's folder. Options feedmerge has no use
-            for are named once in a warning. See docs/venus.md.
+            them, entries dated by updated first as both date them), a template's own
+            filters run on it, the bill_of_materials copied (#{face} expanded). The state
+            lives in cache_directory (feedmerge.sqlite) unless --state says otherwise;
+            feed_timeout is --timeout. Relative paths are read from where it runs when the
+            configuration's templates are there (a Planet 2.0 site run from its root), else
+            from the configuration's folder. Options feedmerge has no use for are named
+            once in a warning. See docs/venus.md.
             """,
         groups: [
             OptionGroup(
