@@ -19,5 +19,6 @@ extension FeedSource {
             categories: metadata?.categories ?? [], folder: subscription.folder,
             icon: metadata?.icon ?? metadata?.logo ?? metadata?.image)
         rights = metadata?.rights
+        selfLink = metadata?.selfLink
     }
 }

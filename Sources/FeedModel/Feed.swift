@@ -8,6 +8,10 @@ public struct FeedMetadata: Sendable, Hashable {
     public var link: String?
     /// Atom: `id`; RSS 1.0: `rdf:about`; JSON Feed: `feed_url`.
     public var id: String?
+    /// The address the feed gives itself: Atom (and `atom:link` in RSS):
+    /// `link rel="self"`; JSON Feed: `feed_url`. Its author's claim, which
+    /// Venus shows as the subscription's address.
+    public var selfLink: String?
     /// Atom: `updated` (0.3: `modified`); RSS: `lastBuildDate`, `dc:date`.
     public var updated: Timestamp?
     /// RSS: `lastBuildDate` (also `updated`, unless the feed gives a

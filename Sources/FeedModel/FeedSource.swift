@@ -25,6 +25,8 @@ public struct FeedSource: Sendable, Hashable {
     /// The feed's rights (Atom `rights`, RSS `copyright`), which a planet's
     /// theme shows beside each of its entries (Venus's `source/rights`).
     public var rights: Text?
+    /// The address the feed gives itself (`FeedMetadata.selfLink`).
+    public var selfLink: String?
 
     public init(
         title: String? = nil, link: String? = nil, feedURL: String, id: String? = nil, updated: Timestamp? = nil,

@@ -5,9 +5,9 @@ import FeedModel
 /// means a new version byte; the older versions stay readable (version 1
 /// lacks the update hints, `ttl` and the Syndication module's interval;
 /// version 2, RSS's `skipHours` and `skipDays`; version 3, RSS's
-/// `lastBuildDate` apart).
+/// `lastBuildDate` apart; version 4, the feed's own address).
 public enum FeedMetadataCodec {
-    static let version: UInt8 = 4
+    static let version: UInt8 = 5
 
     public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
@@ -34,6 +34,7 @@ public enum FeedMetadataCodec {
         out.integer(metadata.skipHours.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
         out.integer(metadata.skipDays.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
         out.timestamp(metadata.built)
+        out.string(metadata.selfLink)
         return out.bytes
     }
 
@@ -70,6 +71,7 @@ public enum FeedMetadataCodec {
             m.skipDays = Set((1...7).filter { days & (Int64(1) << Int64($0)) != 0 })
         }
         if stored >= 4 { m.built = r.timestamp() }
+        if stored >= 5 { m.selfLink = r.string() }
         return r.failed ? nil : m
     }
 }

@@ -65,7 +65,7 @@ enum PlanetDocument {
         if let link = source.link {
             linkElement(rel: "alternate", href: link, type: "text/html", indent: 4, into: &out)
         }
-        linkElement(rel: "self", href: source.feedURL, type: nil, indent: 4, into: &out)
+        linkElement(rel: "self", href: source.shownFeedAddress, type: nil, indent: 4, into: &out)
         if let updated = source.newestEntry { date("updated", updated, indent: 4, into: &out) }
         out.element("planet:name", source.name, indent: 4)
         out.element("planet:message", source.message, indent: 4)
@@ -172,7 +172,8 @@ enum PlanetDocument {
         if let link = source.link {
             linkElement(rel: "alternate", href: link, type: "text/html", indent: 6, into: &out)
         }
-        linkElement(rel: "self", href: source.feedURL, type: nil, indent: 6, into: &out)
+        linkElement(
+            rel: "self", href: subscription?.shownFeedAddress ?? source.feedURL, type: nil, indent: 6, into: &out)
         for author in source.authors { out.atomPerson("author", author.withSafePage, indent: 6) }
         // Venus names the author of an entry nobody is named for after its subscription.
         if let name = subscription?.properties["name"], !item.pointee.ownAuthors.contains(where: { $0.name != nil }),

@@ -27,6 +27,9 @@ public struct PlanetSource: Sendable {
     public var httpStatus: Int?
     /// Where a permanent redirect says it now lives (`planet:http_location`).
     public var location: String?
+    /// The address shown for it when not `feedURL`: a Venus planet shows the
+    /// one its feed gives itself (`rel="self"`), as Venus does.
+    public var shownAddress: String?
     /// With a state: its last successful fetch, and the newest entry stored.
     public var lastSuccess: Timestamp?
     public var newestEntry: Timestamp?
@@ -101,4 +104,10 @@ public struct PlanetPageInput: Sendable {
         self.summaryOnly = summaryOnly
         self.links = links
     }
+}
+
+extension PlanetSource {
+    /// The feed's address as the page shows it: `shownAddress` when it is one a
+    /// page may link to, else the address fetched.
+    public var shownFeedAddress: String { shownAddress.flatMap(PageLink.safe) ?? feedURL }
 }

@@ -106,7 +106,8 @@ enum VenusTemplateValues {
         values["title"] = .markup(escaped(title))
         values["title_plain"] = .text(title)
         values["link"] = .text(source.link.flatMap(PageLink.safe) ?? "")
-        values["url"] = .text(source.location.flatMap(PageLink.safe) ?? PageLink.safe(source.feedURL) ?? source.feedURL)
+        values["url"] = .text(
+            source.location.flatMap(PageLink.safe) ?? PageLink.safe(source.shownFeedAddress) ?? source.feedURL)
         values["id"] = .text(source.id ?? source.feedURL)
         if let subtitle = source.subtitle { values["subtitle"] = .markup(escaped(subtitle)) }
         if let icon = source.icon.flatMap(PageLink.safe) { values["icon"] = .text(icon) }

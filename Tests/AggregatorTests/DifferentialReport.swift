@@ -25,9 +25,6 @@ struct DifferentialReport {
 
     /// The differences docs/venus.md lists, as rules over the two views' rows.
     struct Documented {
-        /// Each served feed's own address (`rel="self"`), to the address it was served at:
-        /// Venus shows the former, feedmerge the address it subscribed to.
-        var servedAtSelfLink: [String: String] = [:]
         /// The links of the entries of the feed Venus's parser cannot date (RSS 0.92,
         /// `03 Apr 02 1500 GMT`), and that feed's address: Venus loses its subscription,
         /// so those entries show no channel, author or source there.
@@ -72,15 +69,6 @@ struct DifferentialReport {
         let entries = list == "entries"
         var ours = entries ? Self.tiesOrdered(feedmerge) : feedmerge
         var theirs = entries ? Self.tiesOrdered(reference) : reference
-        if !entries {
-            // Venus's feed address is the one the feed gives itself.
-            for index in theirs.indices {
-                if let feed = theirs[index]["feed"] as? String, let served = documented.servedAtSelfLink[feed] {
-                    theirs[index]["feed"] = served
-                    note("feed address")
-                }
-            }
-        }
         let key: ([String: Any]) -> String = { row in entries ? Self.entryKey(row) : Self.subscriptionKey(row) }
         var unmatched = theirs.enumerated().map { ($0.offset, $0.element) }
         var pairs: [(Int, [String: Any], [String: Any])] = []

@@ -128,4 +128,26 @@ extension PlanetConfigurationTests {
         #expect(page.contains("<i>mine|Me (me@example.org)|ed@example.org</i>"), "\(page)")
         #expect(page.contains("<i>nobody||ed@example.org</i>"), "\(page)")
     }
+
+    /// A Venus planet shows a subscription's address as its feed gives it (`rel="self"`),
+    /// as Venus does; one a page may not link to (`javascript:`) leaves the address fetched.
+    @Test func aVenusPlanetShowsTheAddressTheFeedGivesItself() throws {
+        let p = try planet("self-link", planet: "", sections: "[own.xml]\nname = Own\n\n[odd.xml]\nname = Odd\n")
+        try p.write(
+            p.theme + "/index.html.tmpl",
+            "<html><TMPL_LOOP Channels><i><TMPL_VAR name>=<TMPL_VAR url></i></TMPL_LOOP></html>")
+        for (file, href) in [("own.xml", "https://blog.example/feed/"), ("odd.xml", "javascript:alert(1)")] {
+            try p.write(
+                p.w.path(file),
+                "<rss version=\"2.0\" xmlns:atom=\"http://www.w3.org/2005/Atom\"><channel><title>T</title>"
+                    + "<atom:link rel=\"self\" href=\"\(href)\"/><item><title>e</title><guid>urn:\(file)</guid>"
+                    + "</item></channel></rss>")
+        }
+        let run = try p.run()
+        let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(page.contains("<i>Own=https://blog.example/feed/</i>"), "\(page)")
+        #expect(page.contains("<i>Odd=file://") || page.contains("<i>Odd=/"), "\(page)")
+        #expect(!page.contains("javascript"), "\(page)")
+    }
 }

@@ -70,6 +70,14 @@ import Testing
         skipping.skipDays = [1, 7]
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(skipping)) == skipping)
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(metadata)) == metadata)
+        // A state written before the feed's own address (version 4) is read, without it.
+        var addressed = metadata
+        addressed.selfLink = "http://x/feed"
+        #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(addressed)) == addressed)
+        var version4 = FeedMetadataCodec.encode(addressed)
+        version4.removeLast(1 + 1 + "http://x/feed".utf8.count)  // a presence byte, a one-byte length, the text
+        version4[0] = 4
+        #expect(FeedMetadataCodec.decode(version4) == metadata)
         // A state written before skipHours and skipDays (version 2) is read, without them.
         var old = FeedMetadataCodec.encode(metadata)
         old.removeLast(4)  // the two masks, 0: a presence byte each, then a one-byte varint

@@ -72,6 +72,8 @@ struct MergeOptions {
     var future = TimelineRules.FuturePolicy.clamp
     /// Whose rules date entries: `feedmerge planet` follows its configuration's program.
     var dating = TimelineRules.DatingStyle.feedmerge
+    /// Pages show a subscription's address as its feed gives it (`rel="self"`), as Venus does.
+    var showsFeedsOwnAddress = false
     var now: Timestamp?
     var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
     var statePath: String?

@@ -94,6 +94,7 @@ extension MergeRun {
                 failingSince: status == .failing || status == .gone ? report.record?.failingSince : nil,
                 folder: report.subscription.folder, properties: report.subscription.properties)
             source.propertiesAreMarkup = report.subscription.propertiesAreMarkup
+            if options.showsFeedsOwnAddress { source.shownAddress = report.source?.selfLink }
             return source
         }
     }

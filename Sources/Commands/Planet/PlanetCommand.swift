@@ -232,6 +232,7 @@ struct PlanetCommand {
         switch dialect {
         case .venus:
             options.dating = .venus
+            options.showsFeedsOwnAddress = true
             if let items = settings["new_feed_items"] {
                 options.perFeed = try OptionValue.count(items, for: "new_feed_items")
             }

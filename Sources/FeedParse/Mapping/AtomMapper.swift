@@ -60,6 +60,7 @@ struct AtomMapper {
                 if let category = category(child) { feed.metadata.categories.append(category) }
             case "link":
                 links.offer(child, context: context)
+                feed.metadata.selfLink = feed.metadata.selfLink ?? context.selfLink(child)
             default:
                 break
             }

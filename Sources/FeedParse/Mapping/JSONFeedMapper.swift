@@ -40,6 +40,7 @@ struct JSONFeedMapper {
         metadata.subtitle = string(feed["description"]).map { Text($0) }
         metadata.link = url(feed["home_page_url"], base: base)
         metadata.id = url(feed["feed_url"], base: base)
+        metadata.selfLink = metadata.id
         metadata.logo = url(feed["icon"], base: base)
         metadata.icon = url(feed["favicon"], base: base)
         metadata.language = string(feed["language"])

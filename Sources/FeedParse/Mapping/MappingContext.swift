@@ -45,6 +45,13 @@ struct MappingContext {
     }
 
     /// A URL from the document made absolute against the base in scope.
+    /// An Atom `link rel="self"` element's address, absolute; nil for another link.
+    func selfLink(_ element: DOMElement) -> String? {
+        let rel = element.attribute("rel")?.trimmingWhitespace.lowercased()
+        guard rel == "self" || rel == "http://www.iana.org/assignments/relation/self" else { return nil }
+        return absolute(element.attribute("href"), at: element)
+    }
+
     func absolute(_ reference: String?, at element: DOMElement) -> String? {
         guard let reference = reference?.trimmingWhitespace, !reference.isEmpty else { return nil }
         if URLReference.hasScheme(reference) { return reference }

@@ -129,6 +129,7 @@ struct RSSMapper {
                 if rel == "alternate", let href = context.absolute(child.attribute("href"), at: child) {
                     links.append((1, href))
                 }
+                feed.metadata.selfLink = feed.metadata.selfLink ?? context.selfLink(child)
             case (.atom, "id"): feed.metadata.id = feed.metadata.id ?? context.text(child)
             case (.atom, "updated"): feed.offerUpdated(context.date(child, label: "feed"), rank: 1)
             case (.atom, "title"): feed.offerTitle(context.textConstruct(child, legacyAtom: false), rank: 1)
