@@ -2,7 +2,7 @@ import FeedModel
 
 /// ISO 8601 / RFC 3339 / W3C-DTF: `2003-12-31T10:14:55.1234-08:00`, partial
 /// dates (`2003`, `2003-12`), compact (`20031231`, `031231`), ordinal
-/// (`2003-335`, `03335`), two-digit forms (`-0312`, `-03-12`), a space for
+/// (`2003-335`, `03335`), two-digit forms (`-0312`, `-03-12`, `03-12-31`, `03-335`), a space for
 /// the `T`, and a missing zone (read as UTC). Must match the whole string.
 struct ISODateScanner {
     private let b: UnsafeBufferPointer<UInt8>
@@ -101,6 +101,20 @@ struct ISODateScanner {
         case 7:
             f.year = digits(4)!
             f.ordinal = digits(3)
+        case 2:
+            // feedparser's `YY-MM-DD` and `YY-OOO` (`03-12-31` is 2003-12-31).
+            f.year = DateParser.fullYear(digits(2)!, digits: 2)
+            guard peek() == UInt8(ascii: "-") else { return nil }
+            i += 1
+            if digitRun() == 3 {
+                f.ordinal = digits(3)
+            } else {
+                guard let mm = digits(2), peek() == UInt8(ascii: "-") else { return nil }
+                i += 1
+                guard let dd = digits(2), digitRun() == 0 else { return nil }
+                f.month = mm
+                f.day = dd
+            }
         case 6:
             f.year = DateParser.fullYear(digits(2)!, digits: 2)
             f.month = digits(2)!
