@@ -97,4 +97,19 @@ import Testing
         let page = try String(contentsOfFile: w.path("out/index.html"), encoding: .utf8)
         #expect(page.contains("|Monday 02 November 2020|"), "\(page)")
     }
+
+    /// `-v` names a template's output by what it is: HTML where its name says so, else made by
+    /// its template (an RSS template's `rss20.xml` is not HTML).
+    @Test func verboseNamesWhatEachTemplateWrote() throws {
+        let w = try site("verbose", "")
+        try FileManager.default.moveItem(atPath: w.path("latin.html.tmpl"), toPath: w.path("rss20.xml.tmpl"))
+        let config = try String(contentsOfFile: w.path("config.ini"), encoding: .utf8)
+        try config.replacingOccurrences(of: "latin.html.tmpl", with: "rss20.xml.tmpl")
+            .write(toFile: w.path("config.ini"), atomically: true, encoding: .utf8)
+        let run = try CommandRun.feedmerge(
+            ["planet", "-v", "--now", "2024-12-01T00:00:00Z", "config.ini"], workingDirectory: w.path(""))
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("out/index.html (html)"), "\(run.standardError)")
+        #expect(run.standardError.contains("out/rss20.xml (made by its template)"), "\(run.standardError)")
+    }
 }

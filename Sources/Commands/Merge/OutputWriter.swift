@@ -113,9 +113,18 @@ enum OutputWriter {
         }
         if verbose {
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
-            StandardOutput.error("feedmerge: wrote \(output.path) (\(output.kind)) in \(seconds) s")
+            StandardOutput.error("feedmerge: wrote \(output.path) (\(label(output))) in \(seconds) s")
         }
         return nil
+    }
+
+    /// What an output is, as `-v` names it: a page named as HTML is one, another is
+    /// what its template makes (Venus's `atom.xml`, `opml.xml`).
+    static func label(_ output: Outputs.Output) -> String {
+        guard output.kind == .page else { return output.kind.description }
+        let lower = output.path.lowercased()
+        let html = output.path == "-" || [".html", ".htm", ".xhtml"].contains { lower.hasSuffix($0) }
+        return html ? "html" : "made by its template"
     }
 
     /// The page made whole in memory and given to its filters, when it has any.
