@@ -101,7 +101,7 @@ enum DefaultTheme {
         .subscriptions li { padding: .4rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
         .subscriptions .status { display: block; color: var(--muted); font-size: .9rem; }
         .subscriptions .failing .status, .subscriptions .gone .status { color: var(--bad); }
-        .subscriptions .stale .status { color: var(--warn); }
+        .subscriptions .stale .status, .subscriptions .partial .status { color: var(--warn); }
         footer.site { border-top: 1px solid var(--line); margin-top: 2rem; padding-top: 1rem; padding-bottom: 2rem;
           color: var(--muted); font-size: .95rem; }
                 </style>
@@ -316,6 +316,12 @@ enum DefaultTheme {
                   </xsl:when>
                   <xsl:when test="feedmerge:status = 'gone'">
                     <xsl:text>Gone: the server says the feed was removed</xsl:text>
+                  </xsl:when>
+                  <xsl:when test="feedmerge:status = 'partial'">
+                    <xsl:text>Read in part</xsl:text>
+                    <xsl:if test="feedmerge:partial">
+                      <xsl:text>: </xsl:text><xsl:value-of select="feedmerge:partial"/>
+                    </xsl:if>
                   </xsl:when>
                   <xsl:when test="feedmerge:status = 'stale'">
                     <xsl:text>Stale: nothing new since </xsl:text>

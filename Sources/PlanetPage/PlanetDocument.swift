@@ -72,6 +72,7 @@ enum PlanetDocument {
         out.element("planet:http_status", source.httpStatus.map(String.init), indent: 4)
         out.element("planet:http_location", source.location.flatMap(PageLink.safe), indent: 4)
         out.element("feedmerge:status", source.status.rawValue, indent: 4)
+        out.element("feedmerge:partial", source.partialReason, indent: 4)
         if source.failures > 0 { out.element("feedmerge:failures", String(source.failures), indent: 4) }
         if let lastSuccess = source.lastSuccess { date("feedmerge:last-success", lastSuccess, indent: 4, into: &out) }
         if let since = source.failingSince { date("feedmerge:failing-since", since, indent: 4, into: &out) }

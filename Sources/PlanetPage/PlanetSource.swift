@@ -3,10 +3,11 @@ import FeedModel
 /// One subscription as the page shows it: the feed's own title and links,
 /// the name the subscription list gives it, and its health.
 public struct PlanetSource: Sendable {
-    /// ok, stale (answers, but nothing new for a long time), deferred (not
-    /// asked this run: Retry-After or cache lifetime), failing, gone (410).
+    /// ok, partial (read in part: cut short or not well-formed;
+    /// `partialReason` says why), stale (answers, but nothing new for a long time), deferred
+    /// (not asked this run: Retry-After or cache lifetime), failing, gone (410).
     public enum Status: String, Sendable {
-        case ok, stale, deferred, failing, gone
+        case ok, partial, stale, deferred, failing, gone
     }
 
     /// `planet:name`: the subscription list's title, else the feed's, else its address.
@@ -27,6 +28,9 @@ public struct PlanetSource: Sendable {
     public var httpStatus: Int?
     /// Where a permanent redirect says it now lives (`planet:http_location`).
     public var location: String?
+    /// Why it was read only in part this run (`feedmerge:partial`; not Venus's
+    /// `planet:message`, which its themes show as a failure).
+    public var partialReason: String?
     /// The address shown for it when not `feedURL`: a Venus planet shows the
     /// one its feed gives itself (`rel="self"`), as Venus does.
     public var shownAddress: String?

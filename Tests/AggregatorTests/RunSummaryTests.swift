@@ -15,11 +15,33 @@ import Testing
         ]
         for (name, text) in files { try text.write(toFile: w.path(name), atomically: true, encoding: .utf8) }
         let run = try CommandRun.feedmerge(
-            ["whole.rss", "cut.rss", "broken.rss"].map(w.path) + ["-o", w.path("out.atom"), "--no-state"])
-        #expect(run.status == 0, "\(run.standardError)")
+            ["whole.rss", "cut.rss", "broken.rss"].map(w.path) + [
+                "-o", w.path("out.atom"), "-o", w.path("index.html"), "--health", w.path("health.json"), "--no-state",
+            ])
+        #expect(run.status == 0, "entries were kept: \(run.standardError)")
         #expect(
             run.standardError.contains("1 feed ok, 1 truncated, 1 recovered, 0 not modified, 0 failed"),
             "\(run.standardError)")
+        // Each named with why, at the default verbosity.
+        #expect(
+            run.standardError.contains("read in part: \(w.path("cut.rss")): document truncated after 1 complete"),
+            "\(run.standardError)")
+        #expect(
+            run.standardError.contains("read in part: \(w.path("broken.rss")): not well-formed XML, recovered"),
+            "\(run.standardError)")
+        #expect(!run.standardError.contains("read in part: \(w.path("whole.rss"))"))
+        // Its own status in the health report and on the page.
+        let health = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: w.path("health.json"))))
+        let feeds = (health as? [String: Any])?["feeds"] as? [[String: Any]] ?? []
+        let status = Dictionary(
+            uniqueKeysWithValues: feeds.map { (($0["url"] as? String) ?? "", ($0["status"] as? String) ?? "") })
+        #expect(status[w.path("whole.rss")] == "ok" && status[w.path("cut.rss")] == "partial", "\(status)")
+        #expect(status[w.path("broken.rss")] == "partial", "\(status)")
+        let cut = feeds.first { $0["url"] as? String == w.path("cut.rss") }
+        #expect((cut?["error"] as? String)?.hasPrefix("document truncated") == true, "\(String(describing: cut))")
+        let page = try String(contentsOfFile: w.path("index.html"), encoding: .utf8)
+        #expect(page.contains("<li class=\"partial\">") && page.contains("Read in part: document truncated"), "\(page)")
         let whole = try CommandRun.feedmerge([w.path("whole.rss"), "-o", w.path("out2.atom"), "--no-state"])
         #expect(whole.standardError.contains("1 feed ok, 0 not modified, 0 failed"), "\(whole.standardError)")
     }

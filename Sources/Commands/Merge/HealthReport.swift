@@ -28,7 +28,7 @@ enum HealthReport {
             json.field("title", report.record?.title ?? report.subscription.title)
             json.field("status", status(of: report, now: now))
             json.field("http_status", report.httpStatus ?? report.record?.lastStatus)
-            json.field("error", report.reason)
+            json.field("error", report.reason ?? report.partialReason)
             json.field("moved_to", report.record?.movedTo)
             json.field("last_fetch", date: report.record?.lastFetch)
             json.field("last_success", date: report.record?.lastSuccess)
@@ -66,9 +66,10 @@ enum HealthReport {
         return json.bytes + [0x0A]
     }
 
-    /// ok, not-modified, deferred, failed, gone, or stale (answers, but
-    /// nothing new for `staleDays`).
+    /// ok, partial (read in part: `error` says why), not-modified, deferred,
+    /// failed, gone, or stale (answers, but nothing new for `staleDays`).
     static func status(of report: FeedReport, now: Timestamp) -> String {
+        if report.partialReason != nil { return "partial" }
         if (report.status == .ok || report.status == .notModified), let newest = report.newestEntry,
             now.secondsSince1970 - newest.secondsSince1970 > staleDays * 86_400
         {

@@ -80,7 +80,7 @@ extension MergeRun {
                 let stale = newest.map {
                     rules.now.secondsSince1970 - $0.secondsSince1970 > HealthReport.staleDays * 86_400
                 }
-                status = stale == true ? .stale : .ok
+                status = report.partialReason != nil ? .partial : stale == true ? .stale : .ok
             }
             var source = PlanetSource(
                 name: report.subscription.title ?? report.source?.title ?? report.subscription.url, feedURL: feedURL,
@@ -94,6 +94,7 @@ extension MergeRun {
                 failingSince: status == .failing || status == .gone ? report.record?.failingSince : nil,
                 folder: report.subscription.folder, properties: report.subscription.properties)
             source.propertiesAreMarkup = report.subscription.propertiesAreMarkup
+            source.partialReason = report.partialReason
             if options.showsFeedsOwnAddress { source.shownAddress = report.source?.selfLink }
             return source
         }

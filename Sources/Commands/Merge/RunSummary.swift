@@ -54,6 +54,13 @@ struct RunSummary {
             let since = report.failingBefore.map { " (failing since \(Self.day($0)))" } ?? ""
             say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)\(since)")
         }
+        // A feed read in part is named with why, whatever its place in the summary's counts.
+        if !quiet {
+            for report in reports {
+                guard let reason = report.partialReason else { continue }
+                say("read in part: \(report.subscription.url): \(reason); the entries before that are kept")
+            }
+        }
         for report in reports
         where report.failingBefore != nil && (report.status == .ok || report.status == .notModified) {
             say("recovered: \(report.subscription.url) (failing since \(Self.day(report.failingBefore!)))")
@@ -102,11 +109,13 @@ struct RunSummary {
             let ok = fetched.count - truncated - recovered
             let partial =
                 (truncated > 0 ? "\(truncated) truncated, " : "") + (recovered > 0 ? "\(recovered) recovered, " : "")
-            let notModified = reports.filter { $0.status == .notModified || $0.status == .deferred }.count
+            let notModified = reports.filter { $0.status == .notModified }.count
+            let deferred = reports.filter { $0.status == .deferred }.count
+            let waiting = deferred > 0 ? ", \(deferred) not asked (not due, or asked to wait)" : ""
             let feeds =
                 rendered
                 ? "\(counted(reports.count, "feed")) from the state (\(failed.count) failing when last fetched); "
-                : "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified, \(failed.count) failed; "
+                : "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified\(waiting), \(failed.count) failed; "
             say(
                 feeds
                     + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
