@@ -305,7 +305,8 @@ public enum Aggregator {
             } catch {
                 diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
                 let unstored = Set(pending.map(\.url))
-                for index in reports.indices where reports[index].map({ unstored.contains($0.subscription.url) }) ?? false {
+                for index in reports.indices
+                where reports[index].map({ unstored.contains($0.subscription.url) }) ?? false {
                     reports[index]?.notStored = true
                 }
             }
@@ -454,7 +455,8 @@ public enum Aggregator {
             }
             let (entries, dates) = remember(
                 notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: timeline.cutoff,
-                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries, pending: &pending,
+                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries,
+                pending: &pending,
                 report: &report)
             report.entriesKept = timeline.insert(
                 deferred: entries, dates: dates, source: source, subscription: index)

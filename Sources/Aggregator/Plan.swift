@@ -69,7 +69,7 @@ struct Plan: Sendable {
             // Over the size cap: the entries that arrived whole are kept, with a warning.
             response = error.partialResponse!
             cut = "\(error.message): the document was cut there"
-        } catch where error.code == .withdrawn {
+        } catch let error where error.code == .withdrawn {
             return .withdrawn(error.message)
         } catch {
             let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
@@ -144,7 +144,7 @@ struct Plan: Sendable {
         let response: FetchResponse
         do {
             response = try await client.fetch(FetchRequest(url: url))
-        } catch where error.code == .withdrawn {
+        } catch let error where error.code == .withdrawn {
             return .withdrawn(error.message)
         } catch {
             let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message

@@ -78,7 +78,9 @@ final class TransferLoop {
     /// removes the running ones from the multi handle, and marks the engine
     /// stopped; submissions that came in meanwhile are resumed too.
     private func stop(_ reason: TransferEngine.StopReason) {
-        for submission in waiting.removeAll() { finish(submission, .failure(reason.error(for: submission.request.url))) }
+        for submission in waiting.removeAll() {
+            finish(submission, .failure(reason.error(for: submission.request.url)))
+        }
         for transfer in active.values {
             var failure = reason.error(for: transfer.request.url)
             do {

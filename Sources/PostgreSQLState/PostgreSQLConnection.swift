@@ -199,6 +199,9 @@ final class PostgreSQLConnection {
         return isOpen
     }
 
+    /// What libpq last said (why a connection failed), on one line.
+    var lastMessage: String { ConnectionString.redact(Self.message(of: handle), secretsOf: conninfo) }
+
     /// Runs `body` in one transaction whose commit returns only once it is
     /// on the server's disk (`synchronous_commit` on for it alone, whatever
     /// the session's); a failure rolls it back.

@@ -80,7 +80,9 @@ public final class PostgreSQLStateStore: StateStore {
         var waited = 0.0
         var pause = 0.1
         while !connection.reopen() {
-            let error = connection.error("the connection was lost and cannot be opened again")
+            let reason = connection.lastMessage
+            let error = connection.error(
+                "the connection was lost and cannot be opened again" + (reason.isEmpty ? "" : " (\(reason))"))
             guard whenLost == .givenUpAfterPatience else { throw error }
             guard waited < Self.reopenPatience else {
                 lost = error
@@ -123,6 +125,7 @@ public final class PostgreSQLStateStore: StateStore {
     /// A store dropped with outcomes not sent (a run that stopped early)
     /// sends them now, and says on standard error what could not be kept.
     deinit {
+        guard !batch.isEmpty || undurable else { return }
         do {
             for (url, error) in try commit().sorted(by: { $0.key < $1.key }) {
                 Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
@@ -252,6 +255,7 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     public func record(all updates: [FeedUpdate]) throws(StateError) {
+        guard !updates.isEmpty else { return }
         for update in updates {
             guard let (statement, parameters, fenced) = try fencedOutcome(update) else { continue }
             batch.append((update.url, statement, parameters, fenced))
@@ -444,14 +448,18 @@ public final class PostgreSQLStateStore: StateStore {
     /// The retention schedule and each document's own rule (`FeedEntries.prune`),
     /// read `pruneChunk` documents at a time: memory stays that of a few feeds.
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        // A shared run prunes only the feeds it holds (another process may be writing any other),
+        // and never all of them at once: it has nothing to do when it holds none of these.
+        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
+        if claimed != nil && feeds?.isEmpty != false { return }
         try flush()
         cached = nil
         var lastFull: Int64 = 0
-        try retrying { () throws(StateError) in
-            try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+        if claimed == nil {
+            try retrying { () throws(StateError) in
+                try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+            }
         }
-        // A shared run prunes only the feeds it holds: another process may be writing any other.
-        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
         let full =
             claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400

@@ -112,8 +112,10 @@ public struct Worker {
                 guard !hosts.isEmpty else { return }
                 client.withdraw(hosts)
                 stamped(
-                    "lost the lease on \(hosts.joined(separator: ", ")) (another process holds it now): "
-                        + "its transfers are stopped")
+                    hosts.count == 1
+                        ? "lost the lease on \(hosts[0]) (another process holds it now): its transfers are stopped"
+                        : "lost the leases on \(hosts.joined(separator: ", ")) (another process holds them now): "
+                            + "their transfers are stopped")
             case .renewalFailed(let error):
                 stamped(
                     "state: cannot renew the leases (\(error)); a host whose lease is not renewed within "
@@ -241,7 +243,9 @@ public struct Worker {
                     + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.notStored) not stored, "
                     + "\(batch.leasesLost) leases lost")
         }
-        if let outage { say("stopping with the state lost for \(Int(outage.seconds.rounded())) s: feeds may be left due") }
+        if let outage {
+            say("stopping with the state lost for \(Int(outage.seconds.rounded())) s: feeds may be left due")
+        }
         totals.stoppedWithStateFailing = outage != nil || unreleased != nil || lastClaimFailedState
         return totals
     }

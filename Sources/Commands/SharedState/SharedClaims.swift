@@ -42,7 +42,8 @@ struct SharedClaims {
             do {
                 try keeper.abandon()
             } catch {
-                StandardOutput.error("feedmerge: state: the claimed hosts cannot be let go (\(error)); their leases run out")
+                StandardOutput.error(
+                    "feedmerge: state: the claimed hosts cannot be let go (\(error)); their leases run out")
             }
         }
     }

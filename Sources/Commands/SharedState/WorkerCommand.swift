@@ -156,7 +156,9 @@ struct WorkerCommand {
         let options = merge
         let verbose = merge.verbose
         let workerName = settings.name
-        let say: @Sendable (String) -> Void = { line in StandardOutput.error("feedmerge worker \(workerName): \(line)") }
+        let say: @Sendable (String) -> Void = { line in
+            StandardOutput.error("feedmerge worker \(workerName): \(line)")
+        }
         let worker = Worker(settings: settings, list: list, store: store, state: state, client: client, say: say)
         // A second signal ends the worker at once: its hosts are let go first.
         let keeper = worker.keeper
