@@ -53,7 +53,7 @@ extension Worker {
             reports = ran
             batch.stateFailed = failed
         }
-        let release = Release(leases: leases, feeds: urls, now: rules.now)
+        let release = Release(leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds)
         var lost: [HostLease] = []
         var dropped: [String] = []
         var releaseFailure: StateError?

@@ -177,13 +177,17 @@ public struct Worker {
             var lostAtRelease: [HostLease] = []
             let claimedAt = ContinuousClock.now
             await thread.run {
-                do throws(StateError) {
-                    // The hosts of a claim that could not be let go before: let go first (else they
-                    // stay held, by this worker, until their leases run out).
-                    if let release = unreleased {
+                // The hosts of a claim that could not be let go before: let go first (else they stay
+                // held, by this worker, until their leases run out), until they have run out.
+                if let release = unreleased {
+                    do throws(StateError) {
                         lostAtRelease = try release.perform(store: store, state: state)
                         unreleased = nil
+                    } catch {
+                        if release.hasRunOut { unreleased = nil }
                     }
+                }
+                do throws(StateError) {
                     // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
                     if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
                         refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
@@ -286,6 +290,18 @@ struct Release {
     let leases: [HostLease]
     let feeds: [String]
     let now: Timestamp
+    /// When the leases have run out on the server, renewed no more since this was made: then
+    /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
+    let runsOut: ContinuousClock.Instant
+
+    init(leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int) {
+        self.leases = leases
+        self.feeds = feeds
+        self.now = now
+        runsOut = .now + .seconds(leaseSeconds)
+    }
+
+    var hasRunOut: Bool { ContinuousClock.now >= runsOut }
 
     /// - Returns: the leases found lost.
     func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
