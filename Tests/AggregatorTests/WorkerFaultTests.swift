@@ -9,7 +9,7 @@ import Testing
 /// silently: it tries the state again for as long as it runs, says when it
 /// lost it and when it is back, counts only what was stored, exits 74 when
 /// it stops with work left that the state kept it from, and asks no host
-/// whose lease it lost.
+/// whose lease it lost. The outages (15 s and more) are in the full tier.
 @Suite(.serialized) struct WorkerFaultTests {
     static let hosts = HostsServer()
     /// The server these tests stop and start (the shared one serves suites running meanwhile).
@@ -35,6 +35,23 @@ import Testing
         while try !condition(), Date() < deadline { usleep(50_000) }
     }
 
+    /// How many hosts `name` holds now.
+    func held(by name: String, _ state: String) -> Int {
+        Int((try? PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = '\(name)'")) ?? "")
+            ?? 0
+    }
+
+    /// A worker started once it holds its first claim's hosts and the hosts have answered `requests`.
+    func startClaiming(
+        _ w: StateTests.Workspace, name: String, state: String, list: String, requests: Int, extra: [String] = []
+    ) async throws -> Process {
+        _ = try await Self.hosts.counts(reset: true)
+        let worker = try HostsServer.startWorker(w, name: name, state: state, list: list, extra: extra)
+        wait(upTo: 60) { held(by: name, state) > 0 }
+        try await Self.hosts.waitForRequests(requests)
+        return worker
+    }
+
     func stored(_ state: String) -> Int {
         Int((try? PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL")) ?? "") ?? -1
     }
@@ -42,7 +59,7 @@ import Testing
     /// The server goes away mid-claim for 15 s: the worker says so once,
     /// with the time, tries again (every 15 s at most), says when the state
     /// is back, and stores every feed.
-    @Test func aWorkerRidesOutA15SecondOutageAndStoresEveryFeed() async throws {
+    @Test(.tags(.slow), .fullTier) func aWorkerRidesOutA15SecondOutageAndStoresEveryFeed() async throws {
         try await rideOutAnOutage(seconds: 15)
     }
 
@@ -55,9 +72,8 @@ import Testing
         let w = try StateTests.Workspace("worker-outage-\(seconds)")
         let state = Self.postgres.database()
         let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
-        let worker = try HostsServer.startWorker(w, name: "steady", state: state, list: list, extra: ["-v"])
+        let worker = try await startClaiming(w, name: "steady", state: state, list: list, requests: 20, extra: ["-v"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        try await Self.hosts.waitForRequests(20)
         Self.postgres.stop()
         defer { Self.postgres.start() }
         let stopped = Date()
@@ -80,13 +96,13 @@ import Testing
 
     /// A draining worker whose state goes away for longer than it waits
     /// stops with feeds still due: 74, not 0.
-    @Test func aDrainingWorkerStoppedByAnOutageWithFeedsDueExits74() async throws {
+    @Test(.tags(.slow), .fullTier) func aDrainingWorkerStoppedByAnOutageWithFeedsDueExits74() async throws {
         let w = try StateTests.Workspace("worker-drain-outage")
         let state = Self.postgres.database()
         let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
-        let worker = try HostsServer.startWorker(w, name: "drainer", state: state, list: list, extra: ["--drain"])
+        let worker = try await startClaiming(
+            w, name: "drainer", state: state, list: list, requests: 20, extra: ["--drain"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        try await Self.hosts.waitForRequests(20)
         Self.postgres.stop()
         defer { Self.postgres.start() }
         let stopped = Date()
@@ -108,10 +124,9 @@ import Testing
         let w = try StateTests.Workspace("worker-term-outage")
         let state = Self.postgres.database()
         let list = try Self.hosts.list(w, count: 16, hosts: 1, delay: 0.2)
-        let worker = try HostsServer.startWorker(
-            w, name: "waiting", state: state, list: list, extra: ["--per-host", "1"])
+        let worker = try await startClaiming(
+            w, name: "waiting", state: state, list: list, requests: 2, extra: ["--per-host", "1"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        try await Self.hosts.waitForRequests(2)
         Self.postgres.stop()
         defer { Self.postgres.start() }
         wait(upTo: 30) { !stampedLines(HostsServer.said(w, "waiting"), worker: "waiting", "state lost: ").isEmpty }
@@ -134,23 +149,16 @@ import Testing
         let w = try StateTests.Workspace("worker-stall")
         let state = PostgreSQLServer.shared.database()
         let list = try Self.hosts.list(w, count: 80, hosts: 2, delay: 0.3)
-        _ = try await Self.hosts.counts(reset: true)
-        let stalled = try HostsServer.startWorker(
-            w, name: "stalled", state: state, list: list, extra: ["--lease", "2"])
+        let stalled = try await startClaiming(
+            w, name: "stalled", state: state, list: list, requests: 4, extra: ["--lease", "2"])
         defer { if stalled.isRunning { kill(stalled.processIdentifier, SIGKILL) } }
-        func holder(_ name: String) -> Int {
-            Int(
-                (try? PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = '\(name)'")) ?? ""
-            ) ?? 0
-        }
-        wait(upTo: 60) { holder("stalled") == 2 }
-        try await Self.hosts.waitForRequests(4)
+        #expect(held(by: "stalled", state) == 2)
         kill(stalled.processIdentifier, SIGSTOP)
         usleep(4_000_000)  // past its lease (2 s, on a server clock of whole seconds)
         let heir = try HostsServer.startWorker(w, name: "heir", state: state, list: list, extra: ["--drain"])
         defer { if heir.isRunning { kill(heir.processIdentifier, SIGKILL) } }
-        wait(upTo: 30) { holder("heir") == 2 }
-        #expect(holder("heir") == 2, "the heir holds both hosts: \(HostsServer.said(w, "heir"))")
+        wait(upTo: 30) { held(by: "heir", state) == 2 }
+        #expect(held(by: "heir", state) == 2, "the heir holds both hosts: \(HostsServer.said(w, "heir"))")
         kill(stalled.processIdentifier, SIGCONT)
         heir.waitUntilExit()
         kill(stalled.processIdentifier, SIGTERM)

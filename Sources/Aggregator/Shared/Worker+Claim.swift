@@ -140,3 +140,39 @@ extension Worker {
         client.forget(leases.map(\.host))
     }
 }
+
+/// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
+struct Release {
+    let leases: [HostLease]
+    let feeds: [String]
+    let now: Timestamp
+    /// When the leases have run out on the server, renewed no more since this was made: then
+    /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
+    let runsOut: ContinuousClock.Instant
+
+    init(leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int) {
+        self.leases = leases
+        self.feeds = feeds
+        self.now = now
+        runsOut = .now + .seconds(leaseSeconds)
+    }
+
+    var hasRunOut: Bool { ContinuousClock.now >= runsOut }
+
+    /// - Returns: the leases found lost.
+    func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
+        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now)
+    }
+}
+
+extension Worker.Totals {
+    mutating func add(_ batch: Worker.Batch, hosts: Int) {
+        claims += 1
+        self.hosts += hosts
+        fetched += batch.fetched
+        notModified += batch.notModified
+        failed += batch.failed
+        notStored += batch.notStored
+        leasesLost += batch.leasesLost
+    }
+}

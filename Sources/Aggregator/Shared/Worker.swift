@@ -151,15 +151,7 @@ public struct Worker {
         let thread = StateThread(inline: false)
         defer { thread.stop() }
         defer { keeper.stop() }
-        var lastSubscribed: Timestamp?
-        var unreleased: Release?
-        var outage: Outage?
-        var lastClaimFailedState = false
-        var said: Set<String> = []
-        let perHost = max(client.configuration.maximumTransfersPerHost, 1)
-        let hosts =
-            settings.hostsPerClaim > 0
-            ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
+        var carried = Carried()
         while !stopping() {
             let runRules: TimelineRules
             do {
@@ -169,142 +161,104 @@ public struct Worker {
                 totals.rulesFailed = true
                 break
             }
-            let now = runRules.now
-            var claims: [HostClaim] = []
-            var due = 0
-            var failure: StateError?
-            var refused: [String: StateError] = [:]
-            var lostAtRelease: [HostLease] = []
             let claimedAt = ContinuousClock.now
-            await thread.run {
-                // The hosts of a claim that could not be let go before: let go first (else they stay
-                // held, by this worker, until their leases run out), until they have run out.
-                if let release = unreleased {
-                    do throws(StateError) {
-                        lostAtRelease = try release.perform(store: store, state: state)
-                        unreleased = nil
-                    } catch {
-                        if release.hasRunOut { unreleased = nil }
-                    }
-                }
-                do throws(StateError) {
-                    // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
-                    if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
-                        refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
-                        lastSubscribed = now
-                    }
-                    claims = try store.claim(
-                        ClaimRequest(
-                            scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
-                            now: now))
-                    if claims.isEmpty { due = try store.dueCount(now: now) }
-                } catch {
-                    failure = error
-                }
-            }
-            totals.leasesLost += lostAtRelease.count
-            for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
-                let line = "\(url): state: cannot be stored, not fetched (\(error))"
-                if said.insert(line).inserted { say(line) }
-            }
-            if let failure {
-                if outage == nil {
-                    outage = Outage()
-                    let retrying = settings.drain ? "for \(Int(settings.drainPatienceSeconds)) s" : "until it is back"
-                    say("state lost: cannot claim feeds (\(failure)); trying again \(retrying)")
-                }
-                var wait = outage!.nextWait(settings)
-                if settings.drain {
-                    let left = settings.drainPatienceSeconds - outage!.seconds
-                    guard left > 0 else { break }
-                    wait = min(wait, left)
-                }
-                await Self.pause(wait, stopping: stopping)
+            let attempt = await claim(at: runRules.now, thread: thread, carried: &carried)
+            totals.leasesLost += attempt.lostAtRelease.count
+            if let failure = attempt.failure {
+                guard await waitAfter(failure, carried: &carried, stopping: stopping) else { break }
                 continue
             }
-            if let lost = outage {
-                say("state back after \(Int(lost.seconds.rounded())) s")
-                outage = nil
+            if let outage = carried.outage {
+                say("state back after \(Int(outage.seconds.rounded())) s")
+                carried.outage = nil
             }
-            guard !claims.isEmpty else {
-                if settings.drain && due == 0 { break }
+            guard !attempt.claims.isEmpty else {
+                if settings.drain && attempt.due == 0 { break }
                 // Due feeds held by others: look again soon (a holder may die); else wait for more to fall due.
-                await Self.pause(due > 0 ? settings.heldWaitSeconds : settings.idleSeconds, stopping: stopping)
+                await Self.pause(attempt.due > 0 ? settings.heldWaitSeconds : settings.idleSeconds, stopping: stopping)
                 continue
             }
-            let batch = await fetch(claims, claimedAt: claimedAt, rules: runRules, thread: thread)
-            unreleased = batch.unreleased
-            lastClaimFailedState = batch.stateFailed
-            totals.claims += 1
-            totals.hosts += claims.count
-            totals.fetched += batch.fetched
-            totals.notModified += batch.notModified
-            totals.failed += batch.failed
-            totals.notStored += batch.notStored
-            totals.leasesLost += batch.leasesLost
+            let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules, thread: thread)
+            carried.unreleased = batch.unreleased
+            carried.lastClaimFailedState = batch.stateFailed
+            totals.add(batch, hosts: attempt.claims.count)
             log(
-                "claimed \(claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
+                "claimed \(attempt.claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
                     + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.notStored) not stored, "
                     + "\(batch.leasesLost) leases lost")
         }
-        if let outage {
+        if let outage = carried.outage {
             say("stopping with the state lost for \(Int(outage.seconds.rounded())) s: feeds may be left due")
         }
-        totals.stoppedWithStateFailing = outage != nil || unreleased != nil || lastClaimFailedState
+        totals.stoppedWithStateFailing =
+            carried.outage != nil || carried.unreleased != nil || carried.lastClaimFailedState
         return totals
     }
 
-    /// Waits up to `seconds`, waking within a tenth of a second of `stopping`.
-    static func pause(_ seconds: Double, stopping: @Sendable () -> Bool) async {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !stopping(), ContinuousClock.now < deadline {
-            do {
-                try await Task.sleep(for: .milliseconds(100))
+    /// What the loop carries from one claim to the next.
+    struct Carried {
+        var lastSubscribed: Timestamp?
+        /// A claim's hosts that could not be let go: let go before the next claim.
+        var unreleased: Release?
+        /// Since when the state cannot be used (nil: it can).
+        var outage: Outage?
+        var lastClaimFailedState = false
+        /// The URLs the state refused, said once each.
+        var said: Set<String> = []
+    }
+
+    /// One try at the state: what it came to.
+    struct Attempt {
+        var claims: [HostClaim] = []
+        /// With no claim: the feeds due, whoever holds them.
+        var due = 0
+        var failure: StateError?
+        /// Leases of the claim let go now found lost.
+        var lostAtRelease: [HostLease] = []
+    }
+
+    /// Lets go the hosts a claim could not let go before (else they stay held, by this worker,
+    /// until their leases run out), notes the list as listed every hour, and claims.
+    private func claim(at now: Timestamp, thread: StateThread, carried: inout Carried) async -> Attempt {
+        let perHost = max(client.configuration.maximumTransfersPerHost, 1)
+        let hosts =
+            settings.hostsPerClaim > 0
+            ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
+        var attempt = Attempt()
+        var refused: [String: StateError] = [:]
+        var unreleased = carried.unreleased
+        var lastSubscribed = carried.lastSubscribed
+        await thread.run {
+            if let release = unreleased {
+                do throws(StateError) {
+                    attempt.lostAtRelease = try release.perform(store: store, state: state)
+                    unreleased = nil
+                } catch {
+                    if release.hasRunOut { unreleased = nil }
+                }
+            }
+            do throws(StateError) {
+                // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
+                if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
+                    refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
+                    lastSubscribed = now
+                }
+                attempt.claims = try store.claim(
+                    ClaimRequest(
+                        scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
+                        now: now))
+                if attempt.claims.isEmpty { attempt.due = try store.dueCount(now: now) }
             } catch {
-                return  // cancelled: the caller stops
+                attempt.failure = error
             }
         }
-    }
-}
-
-/// Since when the state cannot be used, and how often it was tried since.
-struct Outage {
-    let started = ContinuousClock.now
-    private var tries = 0
-
-    var seconds: Double {
-        let (seconds, attoseconds) = (ContinuousClock.now - started).components
-        return Double(seconds) + Double(attoseconds) / 1e18
+        carried.unreleased = unreleased
+        carried.lastSubscribed = lastSubscribed
+        for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
+            let line = "\(url): state: cannot be stored, not fetched (\(error))"
+            if carried.said.insert(line).inserted { say(line) }
+        }
+        return attempt
     }
 
-    /// The wait before the next try: doubling from the first, at most the longest, ±20%.
-    mutating func nextWait(_ settings: Worker.Settings) -> Double {
-        let doubled = settings.retryFirstSeconds * pow(2, Double(min(tries, 30)))
-        tries += 1
-        return min(settings.retryLongestSeconds, doubled * Double.random(in: 0.8...1.2))
-    }
-}
-
-/// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
-struct Release {
-    let leases: [HostLease]
-    let feeds: [String]
-    let now: Timestamp
-    /// When the leases have run out on the server, renewed no more since this was made: then
-    /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
-    let runsOut: ContinuousClock.Instant
-
-    init(leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int) {
-        self.leases = leases
-        self.feeds = feeds
-        self.now = now
-        runsOut = .now + .seconds(leaseSeconds)
-    }
-
-    var hasRunOut: Bool { ContinuousClock.now >= runsOut }
-
-    /// - Returns: the leases found lost.
-    func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now)
-    }
 }
