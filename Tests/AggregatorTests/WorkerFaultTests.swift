@@ -29,10 +29,11 @@ import Testing
         }
     }
 
-    /// Waits (polling on this thread) until `condition` holds or `seconds` pass.
-    func wait(upTo seconds: Double, until condition: () throws -> Bool) rethrows {
+    /// Waits until `condition` holds or `seconds` pass (suspended: the pool's few threads serve
+    /// the suites running meanwhile).
+    func wait(upTo seconds: Double, until condition: () -> Bool = { false }) async throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while try !condition(), Date() < deadline { usleep(50_000) }
+        while !condition(), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
 
     /// How many hosts `name` holds now.
@@ -47,7 +48,7 @@ import Testing
     ) async throws -> Process {
         _ = try await Self.hosts.counts(reset: true)
         let worker = try HostsServer.startWorker(w, name: name, state: state, list: list, extra: extra)
-        wait(upTo: 60) { held(by: name, state) > 0 }
+        try await wait(upTo: 60) { held(by: name, state) > 0 }
         try await Self.hosts.waitForRequests(requests)
         return worker
     }
@@ -77,10 +78,10 @@ import Testing
         Self.postgres.stop()
         defer { Self.postgres.start() }
         let stopped = Date()
-        wait(upTo: Double(seconds)) { Date().timeIntervalSince(stopped) >= Double(seconds) }
+        try await wait(upTo: Double(seconds) - Date().timeIntervalSince(stopped))
         let lostDuringOutage = stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ")
         Self.postgres.start()
-        wait(upTo: 60) { stored(state) == 160 }
+        try await wait(upTo: 60) { stored(state) == 160 }
         let said = HostsServer.said(w, "steady")
         #expect(stored(state) == 160, "every feed stored after the outage: \(said)")
         #expect(lostDuringOutage.count == 1, "the loss said once, while it lasted: \(said)")
@@ -106,7 +107,7 @@ import Testing
         Self.postgres.stop()
         defer { Self.postgres.start() }
         let stopped = Date()
-        wait(upTo: 60) { !worker.isRunning }
+        try await wait(upTo: 60) { !worker.isRunning }
         let waited = Date().timeIntervalSince(stopped)
         Self.postgres.start()
         worker.waitUntilExit()
@@ -129,13 +130,14 @@ import Testing
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         Self.postgres.stop()
         defer { Self.postgres.start() }
-        wait(upTo: 30) { !stampedLines(HostsServer.said(w, "waiting"), worker: "waiting", "state lost: ").isEmpty }
-        usleep(1_000_000)  // past the first try again (0.5 s): in the longer wait after it
+        try await wait(upTo: 30) {
+            !stampedLines(HostsServer.said(w, "waiting"), worker: "waiting", "state lost: ").isEmpty
+        }
+        try await Task.sleep(for: .seconds(1))  // past the first try again (0.5 s): in the longer wait after it
         let sent = Date()
         kill(worker.processIdentifier, SIGTERM)
-        wait(upTo: 30) { !worker.isRunning }
+        worker.waitUntilExit()  // on this thread: the time measured is the worker's, not the pool's
         let took = Date().timeIntervalSince(sent)
-        worker.waitUntilExit()
         let said = HostsServer.said(w, "waiting")
         #expect(took < 2, "it stopped at once: \(took) s; \(said)")
         #expect(worker.terminationStatus == 74, "stopped with the state lost: \(said)")
@@ -154,12 +156,13 @@ import Testing
         defer { if stalled.isRunning { kill(stalled.processIdentifier, SIGKILL) } }
         #expect(held(by: "stalled", state) == 2)
         kill(stalled.processIdentifier, SIGSTOP)
-        usleep(4_000_000)  // past its lease (2 s, on a server clock of whole seconds)
+        try await Task.sleep(for: .seconds(4))  // past its lease (2 s, on a server clock of whole seconds)
         let heir = try HostsServer.startWorker(w, name: "heir", state: state, list: list, extra: ["--drain"])
         defer { if heir.isRunning { kill(heir.processIdentifier, SIGKILL) } }
-        wait(upTo: 30) { held(by: "heir", state) == 2 }
+        try await wait(upTo: 30) { held(by: "heir", state) == 2 }
         #expect(held(by: "heir", state) == 2, "the heir holds both hosts: \(HostsServer.said(w, "heir"))")
         kill(stalled.processIdentifier, SIGCONT)
+        try await wait(upTo: 60) { !heir.isRunning }
         heir.waitUntilExit()
         kill(stalled.processIdentifier, SIGTERM)
         stalled.waitUntilExit()
