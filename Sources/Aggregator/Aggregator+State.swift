@@ -86,9 +86,7 @@ extension Aggregator {
             if case .notModified = outcome {
                 pending.append(update)
             } else {
-                _ = attempt("its outcome cannot be recorded", report: &report) { () throws(StateError) in
-                    try store.record(update)
-                }
+                record(update, in: store, report: &report, what: "its outcome cannot be recorded")
             }
         }
         guard readingEntries else { return ([], []) }
@@ -146,10 +144,15 @@ extension Aggregator {
         }
     }
 
-    private static func record(_ update: FeedUpdate?, in store: any StateStore, report: inout FeedReport) {
+    private static func record(
+        _ update: FeedUpdate?, in store: any StateStore, report: inout FeedReport,
+        what: String = "its fetch cannot be recorded"
+    ) {
         guard let update else { return }
-        _ = attempt("its fetch cannot be recorded", report: &report) { () throws(StateError) in
+        do {
             try store.record(update)
+        } catch {
+            report.noteNotStored("\(what): \(error)")
         }
     }
 

@@ -59,6 +59,11 @@ public struct FeedReport: Sendable {
     /// The state failed for this feed (its notices say how): the run says so
     /// even with `--quiet`, and its exit status says the state is unusable.
     public var stateFailed = false
+    /// What the run learned of the feed is not in the state: storing it
+    /// failed, or its fetch was withdrawn with its host (`Outcome.withdrawn`).
+    /// (An outcome a shared state's fence dropped is the store's to say:
+    /// `SharedStateStore.takeDroppedOutcomes`.)
+    public var notStored = false
     /// A fetched feed lists every entry the state had of it: none can be pruned.
     var listsEveryStoredEntry = false
     /// The feed was served from the state (not fetched) and its stored entries
@@ -84,6 +89,12 @@ public struct FeedReport: Sendable {
         warnings.append(notice)
         notices.append(notice)
         stateFailed = true
+    }
+
+    /// Records that the feed's outcome could not be stored.
+    mutating func noteNotStored(_ what: String) {
+        noteStateFailure(what)
+        notStored = true
     }
 }
 
@@ -277,17 +288,27 @@ public enum Aggregator {
                 if !unstored.isEmpty {
                     for index in reports.indices {
                         guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
-                        reports[index]?.noteStateFailure("its fetch cannot be recorded: \(error)")
+                        reports[index]?.noteNotStored("its fetch cannot be recorded: \(error)")
                     }
                 }
             } catch {
                 diagnostics.append(
                     "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
+                // Which were stored before is not known: none is counted stored.
+                for index in reports.indices
+                where ![FeedReport.Status.deferred, .notModified].contains(reports[index]?.status) {
+                    reports[index]?.notStored = true
+                }
             }
             do {
                 try state.store.record(all: pending)
             } catch {
                 diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
+                let unstored = Set(pending.map(\.url))
+                for index in reports.indices
+                where reports[index].map({ unstored.contains($0.subscription.url) }) ?? false {
+                    reports[index]?.notStored = true
+                }
             }
             let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
             if !damaged.isEmpty {
@@ -403,6 +424,10 @@ public enum Aggregator {
             report.status = failure.gone ? .gone : .failed
             report.reason = failure.message
             report.httpStatus = failure.status
+        case .withdrawn(let message):
+            report.status = .deferred
+            report.reason = message
+            report.notStored = true
         case .subscriptionList:
             break  // taken apart by `run`, never settled
         }

@@ -69,6 +69,8 @@ struct Plan: Sendable {
             // Over the size cap: the entries that arrived whole are kept, with a warning.
             response = error.partialResponse!
             cut = "\(error.message): the document was cut there"
+        } catch let error where error.code == .withdrawn {
+            return .withdrawn(error.message)
         } catch {
             let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
             return .failed(
@@ -142,6 +144,8 @@ struct Plan: Sendable {
         let response: FetchResponse
         do {
             response = try await client.fetch(FetchRequest(url: url))
+        } catch let error where error.code == .withdrawn {
+            return .withdrawn(error.message)
         } catch {
             let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
             return .failed(
@@ -195,6 +199,10 @@ enum Outcome: Sendable {
     case failed(Failure)
     /// A SOURCE of the command line that is an OPML document, not a feed.
     case subscriptionList([UInt8])
+    /// Not fetched, or stopped mid-fetch: the process no longer holds the
+    /// feed's host (`FetchError.Code.withdrawn`). Nothing is stored: the
+    /// host's next holder fetches it.
+    case withdrawn(String)
 
     /// The fetched feed moved out (the outcome is left `.skipped`); nil for
     /// any other outcome, which is left as it was.
@@ -222,7 +230,7 @@ enum Outcome: Sendable {
         case .notModified(let status, let notBefore):
             return FeedUpdate(
                 url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
-        case .skipped, .subscriptionList:
+        case .skipped, .subscriptionList, .withdrawn:
             return nil
         case .failed(let failure):
             return FeedUpdate(

@@ -32,6 +32,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         case refusedLocalFile
         /// The task was cancelled, or the client was shut down.
         case cancelled
+        /// Not asked, or stopped mid-transfer: the process no longer holds
+        /// the host (`HTTPClient.withdraw`, or its `allow` deadline passed).
+        /// Not the feed's failure: its host's next holder asks it.
+        case withdrawn
         /// libcurl refused a call setting up or running the transfer; the
         /// call and libcurl's message are in `curlError`.
         case curl

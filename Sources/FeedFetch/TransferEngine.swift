@@ -72,6 +72,10 @@ final class TransferEngine: Sendable {
         /// A wakeup libcurl could not deliver: its socket pair is broken,
         /// so the thread stops on it at its next turn (at most the poll timeout later).
         var wakeFailure: CurlError?
+        /// The hosts asked only until a deadline (`HTTPClient.allow`), and
+        /// whether they changed since the thread last took them.
+        var deadlines = HostDeadlines()
+        var deadlinesChanged = false
 
         /// Called with the lock held (see the type's comment).
         mutating func wakeThread() {
@@ -93,6 +97,8 @@ final class TransferEngine: Sendable {
         var arrivals: [Submission] = []
         var cancellations: Set<UInt64> = []
         var stopReason: StopReason?
+        /// The hosts' deadlines, when they changed.
+        var deadlines: HostDeadlines?
     }
 
     let configuration: FetchConfiguration
@@ -159,6 +165,23 @@ final class TransferEngine: Sendable {
     /// Transfers submitted and not yet finished (waiting or running).
     var transfersInFlight: Int { shared.withLock { $0.inFlight } }
 
+    /// Sets when each host may be asked until (nil: not at all), and wakes the thread to act on it.
+    func setDeadlines(_ hosts: some Sequence<String>, to deadline: ContinuousClock.Instant?) {
+        shared.withLock { state in
+            for host in hosts { state.deadlines.set(host, deadline) }
+            state.deadlinesChanged = true
+            state.wakeThread()
+        }
+    }
+
+    /// The hosts are asked freely again.
+    func forgetDeadlines(_ hosts: some Sequence<String>) {
+        shared.withLock { state in
+            for host in hosts { state.deadlines.forget(host) }
+            state.deadlinesChanged = true
+        }
+    }
+
     /// Cancels every transfer and stops the thread; later submissions fail at once.
     func shutDown() {
         shared.withLock { state in
@@ -193,6 +216,10 @@ final class TransferEngine: Sendable {
             swap(&batch.arrivals, &state.incoming)
             swap(&batch.cancellations, &state.cancellations)
             batch.cancellations.formIntersection(state.outstanding)
+            if state.deadlinesChanged {
+                batch.deadlines = state.deadlines
+                state.deadlinesChanged = false
+            }
             if let failure = state.wakeFailure {
                 batch.stopReason = .failed(failure)
             } else if case .stopping = state.lifecycle {

@@ -16,6 +16,8 @@ final class TransferLoop {
     /// arrivals join `waiting` before the cancellations are tried, and the
     /// engine hands over none for a transfer already finished.
     private var pendingCancellations: Set<UInt64> = []
+    /// The hosts asked only until a deadline, as of the last batch.
+    private var deadlines = HostDeadlines()
 
     private init(engine: TransferEngine, multi: CurlMulti) {
         self.engine = engine
@@ -55,15 +57,17 @@ final class TransferLoop {
             }
             if let reason = batch.stopReason { return reason }
             pendingCancellations.formUnion(batch.cancellations)
+            if let changed = batch.deadlines { deadlines = changed }
             do {
                 for id in pendingCancellations {
                     if try cancelTransfer(id) { pendingCancellations.remove(id) }
                 }
+                try withdrawTransfers()
                 startWaitingTransfers()
                 try multi.perform()
                 try collectFinishedTransfers()
                 startWaitingTransfers()
-                try multi.poll(timeoutMilliseconds: 1000)
+                try multi.poll(timeoutMilliseconds: pollTimeout())
             } catch {
                 return .failed(error)
             }
@@ -74,7 +78,9 @@ final class TransferLoop {
     /// removes the running ones from the multi handle, and marks the engine
     /// stopped; submissions that came in meanwhile are resumed too.
     private func stop(_ reason: TransferEngine.StopReason) {
-        for submission in waiting.removeAll() { finish(submission, .failure(reason.error(for: submission.request.url))) }
+        for submission in waiting.removeAll() {
+            finish(submission, .failure(reason.error(for: submission.request.url)))
+        }
         for transfer in active.values {
             var failure = reason.error(for: transfer.request.url)
             do {
@@ -100,8 +106,32 @@ final class TransferLoop {
                 perHost[$0, default: 0] < configuration.maximumTransfersPerHost
             })
         {
+            // Read right before the start: a process resumed past its host's deadline starts nothing there.
+            if !deadlines.isEmpty && deadlines.withdraws(host, at: .now) {
+                finish(submission, .failure(withdrawnError(submission.request.url)))
+                continue
+            }
             start(submission, host: host)
         }
+    }
+
+    /// Cancels the running transfers whose host may no longer be asked
+    /// (the waiting ones fail when they come up, in `startWaitingTransfers`).
+    private func withdrawTransfers() throws(CurlError) {
+        guard !deadlines.isEmpty else { return }
+        let now = ContinuousClock.now
+        for transfer in active.values where deadlines.withdraws(transfer.host, at: now) {
+            try multi.remove(transfer.easy)
+            release(transfer)
+            finish(transfer, .failure(withdrawnError(transfer.request.url)))
+        }
+    }
+
+    /// At most a second; sooner when a host's deadline comes first, so that its transfers stop then.
+    private func pollTimeout() -> Int32 {
+        guard !deadlines.isEmpty, let next = deadlines.next(after: .now) else { return 1000 }
+        let (seconds, attoseconds) = (next - .now).components
+        return Int32(min(1000, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)))
     }
 
     /// A transfer libcurl will not set up finishes at once with the call that failed.
@@ -167,6 +197,12 @@ final class TransferLoop {
 
     private func cancelledError(_ url: String) -> FetchError {
         FetchError(code: .cancelled, url: url, stage: .transfer, message: "cancelled")
+    }
+
+    private func withdrawnError(_ url: String) -> FetchError {
+        FetchError(
+            code: .withdrawn, url: url, stage: .transfer,
+            message: "not fetched: this process no longer holds the host (its lease ran out or was lost)")
     }
 }
 

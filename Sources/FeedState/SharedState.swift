@@ -103,14 +103,36 @@ public protocol SharedStateStore: StateStore {
     /// The store's records and stored-entry bounds of these feeds (what the schedule reads).
     func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)]
     /// A keeper that renews the process's leases from a thread of its own
-    /// (with its own connection) while its runs fetch.
-    func makeLeaseKeeper(leaseSeconds: Int) -> any LeaseKeeper
+    /// (with its own connection) while its runs fetch, and tells `onChange`
+    /// what it learns of them, on the thread that learns it: the keeper's
+    /// (a renewal), or the store's caller's (a write its fence refused).
+    func makeLeaseKeeper(leaseSeconds: Int, onChange: @escaping @Sendable (LeaseChange) -> Void) -> any LeaseKeeper
     /// Stores every outcome recorded so far, writes the feeds' next checks
     /// and who fetched them, and lets the hosts go.
     /// - Returns: the leases found lost (their feeds' schedule was not written).
     func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
     /// The feeds whose outcome was dropped because their lease was lost, since the last call.
     func takeDroppedOutcomes() -> [String]
+}
+
+extension SharedStateStore {
+    /// A keeper whose news nobody waits for: what it found lost is read with `takeLost`.
+    public func makeLeaseKeeper(leaseSeconds: Int) -> any LeaseKeeper {
+        makeLeaseKeeper(leaseSeconds: leaseSeconds) { _ in }
+    }
+}
+
+/// What a lease keeper learned of its leases.
+public enum LeaseChange: Sendable {
+    /// Renewed: each holds for the lease's length at least from `since`
+    /// (when the renewal was sent, by this process's monotonic clock).
+    case renewed([HostLease], since: ContinuousClock.Instant)
+    /// Lost: another process holds the host now (found by a renewal, or by
+    /// a write its fence refused). The process must stop asking the host.
+    case lost([HostLease])
+    /// A renewal failed (said once until one succeeds again): each lease
+    /// runs out `leaseSeconds` after it was last renewed.
+    case renewalFailed(StateError)
 }
 
 /// Renews a process's leases from a thread of its own while its run fetches.
@@ -125,5 +147,6 @@ public protocol LeaseKeeper: AnyObject, Sendable {
     /// its own, their feeds' schedules as they were: for a process ended by
     /// a signal, whose hosts are then free at once rather than when their
     /// leases run out.
-    func abandon()
+    /// - Throws: when they cannot be let go (they then run out).
+    func abandon() throws(StateError)
 }

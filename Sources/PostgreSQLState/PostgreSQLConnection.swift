@@ -199,6 +199,25 @@ final class PostgreSQLConnection {
         return isOpen
     }
 
+    /// What libpq last said (why a connection failed), on one line.
+    var lastMessage: String { ConnectionString.redact(Self.message(of: handle), secretsOf: conninfo) }
+
+    /// Runs `body` in one transaction whose commit returns only once it is
+    /// on the server's disk (`synchronous_commit` on for it alone, whatever
+    /// the session's); a failure rolls it back.
+    @discardableResult
+    func durably<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
+        try execute("BEGIN; SET LOCAL synchronous_commit TO on")
+        do {
+            let value = try body()
+            try execute("COMMIT")
+            return value
+        } catch {
+            if isOpen && PQtransactionStatus(handle) != PQTRANS_IDLE { try execute("ROLLBACK") }
+            throw error
+        }
+    }
+
     /// Runs SQL text (one statement or several), no parameters, no rows.
     func execute(_ sql: String) throws(StateError) {
         let result = PQexec(handle, sql)

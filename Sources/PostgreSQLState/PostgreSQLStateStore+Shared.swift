@@ -59,8 +59,12 @@ extension PostgreSQLStateStore: SharedStateStore {
         }
         var leases: [HostLease] = []
         try reopenIfLost()
-        try connection.query(claimStatement, parameters) { row in
-            leases.append(HostLease(host: row.text(0) ?? "", token: row.integer(1) ?? 0))
+        // On the server's disk before any claimed host is asked (the session's commits do not wait
+        // for it): a server that crashes then cannot forget the claim and hand the hosts out twice.
+        try connection.durably { () throws(StateError) in
+            try connection.query(claimStatement, parameters) { row in
+                leases.append(HostLease(host: row.text(0) ?? "", token: row.integer(1) ?? 0))
+            }
         }
         leases.sort { $0.host < $1.host }
         if case .due = request.scope, !leases.isEmpty {
@@ -160,8 +164,12 @@ extension PostgreSQLStateStore: SharedStateStore {
         return dropped
     }
 
-    public func makeLeaseKeeper(leaseSeconds: Int) -> any LeaseKeeper {
-        PostgreSQLLeaseKeeper(conninfo: conninfo, leaseSeconds: leaseSeconds)
+    public func makeLeaseKeeper(leaseSeconds: Int, onChange: @escaping @Sendable (LeaseChange) -> Void)
+        -> any LeaseKeeper
+    {
+        let keeper = PostgreSQLLeaseKeeper(conninfo: conninfo, leaseSeconds: leaseSeconds, onChange: onChange)
+        self.keeper = keeper
+        return keeper
     }
 }
 

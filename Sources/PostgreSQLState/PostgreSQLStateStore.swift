@@ -35,8 +35,10 @@ public final class PostgreSQLStateStore: StateStore {
     ///   privilege); else `.unusable`, with libpq's reason (server
     ///   unreachable, authentication refused, database missing, a schema
     ///   newer than this feedmerge's).
-    public init(connecting conninfo: String) throws(StateError) {
+    /// - Parameter whenLost: what a call does when it finds the connection lost.
+    public init(connecting conninfo: String, whenLost: LostConnection = .givenUpAfterPatience) throws(StateError) {
         self.conninfo = conninfo
+        self.whenLost = whenLost
         connection = try PostgreSQLConnection(conninfo)
         try connection.execute(Self.sessionSettings)
         try PostgreSQLSchema.migrate(connection)
@@ -49,25 +51,40 @@ public final class PostgreSQLStateStore: StateStore {
     /// consistent and may lose the last commits (under a second: PostgreSQL's
     /// `wal_writer_delay` three times), whose feeds are then fetched whole
     /// again. The end of a run (`commit`, `record(all:)`, pruning) waits for
-    /// the disk (`flush(durable:)`), and so covers every commit before it.
+    /// the disk (`flush(durable:)`), and so covers every commit before it;
+    /// so do a claim, a subscription and a release (`durably`, `pipeline(durable:)`).
     /// (`application_name` names the run's connection among the server's sessions.)
     static let sessionSettings = "SET synchronous_commit TO off; SET application_name TO 'feedmerge'"
 
-    /// A connection lost during the run (the server restarted, the network
-    /// dropped) is opened again before the next call: what was lost with it is reported where it was lost
-    /// (those feeds are fetched whole next time), and the rest of the run is
-    /// still stored. A server that is restarting gets `reopenPatience` to
-    /// come back; one that does not is given up for the rest of the run
-    /// (`lost`): every later call fails at once, and the run goes on without
-    /// its state, as with a file that cannot be written.
+    /// What a call does when it finds the connection lost (the server
+    /// restarted, the network dropped). Either way what was lost with it is
+    /// reported where it was lost (those feeds are fetched whole next time).
+    public enum LostConnection: Sendable {
+        /// A one-shot run: the connection is opened again before the next
+        /// call, a server that is restarting getting `reopenPatience` to come
+        /// back; one that does not is given up for the rest of the run: every
+        /// later call fails at once, and the run goes on without its state,
+        /// as with a file that cannot be written.
+        case givenUpAfterPatience
+        /// A worker, which outlives its database: each call tries once to
+        /// open it again and fails at once if it cannot; it is never given
+        /// up. The worker waits between its tries (a backoff it can stop).
+        case triedAtEachCall
+    }
+
+    let whenLost: LostConnection
+
     func reopenIfLost() throws(StateError) {
         if let lost { throw lost }
         guard !connection.isOpen else { return }
         var waited = 0.0
         var pause = 0.1
         while !connection.reopen() {
+            let reason = connection.lastMessage
+            let error = connection.error(
+                "the connection was lost and cannot be opened again" + (reason.isEmpty ? "" : " (\(reason))"))
+            guard whenLost == .givenUpAfterPatience else { throw error }
             guard waited < Self.reopenPatience else {
-                let error = connection.error("the connection was lost and cannot be opened again")
                 lost = error
                 throw error
             }
@@ -78,7 +95,7 @@ public final class PostgreSQLStateStore: StateStore {
         do {
             try connection.execute(Self.sessionSettings)
         } catch {
-            lost = error
+            if whenLost == .givenUpAfterPatience { lost = error }
             throw error
         }
     }
@@ -97,9 +114,9 @@ public final class PostgreSQLStateStore: StateStore {
         }
     }
 
-    /// How long a lost connection is tried again, in seconds (a server restart takes one or two).
+    /// How long a one-shot run tries a lost connection again, in seconds (a server restart takes one or two).
     static let reopenPatience = 10.0
-    /// The connection given up for the rest of the run, and why.
+    /// The connection given up for the rest of the run, and why (`givenUpAfterPatience`).
     private var lost: StateError?
 
     /// The name messages give the database (`postgresql://user@host/db`).
@@ -108,6 +125,7 @@ public final class PostgreSQLStateStore: StateStore {
     /// A store dropped with outcomes not sent (a run that stopped early)
     /// sends them now, and says on standard error what could not be kept.
     deinit {
+        guard !batch.isEmpty || undurable else { return }
         do {
             for (url, error) in try commit().sorted(by: { $0.key < $1.key }) {
                 Self.say("feedmerge: state: \(url) could not be stored (\(error)); the next run fetches it whole")
@@ -208,6 +226,17 @@ public final class PostgreSQLStateStore: StateStore {
     var claimed: [String: HostLease]?
     /// Outcomes dropped because their lease was lost (`takeDroppedOutcomes`).
     var dropped: [String] = []
+    /// The lease keeper this store made (`makeLeaseKeeper`): told of the leases its fence finds lost.
+    weak var keeper: PostgreSQLLeaseKeeper?
+
+    /// Outcomes a fence refused: counted, and their leases' keeper learns
+    /// at once that they are lost (its process then stops asking their hosts).
+    private func drop(_ urls: [String]) {
+        guard !urls.isEmpty else { return }
+        dropped += urls
+        let found = Set(urls.compactMap { claimed?[$0] })
+        if !found.isEmpty { keeper?.lost(found.sorted { $0.host < $1.host }) }
+    }
     /// Who claims, as the feeds' `fetched_by` says.
     var holderName = ""
     /// The documents of the batch's fetched feeds, as they will be stored
@@ -226,6 +255,7 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     public func record(all updates: [FeedUpdate]) throws(StateError) {
+        guard !updates.isEmpty else { return }
         for update in updates {
             guard let (statement, parameters, fenced) = try fencedOutcome(update) else { continue }
             batch.append((update.url, statement, parameters, fenced))
@@ -284,13 +314,13 @@ public final class PostgreSQLStateStore: StateStore {
             undurable = true
             guard refused != nil else {
                 undurable = !durable
-                dropped += lost
+                drop(lost)
                 return
             }
             for outcome in sending {
                 do throws(StateError) {
                     let rows = try connection.query(outcome.statement, outcome.parameters)
-                    if rows == 0 && outcome.fenced { dropped.append(outcome.url) }
+                    if rows == 0 && outcome.fenced { drop([outcome.url]) }
                 } catch {
                     failures[outcome.url] = error
                     if !connection.isOpen { throw error }
@@ -418,14 +448,18 @@ public final class PostgreSQLStateStore: StateStore {
     /// The retention schedule and each document's own rule (`FeedEntries.prune`),
     /// read `pruneChunk` documents at a time: memory stays that of a few feeds.
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
+        // A shared run prunes only the feeds it holds (another process may be writing any other),
+        // and never all of them at once: it has nothing to do when it holds none of these.
+        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
+        if claimed != nil && feeds?.isEmpty != false { return }
         try flush()
         cached = nil
         var lastFull: Int64 = 0
-        try retrying { () throws(StateError) in
-            try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+        if claimed == nil {
+            try retrying { () throws(StateError) in
+                try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
+            }
         }
-        // A shared run prunes only the feeds it holds: another process may be writing any other.
-        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
         let full =
             claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400

@@ -121,6 +121,32 @@ import Testing
         #expect(try PostgreSQLServer.psql(database, "SELECT value FROM meta WHERE name = 'schema_version'") == "99")
     }
 
+    /// A claim is on the server's disk before its hosts are asked: its
+    /// transaction commits with `synchronous_commit` on (the session's is off,
+    /// for the batches of outcomes), so a server that crashes cannot forget a
+    /// claim and hand its hosts out twice. Read in the server's statement log.
+    @Test func aClaimCommitsWithSynchronousCommitOn() throws {
+        let database = server.database()
+        let name = database.split(separator: "=").last.map(String.init) ?? ""
+        try PostgreSQLServer.psql(database, "ALTER DATABASE \(name) SET log_statement = 'all'")
+        let store = try PostgreSQLStateStore(connecting: database)
+        let now = Timestamp(secondsSince1970: 1_706_745_600)
+        try store.subscribe(["http://127.0.0.1:9/\(name).xml"], now: now)
+        let claims = try store.claim(
+            ClaimRequest(scope: .due, hosts: 10, holder: name, leaseSeconds: 60, now: now))
+        #expect(claims.count == 1)
+        let pid = try PostgreSQLServer.psql(
+            database, "SELECT pid FROM pg_stat_activity WHERE application_name = 'feedmerge' AND datname = '\(name)'")
+        let log = try String(contentsOfFile: server.socketFolder + "/log", encoding: .utf8)
+        let statements = log.split(separator: "\n").filter { $0.contains("[\(pid)] LOG:  ") }.map {
+            $0.components(separatedBy: "LOG:  ").last ?? ""
+        }
+        let claim = try #require(statements.firstIndex { $0.hasPrefix("execute claim_due") }, "\(statements)")
+        #expect(claim > 0 && statements[claim - 1] == "statement: BEGIN; SET LOCAL synchronous_commit TO on")
+        #expect(statements.dropFirst(claim + 1).first == "statement: COMMIT", "\(statements)")
+        withExtendedLifetime(store) {}
+    }
+
     /// The server ends the run's connection while feeds are still being
     /// fetched (an administrator's `pg_terminate_backend`, a server restart):
     /// the store opens a new connection and stores the run's outcomes; the

@@ -14,61 +14,27 @@ import Testing
 /// outputs rendered the same on any node.
 @Suite(.serialized, .tags(.slow), .fullTier) struct SharedStateTests {
     let server = PostgreSQLServer.shared
-    static let hosts = LocalServer.start(
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/hosts_server.py"))
-    static let now = "2024-02-01T00:00:00Z"
+    static let hosts = HostsServer()
+    static let now = HostsServer.now
 
-    /// An OPML of `count` feeds (numbered from `first`) spread over the first `hosts` hosts, written into the workspace.
     func list(
         _ w: StateTests.Workspace, count: Int, hosts: Int = 50, first: Int = 0, name: String = "feeds.opml"
     ) throws -> String {
-        let ports = Self.hosts.ports.dropFirst().prefix(hosts)
-        let outlines = (first..<first + count).map { number in
-            "<outline type=\"rss\" xmlUrl=\"http://127.0.0.1:\(ports[ports.startIndex + number % ports.count])/f/\(number).xml\"/>"
-        }
-        let opml =
-            "<opml version=\"2.0\"><head><title>Shared</title></head><body>\n"
-            + outlines.joined(separator: "\n") + "\n</body></opml>\n"
-        try opml.write(toFile: w.path(name), atomically: true, encoding: .utf8)
-        return w.path(name)
+        try Self.hosts.list(w, count: count, hosts: hosts, first: first, name: name)
     }
 
-    /// What the hosts server counted: requests by "port/path", the most in flight by port.
-    struct Counts: Decodable {
-        var requests: [String: Int]
-        var mostInFlight: [String: Int]
-    }
+    func counts(reset: Bool = false) async throws -> HostsServer.Counts { try await Self.hosts.counts(reset: reset) }
 
-    func counts(reset: Bool = false) async throws -> Counts {
-        let response = try await HTTPClient().fetch(
-            FetchRequest(url: Self.hosts.url(reset ? "/reset" : "/stats", port: 0)))
-        return try JSONDecoder().decode(Counts.self, from: Data(response.body))
-    }
-
-    /// A worker started (not waited for), its standard error in a file of the workspace.
     func startWorker(_ w: StateTests.Workspace, name: String, state: String, list: String, extra: [String] = [])
         throws -> Process
     {
-        let process = Process()
-        process.executableURL = CommandRun.binary
-        process.arguments =
-            ["worker", list, "--state", state, "--name", name, "--now", Self.now, "--per-host", "2", "--jobs", "16"]
-            + extra
-        _ = FileManager.default.createFile(atPath: w.path("\(name).err"), contents: nil)
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: w.path("\(name).err")))
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        return process
+        try HostsServer.startWorker(w, name: name, state: state, list: list, extra: extra)
     }
 
-    func said(_ w: StateTests.Workspace, _ name: String) -> String {
-        (try? String(contentsOfFile: w.path("\(name).err"), encoding: .utf8)) ?? ""
-    }
+    func said(_ w: StateTests.Workspace, _ name: String) -> String { HostsServer.said(w, name) }
 
-    /// Waits (polling on this thread) until the server has answered at least `count` requests.
     func waitForRequests(_ count: Int, timeout: TimeInterval = 60) async throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while try await counts().requests.values.reduce(0, +) < count, Date() < deadline { usleep(50_000) }
+        try await Self.hosts.waitForRequests(count, timeout: timeout)
     }
 
     @Test func threeWorkersFetchEveryDueFeedOnceWithinThePerHostLimitAndRenderTheSameBytesAnywhere() async throws {

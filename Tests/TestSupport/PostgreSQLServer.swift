@@ -51,6 +51,26 @@ public final class PostgreSQLServer: @unchecked Sendable {
         }
     }()
 
+    /// A server of its own, for a test that stops it (an outage): it ends
+    /// when the value is released, or with the test process.
+    public static func dedicated() throws -> PostgreSQLServer { try PostgreSQLServer() }
+
+    deinit { try? input.fileHandleForWriting.close() }
+
+    /// Stops the server (a fast shutdown: sessions are ended, the data kept) until `start`.
+    public func stop() { command("stop") }
+
+    /// Starts the server again after `stop`; returns once it accepts connections.
+    public func start() { command("start") }
+
+    private func command(_ word: String) {
+        lock.lock()
+        defer { lock.unlock() }
+        input.fileHandleForWriting.write(Data("\(word)\n".utf8))
+        let answer = Self.line(from: output)
+        precondition(answer == "ok \(word)", "\(word): \(answer)")
+    }
+
     /// A new empty database, as a libpq connection string.
     public func database() -> String {
         lock.lock()

@@ -395,8 +395,9 @@ def alarm(*_):
 def summary_line(path, name):
     with open(path, errors="replace") as f:
         text = f.read()
-    for line in text.splitlines():
-        if line.startswith("feedmerge worker %s:" % name):
+    # The summary is the last line of the worker's own (lines said before it carry their time).
+    for line in reversed(text.splitlines()):
+        if line.startswith("feedmerge worker %s:" % name) and " fetched, " in line:
             return line, text
     return None, text
 

@@ -8,7 +8,11 @@ pg_ctl on a Unix socket in that folder (no TCP port), prints the socket
 folder on its first line, then creates each database named on a line of
 standard input ("createdb NAME", answered "ok NAME" or "error ..."), and
 restarts the server on "restart" (an immediate shutdown, as a crash would
-stop it, then a start: answered "ok restart" once it accepts connections).
+stop it, then a start: answered "ok restart" once it accepts connections),
+stops it on "stop" (a fast shutdown: sessions ended, the data kept; "ok
+stop" once it is down) and starts it again on "start" ("ok start" once it
+accepts connections): an outage as long as the test wants. Each of the two
+answers at once when the server is already as asked.
 When standard input closes (its user ended, even killed), the server is
 stopped by its pid and the folder removed: no server outlives its user.
 
@@ -83,6 +87,18 @@ def main():
                     capture_output=True, text=True)
                 answer = f"ok {words[1]}" if result.returncode == 0 else "error " + result.stderr.strip()
                 print(answer.replace("\n", " "), flush=True)
+            elif words == ["stop"]:
+                if pid is not None:
+                    run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-m", "fast", "-w", "stop")
+                    pid = None
+                print("ok stop", flush=True)
+            elif words == ["start"]:
+                if pid is None:
+                    run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-l", os.path.join(folder, "log"), "-w",
+                        "-o", " ".join(settings), "start")
+                    with open(os.path.join(data, "postmaster.pid")) as f:
+                        pid = int(f.readline())
+                print("ok start", flush=True)
             elif words == ["restart"]:
                 run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-m", "immediate", "-w", "stop")
                 run(os.path.join(bin_dir, "pg_ctl"), "-D", data, "-l", os.path.join(folder, "log"), "-w",

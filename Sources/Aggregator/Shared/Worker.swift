@@ -1,3 +1,4 @@
+import Basics
 import FeedFetch
 import FeedModel
 import FeedState
@@ -10,6 +11,12 @@ import TimelineMerge
 /// every outcome fenced by its lease), writes their next checks and lets
 /// the hosts go; then claims again. Nothing is merged or written but the state:
 /// `feedmerge render` makes the outputs.
+///
+/// It outlives its database: a state that cannot be used (a claim fails) is
+/// tried again with a backoff for as long as the worker runs, said when lost
+/// and when back. A host whose lease it no longer holds (its keeper found it
+/// lost, or its renewals stopped past the lease) is asked no more at once
+/// (`HTTPClient.allow`/`withdraw`), so the per-host limit holds across a stall.
 public struct Worker {
     public struct Settings: Sendable {
         /// Who claims (`--name`): as `--health` shows it.
@@ -25,35 +32,57 @@ public struct Worker {
         public var heldWaitSeconds = 1.0
         /// The longest wait between claims when nothing is due.
         public var idleSeconds = 30.0
+        /// The waits between tries of a state that cannot be used: the first,
+        /// doubling up to the longest, each ±20%.
+        public var retryFirstSeconds = 0.5
+        public var retryLongestSeconds = 15.0
+        /// How long a draining worker tries a state that cannot be used
+        /// before it stops (a one-shot run's patience with a lost connection).
+        public var drainPatienceSeconds = 10.0
 
         public init(name: String) { self.name = name }
     }
 
-    /// What a worker did, for its summary line.
+    /// What a worker did, for its summary line and its exit status.
     public struct Totals: Sendable {
         public var claims = 0
         public var hosts = 0
+        /// Outcomes stored, by kind.
         public var fetched = 0
         public var notModified = 0
         public var failed = 0
-        /// Outcomes dropped because their lease was lost, and leases found lost at release.
+        /// Claimed feeds whose outcome is not in the state: storing it failed,
+        /// its fence dropped it, or its fetch was stopped with its host's lease.
+        public var notStored = 0
+        /// Host leases lost while held (another process holds the host now).
         public var leasesLost = 0
-        public var entries = 0
-        /// State failures, said once each.
-        public var diagnostics: [String] = []
+        /// It stopped while the state could not be used (or with its last
+        /// claim's outcomes not stored, or its hosts not let go): due work is
+        /// left that it could not do.
+        public var stoppedWithStateFailing = false
+        /// The timeline rules could not be made (the options' fault): it stopped.
+        public var rulesFailed = false
     }
 
     public let settings: Settings
     public let state: StateOptions
     public let store: any SharedStateStore
     public let client: HTTPClient
+    /// Renews the leases of the claim being fetched; its news reaches `client` at once.
+    public let keeper: any LeaseKeeper
     /// The subscriptions it was given, and where each URL's is among them:
     /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
     let index: [String: Int]
+    /// The leases of the claim being fetched, by host (the keeper's news of any other is stale).
+    let held: Locked<[String: HostLease]>
+    /// Says a line on standard error at once (an error, a loss, a recovery), with its time.
+    let say: @Sendable (String) -> Void
 
+    /// - Parameter say: writes one line (the worker's name before it is the caller's).
     public init(
-        settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions, client: HTTPClient
+        settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions,
+        client: HTTPClient, say: @escaping @Sendable (String) -> Void
     ) {
         self.settings = settings
         self.list = list
@@ -66,147 +95,170 @@ public struct Worker {
             index[subscription.url] = position
         }
         self.index = index
+        let stamped: @Sendable (String) -> Void = { line in say("\(Self.wallClock()): \(line)") }
+        self.say = stamped
+        let held = Locked<[String: HostLease]>([:])
+        self.held = held
+        let lease = Self.localLease(settings.leaseSeconds)
+        keeper = store.makeLeaseKeeper(leaseSeconds: settings.leaseSeconds) { change in
+            func current(_ leases: [HostLease]) -> [String] {
+                held.withLock { held in leases.filter { held[$0.host] == $0 }.map(\.host) }
+            }
+            switch change {
+            case .renewed(let leases, let since):
+                client.allow(current(leases), until: since + lease)
+            case .lost(let leases):
+                let hosts = current(leases)
+                guard !hosts.isEmpty else { return }
+                client.withdraw(hosts)
+                stamped(
+                    hosts.count == 1
+                        ? "lost the lease on \(hosts[0]) (another process holds it now): its transfers are stopped"
+                        : "lost the leases on \(hosts.joined(separator: ", ")) (another process holds them now): "
+                            + "their transfers are stopped")
+            case .renewalFailed(let error):
+                stamped(
+                    "state: cannot renew the leases (\(error)); a host whose lease is not renewed within "
+                        + "\(settings.leaseSeconds) s is asked no more")
+            }
+        }
+    }
+
+    /// How long this process takes a lease to hold from when its claim or
+    /// renewal was sent: the lease's length less a tenth (at least 0.1 s), so
+    /// that its own clock running a little fast never makes it ask a host
+    /// the server has let go.
+    static func localLease(_ seconds: Int) -> Duration {
+        .milliseconds(seconds * 1000 - max(100, seconds * 100))
+    }
+
+    /// Now by the wall clock, RFC 3339 in UTC (for the lines said as they happen).
+    static func wallClock() -> String {
+        Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970)).rfc3339
     }
 
     /// Claims and fetches until `stopping` says so (a signal) or, with
-    /// `drain`, until nothing it may claim is due.
+    /// `drain`, until nothing it may claim is due (or the state cannot be
+    /// used for `drainPatienceSeconds`).
     /// - Parameters:
-    ///   - clock: the run's time for each claim (`--now` fixes it).
+    ///   - rules: the run's rules for each claim, with its time (`--now` fixes it).
     ///   - log: a line for each claim batch (`-v`).
-    ///   - keeper: renews the leases while a claim is fetched (`SharedStateStore.makeLeaseKeeper`).
     public func run(
-        keeper: any LeaseKeeper, rules: @escaping @Sendable () -> TimelineRules,
-        stopping: @escaping @Sendable () -> Bool, log: @escaping @Sendable (String) -> Void
+        rules: @escaping @Sendable () throws -> TimelineRules, stopping: @escaping @Sendable () -> Bool,
+        log: @escaping @Sendable (String) -> Void
     ) async -> Totals {
         var totals = Totals()
         let thread = StateThread(inline: false)
         defer { thread.stop() }
         defer { keeper.stop() }
+        var carried = Carried()
+        while !stopping() {
+            let runRules: TimelineRules
+            do {
+                runRules = try rules()
+            } catch {
+                say("the timeline rules cannot be made (\(error)); stopping")
+                totals.rulesFailed = true
+                break
+            }
+            let claimedAt = ContinuousClock.now
+            let attempt = await claim(at: runRules.now, thread: thread, carried: &carried)
+            totals.leasesLost += attempt.lostAtRelease.count
+            if let failure = attempt.failure {
+                guard await waitAfter(failure, carried: &carried, stopping: stopping) else { break }
+                continue
+            }
+            if let outage = carried.outage {
+                say("state back after \(Int(outage.seconds.rounded())) s")
+                carried.outage = nil
+            }
+            guard !attempt.claims.isEmpty else {
+                if settings.drain && attempt.due == 0 { break }
+                // Due feeds held by others: look again soon (a holder may die); else wait for more to fall due.
+                await Self.pause(attempt.due > 0 ? settings.heldWaitSeconds : settings.idleSeconds, stopping: stopping)
+                continue
+            }
+            let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules, thread: thread)
+            carried.unreleased = batch.unreleased
+            carried.lastClaimFailedState = batch.stateFailed
+            totals.add(batch, hosts: attempt.claims.count)
+            log(
+                "claimed \(attempt.claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
+                    + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.notStored) not stored, "
+                    + "\(batch.leasesLost) leases lost")
+        }
+        if let outage = carried.outage {
+            say("stopping with the state lost for \(Int(outage.seconds.rounded())) s: feeds may be left due")
+        }
+        totals.stoppedWithStateFailing =
+            carried.outage != nil || carried.unreleased != nil || carried.lastClaimFailedState
+        return totals
+    }
+
+    /// What the loop carries from one claim to the next.
+    struct Carried {
         var lastSubscribed: Timestamp?
+        /// A claim's hosts that could not be let go: let go before the next claim.
+        var unreleased: Release?
+        /// Since when the state cannot be used (nil: it can).
+        var outage: Outage?
+        var lastClaimFailedState = false
+        /// The URLs the state refused, said once each.
+        var said: Set<String> = []
+    }
+
+    /// One try at the state: what it came to.
+    struct Attempt {
+        var claims: [HostClaim] = []
+        /// With no claim: the feeds due, whoever holds them.
+        var due = 0
+        var failure: StateError?
+        /// Leases of the claim let go now found lost.
+        var lostAtRelease: [HostLease] = []
+    }
+
+    /// Lets go the hosts a claim could not let go before (else they stay held, by this worker,
+    /// until their leases run out), notes the list as listed every hour, and claims.
+    private func claim(at now: Timestamp, thread: StateThread, carried: inout Carried) async -> Attempt {
         let perHost = max(client.configuration.maximumTransfersPerHost, 1)
         let hosts =
             settings.hostsPerClaim > 0
             ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
-        while !stopping() {
-            let now = rules().now
-            var claims: [HostClaim] = []
-            var due = 0
-            var failure: StateError?
-            var refused: [String: StateError] = [:]
-            await thread.run {
+        var attempt = Attempt()
+        var refused: [String: StateError] = [:]
+        var unreleased = carried.unreleased
+        var lastSubscribed = carried.lastSubscribed
+        await thread.run {
+            if let release = unreleased {
                 do throws(StateError) {
-                    // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
-                    if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
-                        refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
-                        lastSubscribed = now
-                    }
-                    claims = try store.claim(
-                        ClaimRequest(
-                            scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
-                            now: now))
-                    if claims.isEmpty { due = try store.dueCount(now: now) }
+                    attempt.lostAtRelease = try release.perform(store: store, state: state)
+                    unreleased = nil
                 } catch {
-                    failure = error
+                    if release.hasRunOut { unreleased = nil }
                 }
             }
-            for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
-                note("\(url): state: cannot be stored, not fetched (\(error))", &totals)
-            }
-            if let failure {
-                note("state: cannot claim feeds (\(failure))", &totals)
-                if settings.drain { break }
-                try? await Task.sleep(for: .seconds(settings.idleSeconds))
-                continue
-            }
-            guard !claims.isEmpty else {
-                if settings.drain && due == 0 { break }
-                // Due feeds held by others: look again soon (a holder may die); else wait for more to fall due.
-                let deadline = Date(timeIntervalSinceNow: due > 0 ? settings.heldWaitSeconds : settings.idleSeconds)
-                while Date() < deadline && !stopping() { try? await Task.sleep(for: .milliseconds(200)) }
-                continue
-            }
-            keeper.keep(claims.map(\.lease))
-            totals.claims += 1
-            totals.hosts += claims.count
-            let batch = await fetch(claims, rules: rules(), thread: thread, totals: &totals)
-            keeper.keep([])
-            log(
-                "claimed \(claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
-                    + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.lost) leases lost")
-        }
-        return totals
-    }
-
-    private struct Batch {
-        var feeds = 0
-        var fetched = 0
-        var notModified = 0
-        var failed = 0
-        var lost = 0
-    }
-
-    /// One claim's feeds fetched and stored, then its hosts let go with their schedule.
-    private func fetch(_ claims: [HostClaim], rules: TimelineRules, thread: StateThread, totals: inout Totals) async
-        -> Batch
-    {
-        var batch = Batch()
-        // One host's feeds after another would keep the run's window on one host at a time (its
-        // per-host limit the only transfers in flight): the hosts' feeds are dealt in turn.
-        var urls: [String] = []
-        for round in 0..<(claims.map(\.feeds.count).max() ?? 0) {
-            for claim in claims where round < claim.feeds.count { urls.append(claim.feeds[round]) }
-        }
-        batch.feeds = urls.count
-        var sublist = SubscriptionList()
-        sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
-        var records: [String: FeedRecord] = [:]
-        var failure: StateError?
-        await thread.run {
             do throws(StateError) {
-                records = try store.feeds(urls).mapValues(\.record)
+                // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
+                if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
+                    refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
+                    lastSubscribed = now
+                }
+                attempt.claims = try store.claim(
+                    ClaimRequest(
+                        scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
+                        now: now))
+                if attempt.claims.isEmpty { attempt.due = try store.dueCount(now: now) }
             } catch {
-                failure = error
+                attempt.failure = error
             }
         }
-        if let failure { note("state: cannot read the claimed feeds' records (\(failure))", &totals) }
-        var runState = state
-        runState.readsStoredDates = false
-        runState.dueOnly = false
-        runState.health = false
-        var result = await Aggregator.run(
-            sublist, client: client, rules: rules, state: runState, records: failure == nil ? records : nil)
-        for report in result.reports {
-            switch report.status {
-            case .ok: batch.fetched += 1
-            case .notModified: batch.notModified += 1
-            case .failed, .gone: batch.failed += 1
-            case .deferred: break
-            }
+        carried.unreleased = unreleased
+        carried.lastSubscribed = lastSubscribed
+        for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
+            let line = "\(url): state: cannot be stored, not fetched (\(error))"
+            if carried.said.insert(line).inserted { say(line) }
         }
-        for diagnostic in result.diagnostics { note(diagnostic, &totals) }
-        totals.entries += result.takeEntries().count
-        let keeper = store
-        var lost: [HostLease] = []
-        var dropped: [String] = []
-        await thread.run {
-            do throws(StateError) {
-                lost = try SharedSchedule.release(
-                    claims.map(\.lease), feeds: urls, store: keeper, state: state, now: rules.now)
-            } catch {
-                failure = error
-            }
-            dropped = keeper.takeDroppedOutcomes()
-        }
-        if let failure { note("state: cannot let the claimed hosts go (\(failure)); their leases run out", &totals) }
-        batch.lost = dropped.count + lost.count
-        totals.fetched += batch.fetched
-        totals.notModified += batch.notModified
-        totals.failed += batch.failed
-        totals.leasesLost += batch.lost
-        return batch
+        return attempt
     }
 
-    private func note(_ diagnostic: String, _ totals: inout Totals) {
-        if !totals.diagnostics.contains(diagnostic) { totals.diagnostics.append(diagnostic) }
-    }
 }

@@ -1,4 +1,5 @@
 import Aggregator
+import Basics
 import FeedModel
 import FeedState
 import Foundation
@@ -18,6 +19,8 @@ struct SharedClaims {
     private(set) var feeds: [String] = []
     private(set) var failures: [String] = []
     private var claimed: Set<String> = []
+    /// What the keeper found when a renewal failed (said with the release).
+    private let renewalFailures: Locked<[String]>
 
     /// The lease a one-shot run takes, renewed while it runs.
     static let leaseSeconds = 120
@@ -27,10 +30,22 @@ struct SharedClaims {
         guard !renderOnly, let store = store as? any SharedStateStore else { return nil }
         self.store = store
         self.rules = rules
-        let keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds)
+        let renewalFailures = Locked<[String]>([])
+        self.renewalFailures = renewalFailures
+        let keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds) { change in
+            guard case .renewalFailed(let error) = change else { return }
+            renewalFailures.withLock { $0.append("state: the claimed hosts' leases cannot be renewed (\(error))") }
+        }
         self.keeper = keeper
         // A run ended by a signal lets its hosts go at once.
-        Termination.onSignal { keeper.abandon() }
+        Termination.onSignal {
+            do {
+                try keeper.abandon()
+            } catch {
+                StandardOutput.error(
+                    "feedmerge: state: the claimed hosts cannot be let go (\(error)); their leases run out")
+            }
+        }
     }
 
     /// Who a one-shot run is, as `--health` names who fetched a feed: its
@@ -71,7 +86,7 @@ struct SharedClaims {
     /// - Returns: what went wrong, as a run diagnostic.
     func release(state: StateOptions, reports: inout [FeedReport]) -> String? {
         keeper.stop()
-        var said = failures
+        var said = failures + renewalFailures.withLock { $0 }
         do throws(StateError) {
             let lost = try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: rules.now)
             if state.health {

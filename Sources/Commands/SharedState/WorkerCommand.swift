@@ -82,9 +82,15 @@ struct WorkerCommand {
         operandName: "SOURCE",
         operand: { command, source in command.merge.sources.append(source) },
         notes: """
-            Exit status: 0 when stopped (a signal, or --drain with nothing due); 2 a usage
-            error; 74 the state cannot be used (not PostgreSQL, unreachable, or no claim
-            could be made).
+            A state that cannot be used (the server gone, restarting) is tried again, every
+            15 s at most, for as long as the worker runs (with --drain, for 10 s); each loss
+            and each return is said on standard error with its time, as is any outcome that
+            could not be stored. A host whose lease is lost (a stall past --lease, another
+            worker holds it) is asked no more at once.
+            Exit status: 0 when stopped (a signal, or --drain with nothing due) with the state
+            working; 2 a usage error; 74 the state cannot be used: at the start (not
+            PostgreSQL, unreachable), or when it stops (a signal, or --drain) with due work
+            left because the state could not be used.
             """,
         examples: [
             (
@@ -110,7 +116,7 @@ struct WorkerCommand {
     func run() async -> Int32 {
         let opened: StateLocation.Opened
         do {
-            opened = try StateLocation(merge.statePath!).open()
+            opened = try StateLocation(merge.statePath!).open(whenLost: .triedAtEachCall)
         } catch {
             StandardOutput.error("feedmerge worker: state: \(error)")
             return (error.kind == .cannotCreate ? ExitStatus.stateCannotBeCreated : .stateUnusable).rawValue
@@ -150,27 +156,35 @@ struct WorkerCommand {
         let options = merge
         let verbose = merge.verbose
         let workerName = settings.name
-        let worker = Worker(settings: settings, list: list, store: store, state: state, client: client)
-        let keeper = store.makeLeaseKeeper(leaseSeconds: leaseSeconds)
+        let say: @Sendable (String) -> Void = { line in
+            StandardOutput.error("feedmerge worker \(workerName): \(line)")
+        }
+        let worker = Worker(settings: settings, list: list, store: store, state: state, client: client, say: say)
         // A second signal ends the worker at once: its hosts are let go first.
-        Termination.onSignal { keeper.abandon() }
+        let keeper = worker.keeper
+        Termination.onSignal {
+            do {
+                try keeper.abandon()
+            } catch {
+                say("state: the held hosts cannot be let go (\(error)); their leases run out")
+            }
+        }
         let totals = await worker.run(
-            keeper: keeper,
             rules: {
                 let now = options.now ?? Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
-                return (try? options.rules(now: now)) ?? TimelineRules(now: now)
+                return try options.rules(now: now)
             },
             stopping: { stop.withLock { $0 } != nil },
-            log: { line in if verbose { StandardOutput.error("feedmerge worker \(workerName): \(line)") } })
-        for diagnostic in totals.diagnostics { StandardOutput.error("feedmerge worker \(workerName): \(diagnostic)") }
+            log: { line in if verbose { say(line) } })
         if !merge.quiet {
             let stopped = stop.withLock { $0 }.map { $0 == SIGINT ? "; stopped by SIGINT" : "; stopped by SIGTERM" }
-            StandardOutput.error(
-                "feedmerge worker \(workerName): \(totals.fetched) fetched, \(totals.notModified) not modified, "
-                    + "\(totals.failed) failed, \(totals.leasesLost) leases lost (\(totals.claims) claims, "
+            say(
+                "\(totals.fetched) fetched, \(totals.notModified) not modified, \(totals.failed) failed, "
+                    + "\(totals.notStored) not stored, \(totals.leasesLost) leases lost (\(totals.claims) claims, "
                     + "\(totals.hosts) hosts)\(stopped ?? "")")
         }
         withExtendedLifetime(opened) {}
-        return (totals.claims == 0 && !totals.diagnostics.isEmpty ? ExitStatus.stateUnusable : .success).rawValue
+        if totals.rulesFailed { return ExitStatus.usage.rawValue }
+        return (totals.stoppedWithStateFailing ? ExitStatus.stateUnusable : .success).rawValue
     }
 }

@@ -41,8 +41,9 @@ enum StateLocation: Equatable {
     }
 
     /// Opens the state, taking its lock first.
+    /// - Parameter whenLost: what a PostgreSQL state does when it finds its connection lost.
     /// - Throws: `StateError`, whose kind says held, cannot create, or unusable.
-    func open() throws(StateError) -> Opened {
+    func open(whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience) throws(StateError) -> Opened {
         switch self {
         case .sqlite(let path):
             let lock: StateLock
@@ -58,7 +59,7 @@ enum StateLocation: Equatable {
             }
             return Opened(store: try SQLiteStateStore(path: path), lock: lock)
         case .postgreSQL(let conninfo):
-            return Opened(store: try PostgreSQLStateStore(connecting: conninfo), lock: nil)
+            return Opened(store: try PostgreSQLStateStore(connecting: conninfo, whenLost: whenLost), lock: nil)
         }
     }
 }

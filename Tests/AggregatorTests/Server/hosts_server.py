@@ -1,7 +1,8 @@
 """Many hosts for the shared-state tests: one control port, then HOSTS
 ports of 127.0.0.1 (each port a host, as the per-host limit counts them),
 printed on the first line. Every host serves /f/N.xml, an RSS feed of
-three items, after DELAY seconds; the server counts each path's requests
+three items, after DELAY seconds (or the `?delay=S` the URL asks for); the
+server counts each path's requests
 and the most requests any one host had in flight at once. The control
 port answers /stats (JSON) and /reset.
 
@@ -52,11 +53,13 @@ class Host(http.server.BaseHTTPRequestHandler):
             in_flight[port] = in_flight.get(port, 0) + 1
             most[port] = max(most.get(port, 0), in_flight[port])
         try:
-            time.sleep(DELAY)
+            path, _, query = self.path.partition("?")
+            asked = dict(part.split("=", 1) for part in query.split("&") if "=" in part)
+            time.sleep(float(asked.get("delay", DELAY)))
             if not self.path.startswith("/f/"):
                 self.send_error(404)
                 return
-            body = feed(port, int(self.path[3:].split(".")[0]))
+            body = feed(port, int(path[3:].split(".")[0]))
             self.send_response(200)
             self.send_header("Content-Type", "application/rss+xml")
             self.send_header("Content-Length", str(len(body)))

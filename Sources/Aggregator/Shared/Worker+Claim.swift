@@ -1,0 +1,178 @@
+import FeedModel
+import FeedState
+import Subscriptions
+import TimelineMerge
+
+extension Worker {
+    /// What one claim came to, for its line: each outcome counted once, as
+    /// stored (fetched, not modified, failed) or not.
+    struct Batch {
+        var feeds = 0
+        var fetched = 0
+        var notModified = 0
+        var failed = 0
+        var notStored = 0
+        var leasesLost = 0
+        /// The state failed during the claim (said as it happened).
+        var stateFailed = false
+        /// The hosts could not be let go: tried again before the next claim.
+        var unreleased: Release?
+    }
+
+    /// One claim's feeds fetched and stored, then its hosts let go with their schedule.
+    /// - Parameter claimedAt: when the claim was sent (its leases hold from then).
+    func fetch(_ claims: [HostClaim], claimedAt: ContinuousClock.Instant, rules: TimelineRules, thread: StateThread)
+        async -> Batch
+    {
+        var batch = Batch()
+        let leases = claims.map(\.lease)
+        hold(leases, from: claimedAt)
+        // One host's feeds after another would keep the run's window on one host at a time (its
+        // per-host limit the only transfers in flight): the hosts' feeds are dealt in turn.
+        var urls: [String] = []
+        for round in 0..<(claims.map(\.feeds.count).max() ?? 0) {
+            for claim in claims where round < claim.feeds.count { urls.append(claim.feeds[round]) }
+        }
+        batch.feeds = urls.count
+        var records: [String: FeedRecord] = [:]
+        var readFailure: StateError?
+        await thread.run {
+            do throws(StateError) {
+                records = try store.feeds(urls).mapValues(\.record)
+            } catch {
+                readFailure = error
+            }
+        }
+        var reports: [FeedReport] = []
+        if let readFailure {
+            // Fetched without their validators, nothing of them could be stored either.
+            say("state: cannot read the claimed feeds' records (\(readFailure)); they are not fetched")
+            batch.stateFailed = true
+        } else {
+            let (ran, failed) = await run(urls, records: records, rules: rules)
+            reports = ran
+            batch.stateFailed = failed
+        }
+        let release = Release(leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds)
+        var lost: [HostLease] = []
+        var dropped: [String] = []
+        var releaseFailure: StateError?
+        await thread.run {
+            do throws(StateError) {
+                lost = try release.perform(store: store, state: state)
+            } catch {
+                releaseFailure = error
+            }
+            dropped = store.takeDroppedOutcomes()
+        }
+        if let releaseFailure {
+            say("state: cannot let the claimed hosts go (\(releaseFailure)); trying again before the next claim")
+            batch.unreleased = release
+            batch.stateFailed = true
+        }
+        count(reports, dropped: Set(dropped), into: &batch)
+        batch.notStored += urls.count - reports.count
+        // Each host once, however it was found lost: by a renewal, a fenced write, or at release.
+        let hostOf = Dictionary(claims.flatMap { claim in claim.feeds.map { ($0, claim.lease.host) } }) { a, _ in a }
+        var lostHosts = Set((lost + keeper.takeLost()).map(\.host))
+        lostHosts.formUnion(dropped.compactMap { hostOf[$0] })
+        batch.leasesLost = lostHosts.count
+        letGo(leases)
+        return batch
+    }
+
+    /// The claimed feeds through `Aggregator.run`; what the state could not do is said now.
+    /// - Returns: the reports, and whether the state failed for any.
+    private func run(_ urls: [String], records: [String: FeedRecord], rules: TimelineRules) async
+        -> (reports: [FeedReport], stateFailed: Bool)
+    {
+        var sublist = SubscriptionList()
+        sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
+        var runState = state
+        runState.readsStoredDates = false
+        runState.dueOnly = false
+        runState.health = false
+        var result = await Aggregator.run(sublist, client: client, rules: rules, state: runState, records: records)
+        for diagnostic in result.diagnostics { say(diagnostic) }
+        // Each state failure of the claim's feeds once, with the first feed it struck and how many more.
+        var struck: [String: [String]] = [:]
+        for report in result.reports where report.stateFailed {
+            for notice in report.notices where notice.hasPrefix("state: ") {
+                struck[notice, default: []].append(report.subscription.url)
+            }
+        }
+        for (notice, feeds) in struck.sorted(by: { $0.key < $1.key }) {
+            let more = feeds.count > 1 ? " and \(feeds.count - 1) more feed\(feeds.count > 2 ? "s" : "")" : ""
+            say("\(feeds[0])\(more): \(notice)")
+        }
+        _ = result.takeEntries()
+        return (result.reports, !result.diagnostics.isEmpty || !struck.isEmpty)
+    }
+
+    /// Counts each outcome once: stored by its kind, else not stored.
+    private func count(_ reports: [FeedReport], dropped: Set<String>, into batch: inout Batch) {
+        for report in reports {
+            if report.notStored || dropped.contains(report.subscription.url) {
+                batch.notStored += 1
+                continue
+            }
+            switch report.status {
+            case .ok: batch.fetched += 1
+            case .notModified: batch.notModified += 1
+            case .failed, .gone: batch.failed += 1
+            case .deferred: break
+            }
+        }
+    }
+
+    /// The claim's hosts are asked while their leases hold (from when the claim was sent), renewed by the keeper.
+    private func hold(_ leases: [HostLease], from claimedAt: ContinuousClock.Instant) {
+        held.withLock { held in
+            held = Dictionary(leases.map { ($0.host, $0) }) { a, _ in a }
+        }
+        client.allow(leases.map(\.host), until: claimedAt + Self.localLease(settings.leaseSeconds))
+        keeper.keep(leases)
+    }
+
+    private func letGo(_ leases: [HostLease]) {
+        keeper.keep([])
+        held.withLock { $0 = [:] }
+        client.forget(leases.map(\.host))
+    }
+}
+
+/// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
+struct Release {
+    let leases: [HostLease]
+    let feeds: [String]
+    let now: Timestamp
+    /// When the leases have run out on the server, renewed no more since this was made: then
+    /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
+    let runsOut: ContinuousClock.Instant
+
+    init(leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int) {
+        self.leases = leases
+        self.feeds = feeds
+        self.now = now
+        runsOut = .now + .seconds(leaseSeconds)
+    }
+
+    var hasRunOut: Bool { ContinuousClock.now >= runsOut }
+
+    /// - Returns: the leases found lost.
+    func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
+        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now)
+    }
+}
+
+extension Worker.Totals {
+    mutating func add(_ batch: Worker.Batch, hosts: Int) {
+        claims += 1
+        self.hosts += hosts
+        fetched += batch.fetched
+        notModified += batch.notModified
+        failed += batch.failed
+        notStored += batch.notStored
+        leasesLost += batch.leasesLost
+    }
+}
