@@ -71,7 +71,13 @@ public struct FeedReport: Sendable {
     /// fetch is whole and replaces them (a 304 would serve the damage for good).
     var historyDamaged = false
 
-    public var failed: Bool { status == .failed || status == .gone }
+    /// Gone (410) on an earlier run, so not asked again: said once, when it
+    /// answered 410; from then on counted as gone, not as a failure.
+    public var goneBefore = false
+
+    /// Failed this run: an error, or a 410 answered now (a feed known to be
+    /// gone is not asked, and does not fail every later run).
+    public var failed: Bool { status == .failed || (status == .gone && !goneBefore) }
 
     init(subscription: Subscription, status: Status) {
         self.subscription = subscription
@@ -413,11 +419,13 @@ public enum Aggregator {
             report.warnings = fetched.feed.warnings
             report.notices = fetched.notice.map { [$0] } ?? []
             report.movedTo = fetched.movedTo
-        case .notModified(let status, _):
+        case .notModified(let status, _, let movedTo):
             report.status = .notModified
             report.httpStatus = status
+            report.movedTo = movedTo
         case .skipped(let status):
             report.status = status
+            report.goneBefore = status == .gone
             // Served from the state as its last fetch left it (`feedmerge render`): failing, it says why.
             if status == .failed { report.reason = plan.record?.lastError }
         case .failed(let failure):

@@ -79,7 +79,12 @@ struct Plan: Sendable {
                     retryAfter: error.retryAfter))
         }
         let notBefore = Self.cacheLifetime(response.headers)
-        if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
+        if response.isNotModified {
+            // A 304 at the end of a permanent redirect: the move is remembered as a 200's is.
+            return .notModified(
+                response.status, notBefore: notBefore,
+                movedTo: response.permanentlyRedirected ? response.finalURL : nil)
+        }
         if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
             return .subscriptionList(response.body)
         }
@@ -194,7 +199,7 @@ struct Failure: Sendable {
 
 enum Outcome: Sendable {
     case fetched(Fetched)
-    case notModified(Int, notBefore: Int?)
+    case notModified(Int, notBefore: Int?, movedTo: String? = nil)
     case skipped(FeedReport.Status)
     case failed(Failure)
     /// A SOURCE of the command line that is an OPML document, not a feed.
@@ -227,9 +232,10 @@ enum Outcome: Sendable {
                     entries: f.prepared ?? .notKept, etag: f.etag, lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
-        case .notModified(let status, let notBefore):
+        case .notModified(let status, let notBefore, let movedTo):
             return FeedUpdate(
-                url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
+                url: url, outcome: .notModified, status: status, movedTo: movedTo, notBefore: later(notBefore),
+                now: now)
         case .skipped, .subscriptionList, .withdrawn:
             return nil
         case .failed(let failure):

@@ -3,7 +3,7 @@ import XMLTree
 
 /// OPML 1.0 and 2.0: outlines with an `xmlUrl` are subscriptions; nested
 /// outlines without one are folders, whose path becomes each feed's group.
-enum OPMLReader {
+public enum OPMLReader {
     /// Whether a document's root element is `<opml>` (after any XML
     /// declaration, comments, processing instructions and doctype): the
     /// content decides, not the name or the URL it came from.
@@ -184,8 +184,7 @@ enum OPMLReader {
                 guard !outlineAttributes.contains(name) else { continue }
                 if filterSettings.contains(name) && !origin.namesLocalFiles {
                     list.warnings.append(
-                        "\(source):\(outline.line): \(attribute.name) is not taken from a list that is not a local file"
-                    )
+                        "\(source):\(outline.line): \(attribute.name)\(OPMLReader.remoteFilterSettingDropped)")
                     continue
                 }
                 properties[name] = attribute.value
@@ -220,6 +219,9 @@ enum OPMLReader {
     /// operator named as a local file may give them (a fetched list could
     /// name a local stylesheet, or a regular expression that never ends).
     static let filterSettings: Set<String> = ["filter", "exclude", "filters", "ignore_in_feed"]
+
+    /// How the warning about a filter setting left out of a list that is not a local file ends.
+    public static let remoteFilterSettingDropped = " is not taken from a list that is not a local file"
 
     fileprivate static func nonEmpty(_ value: String?) -> String? {
         guard let value = value?.trimmingWhitespace, !value.isEmpty else { return nil }

@@ -150,4 +150,19 @@ extension PlanetConfigurationTests {
         #expect(page.contains("<i>Odd=file://") || page.contains("<i>Odd=/"), "\(page)")
         #expect(!page.contains("javascript"), "\(page)")
     }
+
+    /// Filter settings a list that is not a local file gives are left out, and that is said
+    /// once at the default verbosity (each one with -v).
+    @Test func filterSettingsLeftOutOfARemoteListAreSaidOnce() throws {
+        let w = try StateTests.Workspace("remote-list-filters")
+        let feed = server.url("/feed.xml")
+        let list = server.url("/list.opml?f=1&u=\(feed)")
+        let run = try CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state"])
+        #expect(run.status == 0, "\(run.standardError)")
+        let said = run.standardError.components(separatedBy: "\n").filter { $0.contains("is not taken from a list") }
+        #expect(said.count == 1, "\(run.standardError)")
+        #expect(said.first?.contains("filter is not taken from a list that is not a local file (and 1 more") == true)
+        let verbose = try CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state", "-v"])
+        #expect(verbose.standardError.contains("exclude is not taken from a list"), "\(verbose.standardError)")
+    }
 }

@@ -109,6 +109,39 @@ import Testing
         let names = items.map { (($0["authors"] as? [[String: Any]])?.first?["name"] as? String) ?? "-" }
         #expect(names.sorted() == ["Entry Author", "Feed Author", "Item Author", "JSON Feed Author"])
     }
+
+    /// A 410 fails the run that gets it, loudly; later runs do not ask the feed, count it
+    /// as gone and do not fail for it.
+    @Test func aGoneFeedFailsOnceThenIsCountedAsGone() async throws {
+        let w = try StateTests.Workspace("gone-once")
+        let feeds = ["gone1", "stays1"]
+        #expect(try run(feeds, w).status == 0)
+        try await control("/set/gone1/gone")
+        defer { Task { try? await control("/set/gone1/ok") } }
+        let gone = try run(feeds, w)
+        #expect(gone.status == 1, "\(gone.standardError)")
+        #expect(gone.standardError.contains("failed: \(server.url("/feed/gone1"))"), "\(gone.standardError)")
+        let later = try run(feeds, w)
+        #expect(later.status == 0, "\(later.standardError)")
+        #expect(!later.standardError.contains("failed:"), "\(later.standardError)")
+        #expect(
+            later.standardError.contains("1 not modified, 1 gone (410, not asked again), 0 failed"),
+            "\(later.standardError)")
+        try await control("/set/gone1/ok")
+    }
+
+    /// A permanent redirect is said once, on the run that follows it.
+    @Test func aMoveIsSaidOnce() async throws {
+        let w = try StateTests.Workspace("moved-once")
+        #expect(try run(["moves1"], w).status == 0)
+        try await control("/set/moves1/moved")
+        let moved = try run(["moves1"], w)
+        let line = "moved: \(server.url("/feed/moves1")) -> \(server.url("/feed/moves1-new"))"
+        #expect(moved.standardError.contains(line), "\(moved.standardError)")
+        let later = try run(["moves1"], w)
+        #expect(!later.standardError.contains("moved:"), "\(later.standardError)")
+        try await control("/set/moves1/ok")
+    }
 }
 
 /// A feed larger than `--max-bytes` is cut at the cap: the entries that

@@ -199,7 +199,16 @@ struct MergeRun {
         if let failure = shared?.release(state: runState, reports: &result.reports) {
             result.diagnostics.append(failure)
         }
-        if options.verbose { for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") } }
+        if options.verbose {
+            for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") }
+        } else if !options.quiet {
+            // Filter settings a list that is not a local file gave are left out: said once, the first named.
+            let dropped = list.warnings.filter { $0.hasSuffix(OPMLReader.remoteFilterSettingDropped) }
+            if let first = dropped.first {
+                let more = dropped.count > 1 ? " (and \(dropped.count - 1) more such settings; -v lists them)" : ""
+                StandardOutput.error("feedmerge: \(first)\(more)")
+            }
+        }
         if !options.quiet || options.warnWhenQuiet {
             for warning in pageFilterWarnings + filters.warnings { StandardOutput.error("feedmerge: \(warning)") }
         }
@@ -244,6 +253,16 @@ struct MergeRun {
             } catch {
                 healthWritten = false
                 StandardOutput.error("feedmerge: --health \(error)")
+            }
+        }
+        // A permanent redirect is said once, on the run that follows it (later runs ask the new
+        // address directly); with --update-opml, the rewrite's line says it.
+        if !options.updateOPML && !options.quiet {
+            for report in reports {
+                guard let to = report.movedTo else { continue }
+                StandardOutput.error(
+                    "feedmerge: moved: \(report.subscription.url) -> \(to) (a permanent redirect, remembered: "
+                        + "asked there from now on; --update-opml writes it into the list)")
             }
         }
         var opmlWritten = true
@@ -303,8 +322,11 @@ struct MergeRun {
         list: SubscriptionList, link: String?, entries: [MergedEntry], reports: [FeedReport]
     ) -> OutputMetadata {
         let sourcesUpdated = reports.compactMap { $0.source?.updated }.max().map { min($0, rules.now) }
-        let sources = FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
-        let fallbackID = "urn:feedmerge:" + String(sources, radix: 16)
+        // Without --id, --self-url or a link: where the merged feed is written, which stays
+        // when the list changes (feeds added, reordered or moved); to standard output, the list.
+        let place = destinations.first { $0.path != "-" }.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path }
+        let identity = place.map { "file:" + $0 } ?? list.subscriptions.map(\.url).joined(separator: "\n")
+        let fallbackID = "urn:feedmerge:" + String(FNV1a.hash(identity), radix: 16)
         let owner =
             list.ownerName != nil || list.ownerEmail != nil
             ? Person(name: list.ownerName, email: list.ownerEmail) : nil

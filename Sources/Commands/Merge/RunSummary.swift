@@ -111,7 +111,10 @@ struct RunSummary {
                 (truncated > 0 ? "\(truncated) truncated, " : "") + (recovered > 0 ? "\(recovered) recovered, " : "")
             let notModified = reports.filter { $0.status == .notModified }.count
             let deferred = reports.filter { $0.status == .deferred }.count
-            let waiting = deferred > 0 ? ", \(deferred) not asked (not due, or asked to wait)" : ""
+            let gone = reports.filter(\.goneBefore).count
+            let waiting =
+                (deferred > 0 ? ", \(deferred) not asked (not due, or asked to wait)" : "")
+                + (gone > 0 ? ", \(gone) gone (410, not asked again)" : "")
             let feeds =
                 rendered
                 ? "\(counted(reports.count, "feed")) from the state (\(failed.count) failing when last fetched); "

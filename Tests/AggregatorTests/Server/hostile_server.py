@@ -54,8 +54,11 @@ class Handler(http.server.BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         query = urllib.parse.parse_qs(url.query)
         if url.path in ("/list.opml", "/list"):
+            # f=1: each outline also names filter settings, which a list that is not a local file may not give.
+            settings = ' filter="kept" exclude="dropped"' if query.get("f") else ""
             outlines = "".join(
-                '<outline text="feed %d" xmlUrl=%s/>\n' % (n, quoteattr(u)) for n, u in enumerate(query.get("u", []))
+                '<outline text="feed %d" xmlUrl=%s%s/>\n' % (n, quoteattr(u), settings)
+                for n, u in enumerate(query.get("u", []))
             )
             self.send(200, '<?xml version="1.0"?>\n<opml version="2.0"><head><title>Hostile list</title></head>'
                       "<body>\n%s</body></opml>\n" % outlines, "text/x-opml")
