@@ -419,10 +419,9 @@ public enum Aggregator {
             report.warnings = fetched.feed.warnings
             report.notices = fetched.notice.map { [$0] } ?? []
             report.movedTo = fetched.movedTo
-        case .notModified(let status, _, let movedTo):
+        case .notModified(let status, _):
             report.status = .notModified
             report.httpStatus = status
-            report.movedTo = movedTo
         case .skipped(let status):
             report.status = status
             report.goneBefore = status == .gone

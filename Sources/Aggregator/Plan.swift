@@ -79,12 +79,7 @@ struct Plan: Sendable {
                     retryAfter: error.retryAfter))
         }
         let notBefore = Self.cacheLifetime(response.headers)
-        if response.isNotModified {
-            // A 304 at the end of a permanent redirect: the move is remembered as a 200's is.
-            return .notModified(
-                response.status, notBefore: notBefore,
-                movedTo: response.permanentlyRedirected ? response.finalURL : nil)
-        }
+        if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
         if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
             return .subscriptionList(response.body)
         }
@@ -199,7 +194,7 @@ struct Failure: Sendable {
 
 enum Outcome: Sendable {
     case fetched(Fetched)
-    case notModified(Int, notBefore: Int?, movedTo: String? = nil)
+    case notModified(Int, notBefore: Int?)
     case skipped(FeedReport.Status)
     case failed(Failure)
     /// A SOURCE of the command line that is an OPML document, not a feed.
@@ -232,10 +227,9 @@ enum Outcome: Sendable {
                     entries: f.prepared ?? .notKept, etag: f.etag, lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
-        case .notModified(let status, let notBefore, let movedTo):
+        case .notModified(let status, let notBefore):
             return FeedUpdate(
-                url: url, outcome: .notModified, status: status, movedTo: movedTo, notBefore: later(notBefore),
-                now: now)
+                url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
         case .skipped, .subscriptionList, .withdrawn:
             return nil
         case .failed(let failure):

@@ -45,26 +45,4 @@ import Testing
         let whole = try CommandRun.feedmerge([w.path("whole.rss"), "-o", w.path("out2.atom"), "--no-state"])
         #expect(whole.standardError.contains("1 feed ok, 0 not modified, 0 failed"), "\(whole.standardError)")
     }
-
-    /// Without --id, --self-url or a link, the merged feed's id comes from where it is
-    /// written: adding a feed or reordering the list keeps it; another output file has its own.
-    @Test func theMergedFeedsIDStaysWhenTheListChanges() throws {
-        let w = try StateTests.Workspace("stable-id")
-        for n in 1...3 {
-            try "<rss version=\"2.0\"><channel><title>f\(n)</title><item><guid>urn:\(n)</guid></item></channel></rss>"
-                .write(toFile: w.path("f\(n).rss"), atomically: true, encoding: .utf8)
-        }
-        func id(_ feeds: [Int], _ output: String = "out.atom") throws -> String? {
-            let run = try CommandRun.feedmerge(
-                feeds.map { w.path("f\($0).rss") } + ["-o", w.path(output), "--no-state"])
-            #expect(run.status == 0, "\(run.standardError)")
-            let text = try String(contentsOfFile: w.path(output), encoding: .utf8)
-            return text.firstMatch(of: /<id>([^<]*)<\/id>/).map { String($0.1) }
-        }
-        let first = try id([1, 2])
-        #expect(first?.hasPrefix("urn:feedmerge:") == true, "\(String(describing: first))")
-        #expect(try id([2, 1]) == first)
-        #expect(try id([3, 2, 1]) == first)
-        #expect(try id([1, 2], "other.atom") != first)
-    }
 }

@@ -133,7 +133,6 @@ import Testing
     /// A permanent redirect is said once, on the run that follows it.
     @Test func aMoveIsSaidOnce() async throws {
         let w = try StateTests.Workspace("moved-once")
-        #expect(try run(["moves1"], w).status == 0)
         try await control("/set/moves1/moved")
         let moved = try run(["moves1"], w)
         let line = "moved: \(server.url("/feed/moves1")) -> \(server.url("/feed/moves1-new"))"

@@ -322,11 +322,8 @@ struct MergeRun {
         list: SubscriptionList, link: String?, entries: [MergedEntry], reports: [FeedReport]
     ) -> OutputMetadata {
         let sourcesUpdated = reports.compactMap { $0.source?.updated }.max().map { min($0, rules.now) }
-        // Without --id, --self-url or a link: where the merged feed is written, which stays
-        // when the list changes (feeds added, reordered or moved); to standard output, the list.
-        let place = destinations.first { $0.path != "-" }.map { URL(fileURLWithPath: $0.path).standardizedFileURL.path }
-        let identity = place.map { "file:" + $0 } ?? list.subscriptions.map(\.url).joined(separator: "\n")
-        let fallbackID = "urn:feedmerge:" + String(FNV1a.hash(identity), radix: 16)
+        let sources = FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
+        let fallbackID = "urn:feedmerge:" + String(sources, radix: 16)
         let owner =
             list.ownerName != nil || list.ownerEmail != nil
             ? Person(name: list.ownerName, email: list.ownerEmail) : nil
