@@ -79,6 +79,11 @@ import Testing
         defer { Self.postgres.start() }
         let stopped = Date()
         try await wait(upTo: Double(seconds) - Date().timeIntervalSince(stopped))
+        // The loss is said when the worker next claims: after its claim in flight has ended, which
+        // on a loaded machine may be after the outage's length; the server stays away until then.
+        try await wait(upTo: 60) {
+            !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ").isEmpty
+        }
         let lostDuringOutage = stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ")
         Self.postgres.start()
         // Stored, and the worker has claimed again (its wait between tries is up to 15 s): the
