@@ -31,13 +31,15 @@ import Testing
     @Test func aPassedDeadlineStopsTheHostsRunningAndWaitingTransfers() async {
         var configuration = FetchConfiguration()
         configuration.maximumTransfersPerHost = 2  // two run, two wait
+        // No timeout ends them first, however slowly the suite runs (ThreadSanitizer, a busy pool):
+        // each failing as withdrawn is what says the deadline stopped it.
+        configuration.totalTimeoutSeconds = 3_600
+        configuration.lowSpeedSeconds = 3_600
         let client = HTTPClient(configuration: configuration)
         let url = server.url("/hang")
         client.allow([URLAuthority.host(of: url)], until: .now + .milliseconds(500))
-        let start = ContinuousClock.now
         let codes = await codes(client, Array(repeating: url, count: 4))
-        #expect(ContinuousClock.now - start < .seconds(50), "stopped at the deadline, not at the 60 s timeout")
-        #expect(codes == Array(repeating: .withdrawn, count: 4))
+        #expect(codes == Array(repeating: .withdrawn, count: 4), "stopped at the deadline, not by a timeout")
         #expect(client.transfersInFlight == 0)
     }
 
