@@ -36,10 +36,10 @@ enum PlanetDifferential {
         return nil
     }()
 
-    /// The real-world captures both programs read (`Server/differential_server.py`).
+    /// The real-world captures both programs read (`Server/corpus_server.py`).
     static let server = LocalServer.start(
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
-            "Server/differential_server.py"))
+            "Server/corpus_server.py"))
 
     /// What one program run gave.
     struct Outcome {

@@ -1,6 +1,8 @@
 """Serves the team's real-world feed captures (../shared/corpora/realworld
 beside the repository) on 127.0.0.1: GET /<file> as listed in MANIFEST.tsv,
-with no Content-Type charset (each document says its own)."""
+as application/xml with no charset, so that each document says its own
+encoding and every program that reads them (feedmerge, and Planet Venus and
+Planet 2.0 in the differential test) reads it as XML."""
 import os
 import sys
 
@@ -25,7 +27,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
         with open(path, "rb") as f:
             body = f.read()
         self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Type", "application/xml")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
