@@ -172,7 +172,8 @@ import Testing
         let feeds = Dictionary(uniqueKeysWithValues: claims.map { ($0.lease.host, $0.feeds.count) })
         #expect(feeds == ["127.0.0.1:8080": 2, "[::1]": 1, "example.org": 2, "other.example": 1])
         // A feed subscribed under another spelling of a claimed host is on that host.
-        try store.subscribe(["http://LOCALHOST:8080/g", "http://0x7f.1:8080/h"], now: Timestamp(secondsSince1970: 100))
+        _ = try store.subscribe(
+            ["http://LOCALHOST:8080/g", "http://0x7f.1:8080/h"], now: Timestamp(secondsSince1970: 100))
         #expect(
             try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE host = '127.0.0.1:8080'") == "4")
         let long = "http://example.org/" + String(repeating: "x", count: 3_000) + UUID().uuidString

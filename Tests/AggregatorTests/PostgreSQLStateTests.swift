@@ -131,7 +131,7 @@ import Testing
         try PostgreSQLServer.psql(database, "ALTER DATABASE \(name) SET log_statement = 'all'")
         let store = try PostgreSQLStateStore(connecting: database)
         let now = Timestamp(secondsSince1970: 1_706_745_600)
-        try store.subscribe(["http://127.0.0.1:9/\(name).xml"], now: now)
+        _ = try store.subscribe(["http://127.0.0.1:9/\(name).xml"], now: now)
         let claims = try store.claim(
             ClaimRequest(scope: .due, hosts: 10, holder: name, leaseSeconds: 60, now: now))
         #expect(claims.count == 1)

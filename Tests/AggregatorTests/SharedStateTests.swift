@@ -304,7 +304,7 @@ import Testing
         let now = Timestamp(secondsSince1970: 1_706_745_600)
         let first = try PostgreSQLStateStore(connecting: state)
         let second = try PostgreSQLStateStore(connecting: state)
-        try first.subscribe([url], now: now)
+        _ = try first.subscribe([url], now: now)
         func claim(_ store: PostgreSQLStateStore, _ holder: String) throws -> [HostClaim] {
             try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: holder, leaseSeconds: 60, now: now))
         }
