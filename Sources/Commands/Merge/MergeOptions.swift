@@ -88,6 +88,8 @@ struct MergeOptions {
     /// `feedmerge render` with no SOURCE: every feed the shared state lists.
     var rendersWholeState: Bool { renderOnly && sources.isEmpty && subscriptions.isEmpty }
     var healthPath: String?
+    /// `--metrics FILE`: the run's metrics in Prometheus's text format.
+    var metricsPath: String?
     /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
     var page = PageRequest()
     var themeTimeout = Theme.defaultTimeLimit
@@ -274,6 +276,10 @@ struct MergeOptions {
                         "--health", value: "FILE",
                         help: "write the per-feed health report (JSON) here; an output like -o"
                     ) { $0.healthPath = $1 },
+                    Option(
+                        "--metrics", value: "FILE",
+                        help: "write the run's metrics here (Prometheus text format, for\nnode_exporter's textfile collector)"
+                    ) { $0.metricsPath = $1 },
                     Option("--update-opml", help: "write permanent redirects (301/308) back into local OPML files") {
                         options, _ in options.updateOPML = true
                     },

@@ -69,7 +69,7 @@ struct MergeRun {
         let started = Date()
         let outputs: Outputs
         do {
-            outputs = try Outputs.reserve(destinations, health: options.healthPath)
+            outputs = try Outputs.reserve(destinations, health: options.healthPath, metrics: options.metricsPath)
         } catch {
             for message in error.messages { StandardOutput.error("feedmerge: \(message)") }
             StandardOutput.error("feedmerge: no feed was fetched, no output written")
@@ -265,6 +265,9 @@ struct MergeRun {
                         + "asked there from now on; --update-opml writes it into the list)")
             }
         }
+        let metricsWritten = writeMetrics(
+            outputs.metrics, reports: reports, diagnostics: result.diagnostics, stored: state != nil && !options.renderOnly,
+            started: started)
         var opmlWritten = true
         if options.updateOPML {
             let moved = reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }
@@ -286,7 +289,7 @@ struct MergeRun {
         // second on a big run.
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
-        if written < outputs.outputs.count || !healthWritten || !opmlWritten { return .someOutputsNotWritten }
+        if written < outputs.outputs.count || !healthWritten || !metricsWritten || !opmlWritten { return .someOutputsNotWritten }
         if !result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
         return failed.isEmpty && listFailures.isEmpty ? .success : .someFeedsFailed
     }
