@@ -157,6 +157,7 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
         .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),

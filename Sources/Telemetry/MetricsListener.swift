@@ -126,7 +126,9 @@ public final class MetricsListener: Sendable {
             return HTTPAnswer(status: 400, body: "bad request\n")
         }
         let parts = line.split(separator: " ")
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return HTTPAnswer(status: 400, body: "bad request\n") }
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else {
+            return HTTPAnswer(status: 400, body: "bad request\n")
+        }
         let method = parts[0]
         let path = parts[1].split(separator: "?", maxSplits: 1).first.map(String.init) ?? ""
         guard method == "GET" || method == "HEAD" else {
@@ -144,7 +146,8 @@ public final class MetricsListener: Sendable {
             }
             return HTTPAnswer(status: 200, body: "ok\n", head: method == "HEAD")
         default:
-            return HTTPAnswer(status: 404, body: "not found: /metrics and /healthz are served\n", head: method == "HEAD")
+            return HTTPAnswer(
+                status: 404, body: "not found: /metrics and /healthz are served\n", head: method == "HEAD")
         }
     }
 

@@ -89,6 +89,8 @@ extension Worker {
         lostHosts.formUnion(dropped.compactMap { hostOf[$0] })
         batch.leasesLost = lostHosts.count
         metrics.add(.leasesLost, Double(lostHosts.count))
+        // However it was found (a host's deadline may have stopped its transfers before any news), each loss is said.
+        if let event = held.withLock({ $0.lost(lostHosts) }) { log(event) }
         metrics.add(.outcomesNotStored, Double(batch.notStored))
         letGo(leases)
         return batch
@@ -146,7 +148,7 @@ extension Worker {
     /// The claim's hosts are asked while their leases hold (from when the claim was sent), renewed by the keeper.
     private func hold(_ leases: [HostLease], from claimedAt: ContinuousClock.Instant) {
         held.withLock { held in
-            held = Dictionary(leases.map { ($0.host, $0) }) { a, _ in a }
+            held = HeldLeases(leases: Dictionary(leases.map { ($0.host, $0) }) { a, _ in a })
         }
         client.allow(leases.map(\.host), until: claimedAt + Self.localLease(settings.leaseSeconds))
         keeper.keep(leases)
@@ -156,7 +158,7 @@ extension Worker {
     private func letGo(_ leases: [HostLease]) {
         keeper.keep([])
         metrics.set(.leasesHeld, 0)
-        held.withLock { $0 = [:] }
+        held.withLock { $0 = HeldLeases() }
         client.forget(leases.map(\.host))
     }
 }

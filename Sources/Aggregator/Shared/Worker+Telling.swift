@@ -20,7 +20,8 @@ extension Worker {
             } else if report.recovered, let since = report.failingBefore {
                 log(
                     LogEvent(
-                        .info, "feed_recovered", "recovered: \(url) (failing since \(since.rfc3339.prefix(10)))", fields))
+                        .info, "feed_recovered", "recovered: \(url) (failing since \(since.rfc3339.prefix(10)))", fields
+                    ))
             } else if let reason = report.partialReason {
                 fields.append(("reason", .text(reason)))
                 log(

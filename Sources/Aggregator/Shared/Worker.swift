@@ -75,8 +75,8 @@ public struct Worker {
     /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
     let index: [String: Int]
-    /// The leases of the claim being fetched, by host (the keeper's news of any other is stale).
-    let held: Locked<[String: HostLease]>
+    /// The leases of the claim being fetched (the keeper's news of any other is stale).
+    let held: Locked<HeldLeases>
     /// Tells the operator at once (an error, a loss, a recovery, a failing feed, each claim).
     let log: @Sendable (LogEvent) -> Void
     /// What it counts for `/metrics`.
@@ -107,12 +107,12 @@ public struct Worker {
         self.index = index
         self.log = log
         self.metrics = metrics
-        let held = Locked<[String: HostLease]>([:])
+        let held = Locked(HeldLeases())
         self.held = held
         let lease = Self.localLease(settings.leaseSeconds)
         keeper = store.makeLeaseKeeper(leaseSeconds: settings.leaseSeconds) { change in
             func current(_ leases: [HostLease]) -> [String] {
-                held.withLock { held in leases.filter { held[$0.host] == $0 }.map(\.host) }
+                held.withLock { held in leases.filter { held.leases[$0.host] == $0 }.map(\.host) }
             }
             switch change {
             case .renewed(let leases, let since):
@@ -123,14 +123,7 @@ public struct Worker {
                 let hosts = current(leases)
                 guard !hosts.isEmpty else { return }
                 client.withdraw(hosts)
-                log(
-                    LogEvent(
-                        .warning, "lease_lost",
-                        hosts.count == 1
-                            ? "lost the lease on \(hosts[0]) (another process holds it now): its transfers are stopped"
-                            : "lost the leases on \(hosts.joined(separator: ", ")) (another process holds them now): "
-                                + "their transfers are stopped",
-                        [("hosts", .text(hosts.joined(separator: " ")))]))
+                if let event = held.withLock({ $0.lost(hosts) }) { log(event) }
             case .renewalFailed(let error):
                 metrics.add(.stateErrors)
                 log(
@@ -229,12 +222,32 @@ public struct Worker {
             log(
                 LogEvent(
                     .error, "stopping_state_lost",
-                    "stopping with the state lost for \(seconds) s: feeds may be left due", [("seconds", .integer(seconds))]
+                    "stopping with the state lost for \(seconds) s: feeds may be left due",
+                    [("seconds", .integer(seconds))]
                 ))
         }
         totals.stoppedWithStateFailing =
             carried.outage != nil || carried.unreleased != nil || carried.lastClaimFailedState
         return totals
+    }
+
+    /// The leases of the claim being fetched, by host, and the hosts whose loss was said.
+    struct HeldLeases {
+        var leases: [String: HostLease] = [:]
+        var saidLost: Set<String> = []
+
+        /// The line for the hosts among `hosts` whose loss was not said yet (nil: none).
+        mutating func lost(_ hosts: some Sequence<String>) -> LogEvent? {
+            let unsaid = hosts.filter { saidLost.insert($0).inserted }.sorted()
+            guard !unsaid.isEmpty else { return nil }
+            return LogEvent(
+                .warning, "lease_lost",
+                unsaid.count == 1
+                    ? "lost the lease on \(unsaid[0]) (another process holds it now): its transfers are stopped"
+                    : "lost the leases on \(unsaid.joined(separator: ", ")) (another process holds them now): "
+                        + "their transfers are stopped",
+                [("hosts", .text(unsaid.joined(separator: " ")))])
+        }
     }
 
     /// What the loop carries from one claim to the next.

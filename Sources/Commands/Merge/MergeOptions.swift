@@ -278,7 +278,8 @@ struct MergeOptions {
                     ) { $0.healthPath = $1 },
                     Option(
                         "--metrics", value: "FILE",
-                        help: "write the run's metrics here (Prometheus text format, for\nnode_exporter's textfile collector)"
+                        help:
+                            "write the run's metrics here (Prometheus text format, for\nnode_exporter's textfile collector)"
                     ) { $0.metricsPath = $1 },
                     Option("--update-opml", help: "write permanent redirects (301/308) back into local OPML files") {
                         options, _ in options.updateOPML = true

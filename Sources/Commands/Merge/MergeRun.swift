@@ -266,7 +266,8 @@ struct MergeRun {
             }
         }
         let metricsWritten = writeMetrics(
-            outputs.metrics, reports: reports, diagnostics: result.diagnostics, stored: state != nil && !options.renderOnly,
+            outputs.metrics, reports: reports, diagnostics: result.diagnostics,
+            stored: state != nil && !options.renderOnly,
             started: started)
         var opmlWritten = true
         if options.updateOPML {
@@ -289,7 +290,9 @@ struct MergeRun {
         // second on a big run.
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
-        if written < outputs.outputs.count || !healthWritten || !metricsWritten || !opmlWritten { return .someOutputsNotWritten }
+        if written < outputs.outputs.count || !healthWritten || !metricsWritten || !opmlWritten {
+            return .someOutputsNotWritten
+        }
         if !result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
         return failed.isEmpty && listFailures.isEmpty ? .success : .someFeedsFailed
     }

@@ -224,7 +224,8 @@ struct WorkerCommand {
             } catch {
                 log(
                     LogEvent(
-                        .error, "state_error", "state: the held hosts cannot be let go (\(error)); their leases run out"))
+                        .error, "state_error", "state: the held hosts cannot be let go (\(error)); their leases run out"
+                    ))
             }
         }
         Termination.farewell { number in
@@ -273,7 +274,8 @@ struct WorkerCommand {
         if let listening { message += "; /metrics and /healthz on http://\(listening)" }
         var fields: [(key: String, value: LogEvent.Value)] = [
             ("version", .text(feedmergeVersion)), ("state", .text(state)), ("feeds", .integer(feeds)),
-            ("jobs", .integer(jobs)), ("per_host", .integer(perHost)), ("lease_seconds", .integer(settings.leaseSeconds)),
+            ("jobs", .integer(jobs)), ("per_host", .integer(perHost)),
+            ("lease_seconds", .integer(settings.leaseSeconds)),
         ]
         if let listening { fields.append(("metrics_listen", .text(listening))) }
         return LogEvent(.info, "start", message, fields)
