@@ -261,6 +261,14 @@ enum Statements {
         name: "touch", sql: "UPDATE meta SET value = value WHERE name = 'schema_version'", types: [])
     static let dropValidators = Statement(
         name: "drop_validators", sql: "UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = $1", types: [25])
+    /// $1 the URL, $2 the new one: the new one's row, if only subscribed (never fetched), is
+    /// dropped, and its listing moves to the old one's.
+    static let dropSubscribed = Statement(
+        name: "drop_subscribed",
+        sql: """
+            WITH subscribed AS (DELETE FROM feeds WHERE url = $2 AND last_fetch IS NULL RETURNING listed_at)
+            UPDATE feeds SET listed_at = GREATEST(listed_at, (SELECT max(listed_at) FROM subscribed)) WHERE url = $1
+            """, types: [25, 25])
     /// $1 the URL, $2 the new one, $3 its host.
     static let rename = Statement(
         name: "rename", sql: "UPDATE feeds SET url = $2, moved_to = NULL, host = $3 WHERE url = $1",

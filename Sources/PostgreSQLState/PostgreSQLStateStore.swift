@@ -439,8 +439,14 @@ public final class PostgreSQLStateStore: StateStore {
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try flush()
         cached = nil
+        // A shared state lists the new URL before any outcome of it (`subscribe`): that row, never
+        // fetched, gives way to the feed's record, which takes its listing.
+        let writes: [(Statement, [Parameter])] = [
+            (Statements.dropSubscribed, [.text(url), .text(newURL)]),
+            (Statements.rename, [.text(url), .text(newURL), .text(URLAuthority.host(of: newURL))]),
+        ]
         try retrying { () throws(StateError) in
-            try connection.query(Statements.rename, [.text(url), .text(newURL), .text(URLAuthority.host(of: newURL))])
+            if let failure = try connection.pipeline(writes) { throw failure }
         }
         if known?.remove(url) != nil { known?.insert(newURL) }
     }
