@@ -10,11 +10,19 @@ public final class MemoryStateStore: StateStore {
     /// Each feed's entries by key.
     private var stored: [String: [String: StoredEntry]] = [:]
     private var lastFullPrune: Int64 = 0
+    private var keptFeedID: UInt64?
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
 
     /// In memory: a call never waits.
     public var blocksCallers: Bool { false }
+
+    public func mergedFeedID() throws(StateError) -> UInt64? { keptFeedID }
+
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        if keptFeedID == nil { keptFeedID = id }
+        return keptFeedID ?? id
+    }
 
     public func feeds() throws(StateError) -> [String: FeedRecord] { records }
 

@@ -69,3 +69,21 @@ extension SQLiteStateStore: CopyableStateStore {
             .run([.integer(time)])
     }
 }
+
+/// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
+extension SQLiteStateStore {
+    public func mergedFeedID() throws(StateError) -> UInt64? {
+        var value: UInt64?
+        try database.prepare("SELECT value FROM meta WHERE name = 'merged_feed_id'").query {
+            value = $0.integer(0).map { UInt64(bitPattern: $0) }
+        }
+        return value
+    }
+
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        try writer.flush()
+        try database.prepare("INSERT OR IGNORE INTO meta(name, value) VALUES ('merged_feed_id', ?)")
+            .run([.integer(Int64(bitPattern: id))])
+        return try mergedFeedID() ?? id
+    }
+}

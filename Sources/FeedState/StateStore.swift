@@ -263,6 +263,13 @@ public protocol StateStore: AnyObject {
     /// run then makes its calls on a thread of its own, never on Swift's
     /// cooperative pool.
     var blocksCallers: Bool { get }
+    /// The merged feed's id the state keeps (`keepMergedFeedID`); nil: none yet.
+    func mergedFeedID() throws(StateError) -> UInt64?
+    /// Keeps `id` as the merged feed's id unless the state keeps one
+    /// already: a merge that has nothing else to be known by keeps the id
+    /// its first run wrote, whatever its list becomes.
+    /// - Returns: the id the state keeps (the earlier one, if any).
+    func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64
     /// The run is done with the store: it may tidy its file now (the SQLite
     /// store copies its journal into the database), beside what the run
     /// still does, such as writing its outputs. Releasing the store waits
@@ -279,6 +286,12 @@ extension StateStore {
 
     /// A store with nothing to tidy.
     public func finish() {}
+
+    /// A store that keeps no id: none is kept.
+    public func mergedFeedID() throws(StateError) -> UInt64? { nil }
+
+    /// A store that keeps no id: each run's is its own.
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 { id }
 
     /// A store on a disk or a server.
     public var blocksCallers: Bool { true }

@@ -316,4 +316,9 @@ enum Statements {
             INSERT INTO meta(name, value) VALUES ('last_full_prune', $1)
             ON CONFLICT(name) DO UPDATE SET value = excluded.value
             """, types: [20])
+    static let mergedFeedID = Statement(
+        name: "merged_feed_id", sql: "SELECT value FROM meta WHERE name = 'merged_feed_id'", types: [])
+    static let keepMergedFeedID = Statement(
+        name: "keep_merged_feed_id",
+        sql: "INSERT INTO meta(name, value) VALUES ('merged_feed_id', $1) ON CONFLICT(name) DO NOTHING", types: [20])
 }

@@ -50,3 +50,18 @@ extension PostgreSQLStateStore: CopyableStateStore {
         try connection.query(Statements.noteFullPrune, [.integer(time)])
     }
 }
+
+/// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
+extension PostgreSQLStateStore {
+    public func mergedFeedID() throws(StateError) -> UInt64? {
+        var value: UInt64?
+        try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+        return value
+    }
+
+    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`).
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
+        return try mergedFeedID() ?? id
+    }
+}
