@@ -430,6 +430,9 @@ public enum Aggregator {
             report.goneBefore = status == .gone
             // Served from the state as its last fetch left it (`feedmerge render`): failing, it says why.
             if status == .failed { report.reason = plan.record?.lastError }
+            if plan.servedOnly, let stored = plan.record?.lastReport {
+                report.take(stored)
+            }
         case .failed(let failure):
             report.status = failure.gone ? .gone : .failed
             report.reason = failure.message

@@ -13,6 +13,8 @@ struct Plan: Sendable {
     var subscription: Subscription
     var record: FeedRecord?
     var skip: FeedReport.Status?
+    /// Not fetched, whatever is due: served from the state as its last stored outcome left it.
+    var servedOnly = false
     var request: FetchRequest
     /// What reading the sources already read for it (standard input).
     var alreadyRead: FetchResponse?
@@ -39,6 +41,7 @@ struct Plan: Sendable {
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
             mayReadLocalFile: subscription.mayReadLocalFile && record?.movedTo == nil)
         if serveOnly {
+            servedOnly = true
             // As its last fetch left it.
             skip = record?.gone == true ? .gone : (record?.consecutiveFailures ?? 0) > 0 ? .failed : .notModified
         } else if !force, let record {

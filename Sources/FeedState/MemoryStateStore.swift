@@ -33,8 +33,13 @@ public final class MemoryStateStore: StateStore {
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
+        if case .skipped = update.outcome {
+            records[update.url]?.lastReport = update.reported ?? records[update.url]?.lastReport
+            return
+        }
         let now = update.now
         var record = records[update.url] ?? FeedRecord(url: update.url, firstSeen: now)
+        record.lastReport = update.reported ?? record.lastReport
         record.lastFetch = now
         record.lastStatus = update.status
         record.notBefore = update.notBefore

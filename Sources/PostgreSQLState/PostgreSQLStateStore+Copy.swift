@@ -11,9 +11,10 @@ extension PostgreSQLStateStore: CopyableStateStore {
         for url in urls {
             var snapshot: FeedSnapshot?
             try connection.query(Statements.selectSnapshot, [.text(url)]) { row in
+                var record = Self.feedRecord(row)
+                record.lastReport = row.text(19).flatMap(ReportedOutcome.init(encoded:))
                 snapshot = FeedSnapshot(
-                    record: Self.feedRecord(row), document: row.bytes(18),
-                    dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
+                    record: record, document: row.bytes(18), dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
             }
             if let snapshot { try body(snapshot) }
         }
@@ -33,7 +34,7 @@ extension PostgreSQLStateStore: CopyableStateStore {
                     .flag(r.gone), .text(r.title), .text(r.link), .flag(r.restamping),
                     .bytes(r.metadata.map(FeedMetadataCodec.encode)), .integer(r.failingSince?.secondsSince1970),
                     .bytes(feed.dates?.encoded), .bytes(feed.document),
-                    .text(URLAuthority.host(of: r.movedTo ?? r.url)),
+                    .text(URLAuthority.host(of: r.movedTo ?? r.url)), .text(r.lastReport?.encoded),
                 ]
             )
         }
