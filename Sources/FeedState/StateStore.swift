@@ -225,8 +225,8 @@ public struct FeedUpdate: Sendable {
             entries: PreparedEntries, etag: String?, lastModified: String?, metadata: FeedMetadata,
             restamping: Bool)
         case notModified
-        /// The feed was not fetched (deferred: a Retry-After or cache lifetime not over, or not
-        /// due): nothing is stored but how the run reported it (`reported`), on a feed stored before.
+        /// The feed was not asked (deferred: a Retry-After or cache lifetime not over, or not due;
+        /// or gone): nothing is stored but how the run reported it (`reported`), on a feed stored before.
         case skipped
         case failed(message: String, gone: Bool)
     }
