@@ -56,13 +56,17 @@ extension PostgreSQLStateStore: CopyableStateStore {
 extension PostgreSQLStateStore {
     public func mergedFeedID() throws(StateError) -> UInt64? {
         var value: UInt64?
-        try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+        }
         return value
     }
 
     /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`).
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
-        try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
+        }
         return try mergedFeedID() ?? id
     }
 }
