@@ -153,7 +153,9 @@ struct MergeOptions {
                     Option("--self-url", value: "URL", help: "where it will be published") { $0.selfURL = $1 },
                     Option(
                         "--id", value: "ID",
-                        help: "its Atom id (default: --self-url, --link, or a hash of the sources)"
+                        help:
+                            "its Atom id (default: --self-url, --link, else the one the state\n"
+                            + "kept from its first run's sources)"
                     ) { $0.id = $1 },
                     Option("--author", value: "\"NAME <EMAIL>\"", help: "its author (default: the OPML owner)") {
                         $0.author = PersonText.parse($1)

@@ -179,6 +179,9 @@ struct WorkerCommand {
             StandardOutput.error("feedmerge worker: the sources list no feed")
             return ExitStatus.usage.rawValue
         }
+        // The id a render of this state gives the merged feed when nothing else names it; a state
+        // that cannot be reached now gets it from the first run or worker that reaches it.
+        _ = try? store.keepMergedFeedID(MergedFeedID.hash(of: list))
         var settings = Worker.Settings(name: name ?? "\(SharedClaims.machineName):\(getpid())")
         settings.leaseSeconds = leaseSeconds
         settings.hostsPerClaim = hostsPerClaim
