@@ -1,15 +1,6 @@
-import FeedParse
 import FeedState
 
 extension FeedReport {
-    /// Why a fetched feed was read only in part (cut short, or not well-formed
-    /// and recovered): its entries up to there are kept, and it is not simply
-    /// ok. nil for a feed read whole, or not read this run.
-    public var partialReason: String? {
-        guard status == .ok else { return nil }
-        return warnings.first(where: ParseWarning.isTruncation) ?? warnings.first(where: ParseWarning.isRecovery)
-    }
-
     /// How this run reports the feed, stored with its outcome (`feedmerge render` reports it so).
     var reportedOutcome: ReportedOutcome {
         ReportedOutcome(status: status.rawValue, entriesInFeed: entriesParsed, reason: reason ?? partialReason)
