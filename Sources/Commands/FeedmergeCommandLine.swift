@@ -36,6 +36,13 @@ public enum FeedmergeCommandLine {
         // Idle connections kept for reuse are open files: make room for them (see `FetchConfiguration`).
         OpenFileLimit.raise()
         Termination.install()
+        // A run that ends while a signal is ending the process ends with the signal's status.
+        return Termination.settled(await dispatch(arguments, environment: environment, allocator: allocator))
+    }
+
+    private static func dispatch(_ arguments: [String], environment: [String: String], allocator: String) async
+        -> Int32
+    {
         switch arguments.first {
         case "parse":
             return await run(

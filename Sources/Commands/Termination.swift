@@ -20,6 +20,8 @@ enum Termination {
     private static let cleanups = Locked<[@Sendable () -> Void]>([])
     private static let graceful = Locked<(@Sendable (Int32) -> Void)?>(nil)
     private static let lastWords = Locked<(@Sendable (Int32) -> Void)?>(nil)
+    /// Set once a signal is ending the process (its cleanups run, then `_exit`).
+    private static let ending = Locked(false)
 
     /// Runs `cleanup` if a signal ends the process.
     static func onSignal(_ cleanup: @escaping @Sendable () -> Void) {
@@ -36,6 +38,16 @@ enum Termination {
     /// run's "outputs left as they were" (`feedmerge worker`).
     static func farewell(_ body: @escaping @Sendable (Int32) -> Void) {
         lastWords.withLock { $0 = body }
+    }
+
+    /// The status a finished run ends with: its own, unless a signal is
+    /// ending the process meanwhile; then this waits for the signal's thread
+    /// to end it (128 + the signal), so that a run that finishes during the
+    /// cleanups (a worker whose hosts the second signal let go) does not end
+    /// it first with a status that hides the signal.
+    static func settled(_ status: Int32) -> Int32 {
+        while ending.withLock({ $0 }) { usleep(100_000) }
+        return status
     }
 
     /// Handles SIGINT and SIGTERM from now on.
@@ -65,6 +77,7 @@ enum Termination {
                 guard let stop else { break }
                 stop(Int32(number))
             }
+            ending.withLock { $0 = true }
             for cleanup in cleanups.withLock({ $0 }) { cleanup() }
             if let farewell = lastWords.withLock({ $0 }) {
                 farewell(Int32(number))
