@@ -102,6 +102,7 @@ import Testing
                 == "\\-\\-limit, \\-o and \\- stay minus; link-local stays a hyphen")
         #expect(Roff.code("curl -s a-b") == "curl \\-s a\\-b")
         #expect(Roff.text("café ✓") == "caf\\[u00E9] \\[u2713]")
+        #expect(Roff.text("id, …") == "id, ...")
         #expect(
             Roff.synopsis("feedmerge parse [--url URL] FILE... | -")
                 == "\\fBfeedmerge\\fR \\fBparse\\fR [\\fB\\-\\-url\\fR \\fIURL\\fR] \\fIFILE\\fR... | \\fB\\-\\fR")
@@ -112,6 +113,9 @@ import Testing
         let groff = try #require(Self.groff)
         let checked = try groff.run(["-man", "-Tutf8", "-ww", "-z"], input: Self.page)
         #expect(checked.status == 0 && checked.standardError.isEmpty, "\(checked.standardError)")
+        // man in the C locale: a terminal without UTF-8.
+        let ascii = try groff.run(["-man", "-Tascii", "-ww", "-z"], input: Self.page)
+        #expect(ascii.status == 0 && ascii.standardError.isEmpty, "\(ascii.standardError)")
         // Plain text (no overstriking); a minus drawn as U+2212 reads as the dash typed.
         let rendered = try groff.run(["-man", "-Tutf8", "-P-cbou"], input: Self.page).standardOutput
             .replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(of: "\u{2010}", with: "-")
