@@ -103,19 +103,21 @@ let package = Package(
         // Planet Venus's config.ini, read as Venus reads it.
         .target(name: "VenusConfig", dependencies: ["Basics"]),
         .target(name: "TimelineMerge", dependencies: ["Basics", "FeedModel", "FeedParse"]),
+        // What a long-running process tells its operator: log lines, metrics, /healthz.
+        .target(name: "Telemetry", dependencies: ["Basics", "FeedModel"]),
         .target(
             name: "Aggregator",
             dependencies: [
                 "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
-                "TimelineMerge",
+                "Telemetry", "TimelineMerge",
             ]),
         // The command line: options, the three commands, the run, the reports.
         .target(
             name: "Commands",
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
-                "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "TextOutput", "TimelineMerge",
-                "EntryFilters", "VenusConfig",
+                "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "Telemetry", "TextOutput",
+                "TimelineMerge", "EntryFilters", "VenusConfig",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
@@ -155,6 +157,7 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
+        .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
         .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),

@@ -72,7 +72,7 @@ extension Aggregator {
     /// gives its stored entries with their dates, each made (decoded, dated,
     /// filed in the subscription's folder) only if the timeline keeps it. A
     /// 304's update, nothing but timestamps, joins `pending`, stored with
-    /// the others at the end.
+    /// the others at the end, as does how the run reported a feed it did not ask.
     /// - Parameter readingEntries: false when none of the feed's stored
     ///   entries can get into the timeline (`StoredDates`): none is read.
     static func remember(
@@ -82,12 +82,21 @@ extension Aggregator {
     ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
         let store = state.store
         let url = plan.subscription.url
-        if let update = outcome.update(url: url, now: dating.now) {
+        if var update = outcome.update(url: url, now: dating.now) {
+            update.reported = report.reportedOutcome
             if case .notModified = outcome {
                 pending.append(update)
             } else {
                 record(update, in: store, report: &report, what: "its outcome cannot be recorded")
             }
+        } else if case .skipped = outcome, !plan.servedOnly, plan.record != nil,
+            plan.record?.lastReport != report.reportedOutcome
+        {
+            // Not asked (deferred, gone): how this run reported it is all there is to store, with the 304s.
+            pending.append(
+                FeedUpdate(
+                    url: url, outcome: .skipped, status: nil, movedTo: nil, notBefore: nil, now: dating.now,
+                    reported: report.reportedOutcome))
         }
         guard readingEntries else { return ([], []) }
         var stored: [LazyStoredEntry] = []
@@ -148,7 +157,8 @@ extension Aggregator {
         _ update: FeedUpdate?, in store: any StateStore, report: inout FeedReport,
         what: String = "its fetch cannot be recorded"
     ) {
-        guard let update else { return }
+        guard var update else { return }
+        update.reported = report.reportedOutcome
         do {
             try store.record(update)
         } catch {

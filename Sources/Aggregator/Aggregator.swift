@@ -346,7 +346,8 @@ public enum Aggregator {
             subscriptionLists: subscriptionLists)
     }
 
-    /// A subscription the state does not know under its URL, but whose URL
+    /// A subscription the state does not know under its URL (or knows only
+    /// as listed, never fetched), but whose URL
     /// a known feed moved to (a 301 written back by `--update-opml`, or the
     /// list edited by hand): the feed's record and entries continue under
     /// the new URL, so its entries keep their first-seen dates.
@@ -357,7 +358,8 @@ public enum Aggregator {
         let movedFrom = movedRecords(records)
         guard !movedFrom.isEmpty else { return }
         let listed = Set(list.subscriptions.map(\.url))
-        for subscription in list.subscriptions where records[subscription.url] == nil {
+        // A record never fetched is no history (a shared state lists a feed before it is fetched).
+        for subscription in list.subscriptions where records[subscription.url]?.lastFetch == nil {
             guard let old = movedFrom[subscription.url], !listed.contains(old), var record = records[old] else {
                 continue
             }
@@ -419,14 +421,18 @@ public enum Aggregator {
             report.warnings = fetched.feed.warnings
             report.notices = fetched.notice.map { [$0] } ?? []
             report.movedTo = fetched.movedTo
-        case .notModified(let status, _):
+        case .notModified(let status, _, let movedTo):
             report.status = .notModified
             report.httpStatus = status
+            report.movedTo = movedTo
         case .skipped(let status):
             report.status = status
             report.goneBefore = status == .gone
             // Served from the state as its last fetch left it (`feedmerge render`): failing, it says why.
             if status == .failed { report.reason = plan.record?.lastError }
+            if plan.servedOnly, let stored = plan.record?.lastReport {
+                report.take(stored)
+            }
         case .failed(let failure):
             report.status = failure.gone ? .gone : .failed
             report.reason = failure.message

@@ -13,6 +13,8 @@ struct Plan: Sendable {
     var subscription: Subscription
     var record: FeedRecord?
     var skip: FeedReport.Status?
+    /// Not fetched, whatever is due: served from the state as its last stored outcome left it.
+    var servedOnly = false
     var request: FetchRequest
     /// What reading the sources already read for it (standard input).
     var alreadyRead: FetchResponse?
@@ -39,6 +41,7 @@ struct Plan: Sendable {
             url: record?.movedTo ?? subscription.url, etag: record?.etag, lastModified: record?.lastModified,
             mayReadLocalFile: subscription.mayReadLocalFile && record?.movedTo == nil)
         if serveOnly {
+            servedOnly = true
             // As its last fetch left it.
             skip = record?.gone == true ? .gone : (record?.consecutiveFailures ?? 0) > 0 ? .failed : .notModified
         } else if !force, let record {
@@ -79,7 +82,11 @@ struct Plan: Sendable {
                     retryAfter: error.retryAfter))
         }
         let notBefore = Self.cacheLifetime(response.headers)
-        if response.isNotModified { return .notModified(response.status, notBefore: notBefore) }
+        if response.isNotModified {
+            // A permanent redirect to an address whose copy is the one stored is a move all the same.
+            let moved = response.permanentlyRedirected ? response.finalURL : nil
+            return .notModified(response.status, notBefore: notBefore, movedTo: moved)
+        }
         if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
             return .subscriptionList(response.body)
         }
@@ -194,7 +201,8 @@ struct Failure: Sendable {
 
 enum Outcome: Sendable {
     case fetched(Fetched)
-    case notModified(Int, notBefore: Int?)
+    /// The status, the cache lifetime, and where a permanent redirect moved the feed.
+    case notModified(Int, notBefore: Int?, movedTo: String? = nil)
     case skipped(FeedReport.Status)
     case failed(Failure)
     /// A SOURCE of the command line that is an OPML document, not a feed.
@@ -227,9 +235,10 @@ enum Outcome: Sendable {
                     entries: f.prepared ?? .notKept, etag: f.etag, lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
-        case .notModified(let status, let notBefore):
+        case .notModified(let status, let notBefore, let movedTo):
             return FeedUpdate(
-                url: url, outcome: .notModified, status: status, movedTo: nil, notBefore: later(notBefore), now: now)
+                url: url, outcome: .notModified, status: status, movedTo: movedTo, notBefore: later(notBefore),
+                now: now)
         case .skipped, .subscriptionList, .withdrawn:
             return nil
         case .failed(let failure):

@@ -19,6 +19,7 @@ import Glibc
 enum Termination {
     private static let cleanups = Locked<[@Sendable () -> Void]>([])
     private static let graceful = Locked<(@Sendable (Int32) -> Void)?>(nil)
+    private static let lastWords = Locked<(@Sendable (Int32) -> Void)?>(nil)
 
     /// Runs `cleanup` if a signal ends the process.
     static func onSignal(_ cleanup: @escaping @Sendable () -> Void) {
@@ -29,6 +30,12 @@ enum Termination {
     /// soon); a second one ends the process as usual.
     static func onFirstSignal(_ body: @escaping @Sendable (Int32) -> Void) {
         graceful.withLock { $0 = body }
+    }
+
+    /// Says why the process ends, in the command's own words, in place of a
+    /// run's "outputs left as they were" (`feedmerge worker`).
+    static func farewell(_ body: @escaping @Sendable (Int32) -> Void) {
+        lastWords.withLock { $0 = body }
     }
 
     /// Handles SIGINT and SIGTERM from now on.
@@ -59,8 +66,12 @@ enum Termination {
                 stop(Int32(number))
             }
             for cleanup in cleanups.withLock({ $0 }) { cleanup() }
-            let name = number == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
-            StandardOutput.error("feedmerge: stopped by \(name); outputs left as they were")
+            if let farewell = lastWords.withLock({ $0 }) {
+                farewell(Int32(number))
+            } else {
+                let name = number == UInt8(SIGINT) ? "SIGINT" : "SIGTERM"
+                StandardOutput.error("feedmerge: stopped by \(name); outputs left as they were")
+            }
             _exit(128 + Int32(number))
         }.start()
         for number in [SIGINT, SIGTERM] {

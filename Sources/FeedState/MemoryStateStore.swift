@@ -10,11 +10,19 @@ public final class MemoryStateStore: StateStore {
     /// Each feed's entries by key.
     private var stored: [String: [String: StoredEntry]] = [:]
     private var lastFullPrune: Int64 = 0
+    private var keptFeedID: UInt64?
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
 
     /// In memory: a call never waits.
     public var blocksCallers: Bool { false }
+
+    public func mergedFeedID() throws(StateError) -> UInt64? { keptFeedID }
+
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        if keptFeedID == nil { keptFeedID = id }
+        return keptFeedID ?? id
+    }
 
     public func feeds() throws(StateError) -> [String: FeedRecord] { records }
 
@@ -25,8 +33,13 @@ public final class MemoryStateStore: StateStore {
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
+        if case .skipped = update.outcome {
+            records[update.url]?.lastReport = update.reported ?? records[update.url]?.lastReport
+            return
+        }
         let now = update.now
         var record = records[update.url] ?? FeedRecord(url: update.url, firstSeen: now)
+        record.lastReport = update.reported ?? record.lastReport
         record.lastFetch = now
         record.lastStatus = update.status
         record.notBefore = update.notBefore

@@ -20,5 +20,8 @@ public final class ReadOnlyStateStore: StateStore {
     public func forgetValidators(of urls: [String]) throws(StateError) {}
     public func rename(feed url: String, to newURL: String) throws(StateError) {}
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {}
+    public func mergedFeedID() throws(StateError) -> UInt64? { try store.mergedFeedID() }
+    /// The id kept, else `id`, which is not kept.
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 { try store.mergedFeedID() ?? id }
     public func finish() { store.finish() }
 }

@@ -7,18 +7,24 @@ extension SQLiteDatabase {
     /// One outcome's statements; the caller holds the transaction.
     func apply(_ update: FeedUpdate) throws(StateError) {
         let now = update.now.secondsSince1970
+        if case .skipped = update.outcome {
+            try prepare("UPDATE feeds SET last_report = COALESCE(?, last_report) WHERE url = ?")
+                .run([.text(update.reported?.encoded), .text(update.url)])
+            return
+        }
         var feed: Int64 = 0
         try prepare(
             """
-            INSERT INTO feeds(url, first_seen, last_fetch, last_status, not_before, moved_to)
-            VALUES (?1, ?2, ?2, ?3, ?4, ?5)
+            INSERT INTO feeds(url, first_seen, last_fetch, last_status, not_before, moved_to, last_report)
+            VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)
             ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
-                not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, moved_to)
+                not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, moved_to),
+                last_report = COALESCE(excluded.last_report, last_report)
             RETURNING id
             """
         ).query([
             .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
-            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
+            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo), .text(update.reported?.encoded),
         ]) { feed = $0.integer(0) ?? 0 }
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):

@@ -15,8 +15,8 @@ extension SQLiteStateStore: CopyableStateStore {
             var snapshot: FeedSnapshot?
             try select.query([.text(url)]) { row in
                 snapshot = FeedSnapshot(
-                    record: Self.feedRecord(row), document: row.isNull(18) ? nil : row.blob(18),
-                    dates: row.isNull(17) ? nil : StoredDates(encoded: row.blob(17)))
+                    record: Self.feedRecord(row), document: row.isNull(19) ? nil : row.blob(19),
+                    dates: row.isNull(18) ? nil : StoredDates(encoded: row.blob(18)))
             }
             if let snapshot { try body(snapshot) }
         }
@@ -27,8 +27,9 @@ extension SQLiteStateStore: CopyableStateStore {
         let insert = try database.prepare(
             """
             INSERT INTO feeds(url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
-                consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
+                consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since,
+                last_report)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id
             """)
         try database.transaction { () throws(StateError) in
             for feed in feeds {
@@ -41,7 +42,7 @@ extension SQLiteStateStore: CopyableStateStore {
                     .integer(Int64(r.consecutiveFailures)), .text(r.lastError), .integer(r.notBefore?.secondsSince1970),
                     .integer(r.gone ? 1 : 0), .text(r.title), .text(r.link), .integer(r.restamping ? 1 : 0),
                     r.metadata.map { .blob(FeedMetadataCodec.encode($0)) } ?? .text(nil),
-                    .integer(r.failingSince?.secondsSince1970),
+                    .integer(r.failingSince?.secondsSince1970), .text(r.lastReport?.encoded),
                 ]) { id = $0.integer(0) ?? 0 }
                 if let document = feed.document {
                     try database.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
@@ -67,5 +68,23 @@ extension SQLiteStateStore: CopyableStateStore {
     public func setLastFullPrune(_ time: Int64) throws(StateError) {
         try database.prepare("INSERT OR REPLACE INTO meta(name, value) VALUES ('last_full_prune', ?)")
             .run([.integer(time)])
+    }
+}
+
+/// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
+extension SQLiteStateStore {
+    public func mergedFeedID() throws(StateError) -> UInt64? {
+        var value: UInt64?
+        try database.prepare("SELECT value FROM meta WHERE name = 'merged_feed_id'").query {
+            value = $0.integer(0).map { UInt64(bitPattern: $0) }
+        }
+        return value
+    }
+
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        try writer.flush()
+        try database.prepare("INSERT OR IGNORE INTO meta(name, value) VALUES ('merged_feed_id', ?)")
+            .run([.integer(Int64(bitPattern: id))])
+        return try mergedFeedID() ?? id
     }
 }

@@ -5,7 +5,7 @@ extension SQLiteStateStore {
     static let selectFeeds = """
         SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
                consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata,
-               failing_since FROM feeds
+               failing_since, last_report FROM feeds
         """
 
     /// A record whose stored metadata cannot be read (a damaged blob) is
@@ -32,6 +32,7 @@ extension SQLiteStateStore {
         record.metadata = metadata
         record.restamping = row.integer(14) == 1
         record.failingSince = row.integer(16).map(stamp)
+        record.lastReport = row.text(17).flatMap(ReportedOutcome.init(encoded:))
         return record
     }
 

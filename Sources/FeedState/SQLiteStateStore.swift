@@ -83,6 +83,9 @@ public final class SQLiteStateStore: StateStore {
         CREATE TRIGGER feed_entries_updated AFTER UPDATE OF document ON feed_entries
         BEGIN UPDATE feeds SET entry_dates = NULL WHERE id = NEW.feed; END;
         """,
+        // 7: how the run that stored a feed's outcome reported it (`ReportedOutcome`), for
+        // `feedmerge render`. NULL: not known yet (the next outcome stored says it).
+        "ALTER TABLE feeds ADD COLUMN last_report TEXT;",
     ]
 
     static let schema4Cleanup = """

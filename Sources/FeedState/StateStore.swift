@@ -42,6 +42,40 @@ public struct FeedRecord: Sendable {
     public var nextCheck: Timestamp?
     public var fetchedBy: String?
     public var leaseHolder: String?
+    /// How the run that stored the feed's last outcome reported it (nil:
+    /// stored before the state kept it).
+    public var lastReport: ReportedOutcome?
+}
+
+/// How a run reported a feed whose outcome it stored: what `feedmerge
+/// render`, which fetches nothing, reports of the feed, as that run saw it.
+public struct ReportedOutcome: Sendable, Equatable {
+    /// `ok`, `not-modified`, `deferred`, `failed` or `gone`.
+    public var status: String
+    /// The entries the feed listed (0 when it was not read).
+    public var entriesInFeed: Int
+    /// Why it failed, or (`ok`) why it was read only in part (cut short, not well-formed).
+    public var reason: String?
+
+    public init(status: String, entriesInFeed: Int, reason: String?) {
+        self.status = status
+        self.entriesInFeed = entriesInFeed
+        self.reason = reason
+    }
+
+    /// As stored, in one text column: the status, the count, then the reason, one space apart.
+    public var encoded: String {
+        "\(status) \(entriesInFeed)" + (reason.map { " " + $0 } ?? "")
+    }
+
+    /// - Returns: nil when `encoded` is not such a text.
+    public init?(encoded: String) {
+        let parts = encoded.split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard parts.count >= 2, !parts[0].isEmpty, let count = Int(parts[1]) else { return nil }
+        status = String(parts[0])
+        entriesInFeed = count
+        reason = parts.count > 2 ? String(parts[2]) : nil
+    }
 }
 
 extension FeedRecord {
@@ -191,7 +225,8 @@ public struct FeedUpdate: Sendable {
             entries: PreparedEntries, etag: String?, lastModified: String?, metadata: FeedMetadata,
             restamping: Bool)
         case notModified
-        /// The feed was not fetched (a Retry-After or cache lifetime not over, or gone).
+        /// The feed was not asked (deferred: a Retry-After or cache lifetime not over, or not due;
+        /// or gone): nothing is stored but how the run reported it (`reported`), on a feed stored before.
         case skipped
         case failed(message: String, gone: Bool)
     }
@@ -203,14 +238,20 @@ public struct FeedUpdate: Sendable {
     public var movedTo: String?
     public var notBefore: Timestamp?
     public var now: Timestamp
+    /// How the run reported the feed; nil keeps what was stored.
+    public var reported: ReportedOutcome?
 
-    public init(url: String, outcome: Outcome, status: Int?, movedTo: String?, notBefore: Timestamp?, now: Timestamp) {
+    public init(
+        url: String, outcome: Outcome, status: Int?, movedTo: String?, notBefore: Timestamp?, now: Timestamp,
+        reported: ReportedOutcome? = nil
+    ) {
         self.url = url
         self.outcome = outcome
         self.status = status
         self.movedTo = movedTo
         self.notBefore = notBefore
         self.now = now
+        self.reported = reported
     }
 }
 
@@ -263,6 +304,13 @@ public protocol StateStore: AnyObject {
     /// run then makes its calls on a thread of its own, never on Swift's
     /// cooperative pool.
     var blocksCallers: Bool { get }
+    /// The merged feed's id the state keeps (`keepMergedFeedID`); nil: none yet.
+    func mergedFeedID() throws(StateError) -> UInt64?
+    /// Keeps `id` as the merged feed's id unless the state keeps one
+    /// already: a merge that has nothing else to be known by keeps the id
+    /// its first run wrote, whatever its list becomes.
+    /// - Returns: the id the state keeps (the earlier one, if any).
+    func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64
     /// The run is done with the store: it may tidy its file now (the SQLite
     /// store copies its journal into the database), beside what the run
     /// still does, such as writing its outputs. Releasing the store waits
@@ -279,6 +327,12 @@ extension StateStore {
 
     /// A store with nothing to tidy.
     public func finish() {}
+
+    /// A store that keeps no id: none is kept.
+    public func mergedFeedID() throws(StateError) -> UInt64? { nil }
+
+    /// A store that keeps no id: each run's is its own.
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 { id }
 
     /// A store on a disk or a server.
     public var blocksCallers: Bool { true }

@@ -102,6 +102,9 @@ enum PostgreSQLSchema {
                         AND NOT EXISTS (SELECT 1 FROM feeds f WHERE f.host = h.host);
                     """)
             }),
+        // Version 5: how the run that stored a feed's outcome reported it (`ReportedOutcome`), for
+        // `feedmerge render`. NULL: not known yet (the next outcome stored says it).
+        Migration(sql: "ALTER TABLE feeds ADD COLUMN last_report text"),
     ]
 
     /// Brings the database to the newest schema, under an advisory lock
@@ -175,7 +178,13 @@ enum Statements {
         default: fenced(statement)
         }
     }
-    static let skippedFenced = fenced(skipped)
+    /// `skipped` while the lease ($3 host, $4 token) holds (an `UPDATE` has no `VALUES` row to fence).
+    static let skippedFenced = Statement(
+        name: "skipped_fenced",
+        sql: """
+            WITH lease AS (SELECT 1 FROM hosts WHERE host = $3 AND lease_token = $4 FOR SHARE)
+            UPDATE feeds SET last_report = COALESCE($2, last_report) WHERE url = $1 AND EXISTS (SELECT 1 FROM lease)
+            """, types: [25, 25, 25, 20])
     static let notModifiedFenced = fenced(notModified)
     static let failedFenced = fenced(failed)
     static let fetchedFenced = fenced(fetched)
@@ -185,10 +194,12 @@ enum Statements {
         url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
         consecutive_failures, last_error, not_before, gone, title, link, restamping, metadata, failing_since
         """
-    /// A record's columns: the feed's, then its place in a shared state (17 to 19).
+    /// A record's columns: the feed's, then its place in a shared state (17 to 19), then how
+    /// the run that stored its outcome reported it (20).
     static let recordColumns = """
         \(feedColumns), next_check, fetched_by,
-        (SELECT lease_holder FROM hosts h WHERE h.host = feeds.host AND h.lease_until >= \(serverNow))
+        (SELECT lease_holder FROM hosts h WHERE h.host = feeds.host AND h.lease_until >= \(serverNow)),
+        last_report
         """
     static let selectFeeds = Statement(name: "select_feeds", sql: "SELECT \(recordColumns) FROM feeds", types: [])
     static let selectFeed = Statement(
@@ -216,31 +227,35 @@ enum Statements {
     private static let conflict = """
         \(onURL) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
             not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, f.moved_to),
-            host = CASE WHEN excluded.moved_to IS NULL THEN f.host ELSE excluded.host END
+            host = CASE WHEN excluded.moved_to IS NULL THEN f.host ELSE excluded.host END,
+            last_report = COALESCE(excluded.last_report, f.last_report)
         """
-    private static let common: [Oid] = [25, 20, 20, 20, 25, 25]
+    /// Its first six parameters; $7 how the run reported the feed (`ReportedOutcome.encoded`).
+    private static let common: [Oid] = [25, 20, 20, 20, 25, 25, 25]
 
+    /// $1 url, $2 how the run reported the feed: a deferred feed's record keeps all else.
     static let skipped = Statement(
-        name: "skipped", sql: "\(insert)) VALUES ($1, $2, $2, $3, $4, $5, $6) \(conflict)", types: common)
+        name: "skipped", sql: "UPDATE feeds SET last_report = COALESCE($2, last_report) WHERE url = $1",
+        types: [25, 25])
     static let notModified = Statement(
         name: "not_modified",
         sql: """
-            \(insert), last_success) VALUES ($1, $2, $2, $3, $4, $5, $6, $2) \(conflict),
+            \(insert), last_report, last_success) VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2) \(conflict),
                 last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL
             """, types: common)
-    /// $7 message, $8 gone.
+    /// $8 message, $9 gone.
     static let failed = Statement(
         name: "failed",
         sql: """
-            \(insert), consecutive_failures, last_error, gone, failing_since)
-            VALUES ($1, $2, $2, $3, $4, $5, $6, 1, $7, $8, $2) \(conflict),
+            \(insert), last_report, consecutive_failures, last_error, gone, failing_since)
+            VALUES ($1, $2, $2, $3, $4, $5, $6, $7, 1, $8, $9, $2) \(conflict),
                 consecutive_failures = f.consecutive_failures + 1, last_error = excluded.last_error,
                 gone = f.gone OR excluded.gone, failing_since = COALESCE(f.failing_since, excluded.failing_since)
             """, types: common + [25, 16])
-    /// $7 etag, $8 last modified, $9 title, $10 link, $11 metadata, $12 restamping, $13 entry dates.
+    /// $8 etag, $9 last modified, $10 title, $11 link, $12 metadata, $13 restamping, $14 entry dates.
     private static let fetchedRecord = """
-        \(insert), etag, last_modified, last_success, title, link, metadata, restamping, entry_dates)
-        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $2, $9, $10, $11, $12, $13) \(conflict),
+        \(insert), last_report, etag, last_modified, last_success, title, link, metadata, restamping, entry_dates)
+        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $9, $2, $10, $11, $12, $13, $14) \(conflict),
             etag = excluded.etag, last_modified = excluded.last_modified, last_success = excluded.last_success,
             consecutive_failures = 0, failing_since = NULL, last_error = NULL, gone = false,
             title = COALESCE(excluded.title, f.title), link = COALESCE(excluded.link, f.link),
@@ -248,12 +263,12 @@ enum Statements {
         """
     private static let fetchedTypes: [Oid] = common + [25, 25, 25, 25, 17, 16, 17]
     static let fetched = Statement(name: "fetched", sql: fetchedRecord, types: fetchedTypes)
-    /// $14 the document.
+    /// $15 the document.
     static let fetchedWithDocument = Statement(
         name: "fetched_with_document",
         sql: """
             WITH record AS (\(fetchedRecord) RETURNING id)
-            INSERT INTO feed_entries(feed, document) SELECT id, $14 FROM record
+            INSERT INTO feed_entries(feed, document) SELECT id, $15 FROM record
             ON CONFLICT(feed) DO UPDATE SET document = excluded.document
             """, types: fetchedTypes + [17])
     /// A write of nothing: its commit waits for the commits before it to reach the disk.
@@ -261,6 +276,14 @@ enum Statements {
         name: "touch", sql: "UPDATE meta SET value = value WHERE name = 'schema_version'", types: [])
     static let dropValidators = Statement(
         name: "drop_validators", sql: "UPDATE feeds SET etag = NULL, last_modified = NULL WHERE url = $1", types: [25])
+    /// $1 the URL, $2 the new one: the new one's row, if only subscribed (never fetched), is
+    /// dropped, and its listing moves to the old one's.
+    static let dropSubscribed = Statement(
+        name: "drop_subscribed",
+        sql: """
+            WITH subscribed AS (DELETE FROM feeds WHERE url = $2 AND last_fetch IS NULL RETURNING listed_at)
+            UPDATE feeds SET listed_at = GREATEST(listed_at, (SELECT max(listed_at) FROM subscribed)) WHERE url = $1
+            """, types: [25, 25])
     /// $1 the URL, $2 the new one, $3 its host.
     static let rename = Statement(
         name: "rename", sql: "UPDATE feeds SET url = $2, moved_to = NULL, host = $3 WHERE url = $1",
@@ -284,22 +307,25 @@ enum Statements {
                 ON CONFLICT(feed) DO UPDATE SET document = excluded.document)
             UPDATE feeds SET entry_dates = $3 WHERE id = $1 AND EXISTS (SELECT 1 FROM lease)
             """, types: [20, 17, 17, 25, 20])
+    /// A feed's columns, its entries' dates (17), its document (18), how its outcome was reported (19).
     static let selectSnapshot = Statement(
         name: "select_snapshot",
         sql: """
-            SELECT \(feedColumns), entry_dates, (SELECT document FROM feed_entries WHERE feed = feeds.id)
+            SELECT \(feedColumns), entry_dates, (SELECT document FROM feed_entries WHERE feed = feeds.id),
+                last_report
             FROM feeds WHERE url = $1
             """, types: [25])
-    /// Every column of a feed and its document ($19, none when NULL); $20 its host.
+    /// Every column of a feed and its document ($19, none when NULL); $20 its host; $21 how its
+    /// outcome was reported.
     static let insertSnapshot = Statement(
         name: "insert_snapshot",
         sql: """
             WITH record AS (
-                INSERT INTO feeds(\(feedColumns), entry_dates, host)
-                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20)
+                INSERT INTO feeds(\(feedColumns), entry_dates, host, last_report)
+                VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $20, $21)
                 RETURNING id)
             INSERT INTO feed_entries(feed, document) SELECT id, $19 FROM record WHERE $19 IS NOT NULL
-            """, types: [25, 25, 25, 25, 20, 20, 20, 20, 20, 25, 20, 16, 25, 25, 16, 17, 20, 17, 17, 25])
+            """, types: [25, 25, 25, 25, 20, 20, 20, 20, 20, 25, 20, 16, 25, 25, 16, 17, 20, 17, 17, 25, 25])
     static let lastFullPrune = Statement(
         name: "last_full_prune", sql: "SELECT value FROM meta WHERE name = 'last_full_prune'", types: [])
     static let noteFullPrune = Statement(
@@ -308,4 +334,9 @@ enum Statements {
             INSERT INTO meta(name, value) VALUES ('last_full_prune', $1)
             ON CONFLICT(name) DO UPDATE SET value = excluded.value
             """, types: [20])
+    static let mergedFeedID = Statement(
+        name: "merged_feed_id", sql: "SELECT value FROM meta WHERE name = 'merged_feed_id'", types: [])
+    static let keepMergedFeedID = Statement(
+        name: "keep_merged_feed_id",
+        sql: "INSERT INTO meta(name, value) VALUES ('merged_feed_id', $1) ON CONFLICT(name) DO NOTHING", types: [20])
 }

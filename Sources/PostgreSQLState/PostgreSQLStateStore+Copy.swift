@@ -11,9 +11,10 @@ extension PostgreSQLStateStore: CopyableStateStore {
         for url in urls {
             var snapshot: FeedSnapshot?
             try connection.query(Statements.selectSnapshot, [.text(url)]) { row in
+                var record = Self.feedRecord(row)
+                record.lastReport = row.text(19).flatMap(ReportedOutcome.init(encoded:))
                 snapshot = FeedSnapshot(
-                    record: Self.feedRecord(row), document: row.bytes(18),
-                    dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
+                    record: record, document: row.bytes(18), dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
             }
             if let snapshot { try body(snapshot) }
         }
@@ -33,7 +34,7 @@ extension PostgreSQLStateStore: CopyableStateStore {
                     .flag(r.gone), .text(r.title), .text(r.link), .flag(r.restamping),
                     .bytes(r.metadata.map(FeedMetadataCodec.encode)), .integer(r.failingSince?.secondsSince1970),
                     .bytes(feed.dates?.encoded), .bytes(feed.document),
-                    .text(URLAuthority.host(of: r.movedTo ?? r.url)),
+                    .text(URLAuthority.host(of: r.movedTo ?? r.url)), .text(r.lastReport?.encoded),
                 ]
             )
         }
@@ -48,5 +49,24 @@ extension PostgreSQLStateStore: CopyableStateStore {
 
     public func setLastFullPrune(_ time: Int64) throws(StateError) {
         try connection.query(Statements.noteFullPrune, [.integer(time)])
+    }
+}
+
+/// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
+extension PostgreSQLStateStore {
+    public func mergedFeedID() throws(StateError) -> UInt64? {
+        var value: UInt64?
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+        }
+        return value
+    }
+
+    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`).
+    public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
+        try retrying { () throws(StateError) in
+            try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
+        }
+        return try mergedFeedID() ?? id
     }
 }

@@ -113,7 +113,7 @@ extension PostgreSQLStateStore: SharedStateStore {
             result = [:]
             try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row in
                 let record = Self.feedRecord(row)
-                result[record.url] = (record, row.bytes(20).flatMap(StoredDates.init(encoded:)))
+                result[record.url] = (record, row.bytes(21).flatMap(StoredDates.init(encoded:)))
             }
         }
         return result

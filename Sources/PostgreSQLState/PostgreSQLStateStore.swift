@@ -189,10 +189,11 @@ public final class PostgreSQLStateStore: StateStore {
         record.metadata = metadata ?? nil
         record.restamping = row.flag(14)
         record.failingSince = row.integer(16).map(Timestamp.init(secondsSince1970:))
-        if row.columns > 17 {
+        if row.columns > 20 {
             record.nextCheck = row.integer(17).map(Timestamp.init(secondsSince1970:))
             record.fetchedBy = row.text(18)
             record.leaseHolder = row.text(19)
+            record.lastReport = row.text(20).flatMap(ReportedOutcome.init(encoded:))
         }
         return record
     }
@@ -354,7 +355,7 @@ public final class PostgreSQLStateStore: StateStore {
         let common: [Parameter] = [
             .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
             .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
-            .text(URLAuthority.host(of: update.movedTo ?? update.url)),
+            .text(URLAuthority.host(of: update.movedTo ?? update.url)), .text(update.reported?.encoded),
         ]
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
@@ -377,7 +378,7 @@ public final class PostgreSQLStateStore: StateStore {
         case .notModified:
             return (Statements.notModified, common)
         case .skipped:
-            return (Statements.skipped, common)
+            return (Statements.skipped, [.text(update.url), .text(update.reported?.encoded)])
         case .failed(let message, let gone):
             return (Statements.failed, common + [.text(message), .flag(gone)])
         }
@@ -439,8 +440,14 @@ public final class PostgreSQLStateStore: StateStore {
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         try flush()
         cached = nil
+        // A shared state lists the new URL before any outcome of it (`subscribe`): that row, never
+        // fetched, gives way to the feed's record, which takes its listing.
+        let writes: [(Statement, [Parameter])] = [
+            (Statements.dropSubscribed, [.text(url), .text(newURL)]),
+            (Statements.rename, [.text(url), .text(newURL), .text(URLAuthority.host(of: newURL))]),
+        ]
         try retrying { () throws(StateError) in
-            try connection.query(Statements.rename, [.text(url), .text(newURL), .text(URLAuthority.host(of: newURL))])
+            if let failure = try connection.pipeline(writes) { throw failure }
         }
         if known?.remove(url) != nil { known?.insert(newURL) }
     }

@@ -160,7 +160,7 @@ import Testing
         try PostgreSQLServer.psql(state, sql)
         #expect(try PostgreSQLServer.psql(state, "SELECT count(DISTINCT host) FROM feeds") == "6")
         let store = try PostgreSQLStateStore(connecting: state)
-        #expect(try PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "4")
+        #expect(try PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "5")
         let hosts = try PostgreSQLServer.psql(state, "SELECT host FROM feeds GROUP BY host ORDER BY host COLLATE \"C\"")
         #expect(hosts.split(separator: "\n") == ["127.0.0.1:8080", "[::1]", "example.org", "other.example"])
         let leases = try PostgreSQLServer.psql(state, "SELECT host FROM hosts ORDER BY host COLLATE \"C\"")

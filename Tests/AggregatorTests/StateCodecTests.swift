@@ -375,7 +375,7 @@ extension EntryCompressionTests {
                 checks.append("entries table \($0.integer(0) ?? 0)")
             }
             try database.prepare("PRAGMA foreign_key_check").query { _ in checks.append("foreign key broken") }
-            #expect(checks == ["version 6", "page 8192", "compressed 2", "entries table 0"])
+            #expect(checks == ["version 7", "page 8192", "compressed 2", "entries table 0"])
         }
         // A renamed feed keeps its entries (they name it by number).
         try store.rename(feed: feeds[0], to: "http://a.example/moved")
@@ -425,7 +425,7 @@ extension EntryCompressionTests {
         try database.prepare("SELECT document FROM feed_entries").query { row in
             checks.append(row.blob(0).first == FeedEntries.compressedVersion ? "whole" : "not whole")
         }
-        #expect(checks == ["version 6", "whole", "whole"])
+        #expect(checks == ["version 7", "whole", "whole"])
         // Schema 6 gave each document the facts that bound its entries' dates (`StoredDates`).
         let dates = try store.storedDates()
         #expect(dates.keys.sorted() == feeds)

@@ -95,6 +95,19 @@ import Testing
             case 1:
                 let health = try String(contentsOfFile: w.path("postgresql/health.json"), encoding: .utf8)
                 #expect(health.components(separatedBy: "\"http_status\":304").count - 1 == 5, "\(health)")
+            case 5, 6:
+                // rsseqm answers 301, its new address 304 (the copy stored); once listed, the
+                // new address continues the feed, asked with its validators.
+                let data = try Data(contentsOf: URL(fileURLWithPath: w.path("postgresql/health.json")))
+                let health = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+                let feeds = health?["feeds"] as? [[String: Any]] ?? []
+                let url = server.url(index == 5 ? "/feed/rsseqm" : "/feed/rsseqm-new")
+                let feed = try #require(feeds.first { $0["url"] as? String == url })
+                if index == 5 {
+                    #expect(feed["moved_to"] as? String == server.url("/feed/rsseqm-new"), "\(feed)")
+                } else {
+                    #expect(feed["http_status"] as? Int == 304, "\(feed)")
+                }
             case 8:
                 #expect(runs[1].status == 74 && runs[1].standardError.contains("damaged"), "\(runs[1].standardError)")
             case 10:

@@ -21,11 +21,11 @@ import Testing
         }
     }()
 
-    /// The lines a worker said that begin with its name and an RFC 3339 UTC time, then `text`.
+    /// The lines a worker said that begin with an RFC 3339 UTC time and its name, then `text`.
     func stampedLines(_ said: String, worker: String, _ text: String) -> [Substring] {
-        let stamp = #/^feedmerge worker [^:]+: \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ: /#
+        let stamp = #/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z feedmerge worker [^:]+: /#
         return said.split(separator: "\n").filter {
-            $0.hasPrefix("feedmerge worker \(worker): ") && $0.contains(stamp) && $0.contains(text)
+            $0.contains(stamp) && $0.contains(" feedmerge worker \(worker): ") && $0.contains(text)
         }
     }
 
@@ -103,6 +103,46 @@ import Testing
         worker.waitUntilExit()
         #expect(worker.terminationStatus == 0, "stopped with the state back: \(said)")
         #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+    }
+
+    /// `/healthz` answers 503 with the reason once the state has been lost
+    /// for `--unhealthy-after`, and 200 again once the worker has claimed
+    /// after its return; `/metrics` says the same meanwhile.
+    @Test(.tags(.slow), .fullTier) func healthzTurns503DuringAnOutageAnd200AfterIt() async throws {
+        let w = try StateTests.Workspace("worker-healthz")
+        let state = Self.postgres.database()
+        let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
+        let worker = try await startClaiming(
+            w, name: "watched", state: state, list: list, requests: 20,
+            extra: ["--metrics-listen", "127.0.0.1:0", "--unhealthy-after", "2"])
+        defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
+        let start = try #require(stampedLines(HostsServer.said(w, "watched"), worker: "watched", " starting: ").first)
+        let address = try #require(start.firstMatch(of: #/http://([0-9.:]+)$/#)?.1)
+        #expect(try await Operations.get("http://\(address)/healthz").status == 200)
+        Self.postgres.stop()
+        defer { Self.postgres.start() }
+        var health = (status: 0, body: "")
+        try await Operations.wait(upTo: 90) {
+            health = try await Operations.get("http://\(address)/healthz")
+            return health.status == 503
+        }
+        #expect(health.status == 503, "\(HostsServer.said(w, "watched"))")
+        #expect(health.body.hasPrefix("unhealthy: the state cannot be used for "), "\(health.body)")
+        let during = try await Operations.get("http://\(address)/metrics").body
+        try Operations.promtool(during)
+        #expect(during.contains("feedmerge_state_up 0\n") && !during.contains("feedmerge_state_errors_total 0\n"))
+        Self.postgres.start()
+        try await Operations.wait(upTo: 60) {
+            health = try await Operations.get("http://\(address)/healthz")
+            return health.status == 200
+        }
+        #expect(health.status == 200, "healthy once it claims again: \(health.body)")
+        #expect(try await Operations.get("http://\(address)/metrics").body.contains("feedmerge_state_up 1\n"))
+        let said = HostsServer.said(w, "watched")
+        #expect(stampedLines(said, worker: "watched", "state lost: ").count == 1, "\(said)")
+        #expect(stampedLines(said, worker: "watched", "state back after ").count == 1, "\(said)")
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
     }
 
     /// A draining worker whose state goes away for longer than it waits

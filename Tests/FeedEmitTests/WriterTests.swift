@@ -6,7 +6,7 @@ import Testing
 import TextOutput
 
 /// Golden files for the three writers, with a fixed clock.
-/// `RECORD_SNAPSHOTS=1 swift test --filter WriterTests` rewrites them; review the diff.
+/// `RECORD_SNAPSHOTS=1 swift test --filter WriterTests` rewrites them and fails; review the diff.
 @Suite struct WriterTests {
     static let golden = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden")
 
@@ -59,6 +59,8 @@ import TextOutput
         let file = Self.golden.appendingPathComponent("planet.\(format.rawValue)")
         if ProcessInfo.processInfo.environment["RECORD_SNAPSHOTS"] != nil {
             try Data(text.utf8).write(to: file)
+            // A recording run never passes: the new file is reviewed, then the test run again without it.
+            Issue.record("recorded \(file.lastPathComponent); review the diff, then run without RECORD_SNAPSHOTS")
             return
         }
         let expected = try String(contentsOf: file, encoding: .utf8)

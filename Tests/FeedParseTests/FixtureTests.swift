@@ -6,7 +6,7 @@ import Testing
 
 /// Fixture pairs: `Fixtures/<format>/<case>.xml` (or `.json`) beside
 /// `<case>.expected.json`, the normalized JSON `feedmerge parse` prints.
-/// `RECORD_FIXTURES=1 swift test` rewrites the expectations; review the diff.
+/// `RECORD_FIXTURES=1 swift test` rewrites the expectations and fails; review the diff.
 @Suite struct FixtureTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
@@ -30,6 +30,8 @@ import Testing
             let pretty = try JSONSerialization.data(
                 withJSONObject: actual as Any, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
             try pretty.write(to: expectedURL)
+            // A recording run never passes: the new file is reviewed, then the test run again without it.
+            Issue.record("recorded \(expectedURL.lastPathComponent); review the diff, then run without RECORD_FIXTURES")
             return
         }
         let expected = try JSONSerialization.jsonObject(with: Data(contentsOf: expectedURL)) as? NSDictionary

@@ -1,6 +1,7 @@
 import FeedModel
 import FeedState
 import Subscriptions
+import Telemetry
 import TimelineMerge
 
 extension Worker {
@@ -46,7 +47,12 @@ extension Worker {
         var reports: [FeedReport] = []
         if let readFailure {
             // Fetched without their validators, nothing of them could be stored either.
-            say("state: cannot read the claimed feeds' records (\(readFailure)); they are not fetched")
+            metrics.add(.stateErrors)
+            log(
+                LogEvent(
+                    .error, "state_error",
+                    "state: cannot read the claimed feeds' records (\(readFailure)); they are not fetched",
+                    [("reason", .text("\(readFailure)"))]))
             batch.stateFailed = true
         } else {
             let (ran, failed) = await run(urls, records: records, rules: rules)
@@ -66,7 +72,12 @@ extension Worker {
             dropped = store.takeDroppedOutcomes()
         }
         if let releaseFailure {
-            say("state: cannot let the claimed hosts go (\(releaseFailure)); trying again before the next claim")
+            metrics.add(.stateErrors)
+            log(
+                LogEvent(
+                    .error, "state_error",
+                    "state: cannot let the claimed hosts go (\(releaseFailure)); trying again before the next claim",
+                    [("reason", .text("\(releaseFailure)"))]))
             batch.unreleased = release
             batch.stateFailed = true
         }
@@ -77,6 +88,10 @@ extension Worker {
         var lostHosts = Set((lost + keeper.takeLost()).map(\.host))
         lostHosts.formUnion(dropped.compactMap { hostOf[$0] })
         batch.leasesLost = lostHosts.count
+        metrics.add(.leasesLost, Double(lostHosts.count))
+        // However it was found (a host's deadline may have stopped its transfers before any news), each loss is said.
+        if let event = held.withLock({ $0.lost(lostHosts) }) { log(event) }
+        metrics.add(.outcomesNotStored, Double(batch.notStored))
         letGo(leases)
         return batch
     }
@@ -93,7 +108,11 @@ extension Worker {
         runState.dueOnly = false
         runState.health = false
         var result = await Aggregator.run(sublist, client: client, rules: rules, state: runState, records: records)
-        for diagnostic in result.diagnostics { say(diagnostic) }
+        for diagnostic in result.diagnostics {
+            metrics.add(.stateErrors)
+            log(LogEvent(.error, "state_error", diagnostic))
+        }
+        tell(result.reports, now: rules.now)
         // Each state failure of the claim's feeds once, with the first feed it struck and how many more.
         var struck: [String: [String]] = [:]
         for report in result.reports where report.stateFailed {
@@ -103,7 +122,8 @@ extension Worker {
         }
         for (notice, feeds) in struck.sorted(by: { $0.key < $1.key }) {
             let more = feeds.count > 1 ? " and \(feeds.count - 1) more feed\(feeds.count > 2 ? "s" : "")" : ""
-            say("\(feeds[0])\(more): \(notice)")
+            metrics.add(.stateErrors)
+            log(LogEvent(.error, "state_error", "\(feeds[0])\(more): \(notice)", [("url", .text(feeds[0]))]))
         }
         _ = result.takeEntries()
         return (result.reports, !result.diagnostics.isEmpty || !struck.isEmpty)
@@ -128,15 +148,17 @@ extension Worker {
     /// The claim's hosts are asked while their leases hold (from when the claim was sent), renewed by the keeper.
     private func hold(_ leases: [HostLease], from claimedAt: ContinuousClock.Instant) {
         held.withLock { held in
-            held = Dictionary(leases.map { ($0.host, $0) }) { a, _ in a }
+            held = HeldLeases(leases: Dictionary(leases.map { ($0.host, $0) }) { a, _ in a })
         }
         client.allow(leases.map(\.host), until: claimedAt + Self.localLease(settings.leaseSeconds))
         keeper.keep(leases)
+        metrics.set(.leasesHeld, Double(leases.count))
     }
 
     private func letGo(_ leases: [HostLease]) {
         keeper.keep([])
-        held.withLock { $0 = [:] }
+        metrics.set(.leasesHeld, 0)
+        held.withLock { $0 = HeldLeases() }
         client.forget(leases.map(\.host))
     }
 }

@@ -1,5 +1,6 @@
 import FeedState
 import Foundation
+import Telemetry
 
 extension Worker {
     /// After a failed try: the loss said once, then the wait before the next try.
@@ -12,8 +13,12 @@ extension Worker {
             outage = known
         } else {
             outage = Outage()
+            stateLost.withLock { $0 = StateLoss(since: outage.started, reason: "\(failure)") }
             let retrying = settings.drain ? "for \(Int(settings.drainPatienceSeconds)) s" : "until it is back"
-            say("state lost: cannot claim feeds (\(failure)); trying again \(retrying)")
+            log(
+                LogEvent(
+                    .error, "state_lost", "state lost: cannot claim feeds (\(failure)); trying again \(retrying)",
+                    [("reason", .text("\(failure)"))]))
         }
         var wait = outage.nextWait(settings)
         carried.outage = outage

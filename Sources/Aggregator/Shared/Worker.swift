@@ -4,6 +4,7 @@ import FeedModel
 import FeedState
 import Foundation
 import Subscriptions
+import Telemetry
 import TimelineMerge
 
 /// A long-running process over a shared state: it claims hosts with due
@@ -74,15 +75,24 @@ public struct Worker {
     /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
     let index: [String: Int]
-    /// The leases of the claim being fetched, by host (the keeper's news of any other is stale).
-    let held: Locked<[String: HostLease]>
-    /// Says a line on standard error at once (an error, a loss, a recovery), with its time.
-    let say: @Sendable (String) -> Void
+    /// The leases of the claim being fetched (the keeper's news of any other is stale).
+    let held: Locked<HeldLeases>
+    /// Tells the operator at once (an error, a loss, a recovery, a failing feed, each claim).
+    let log: @Sendable (LogEvent) -> Void
+    /// What it counts for `/metrics`.
+    let metrics: MetricRegistry
+    /// Since when the state cannot be used, and why (nil while it can): what `/healthz` reads.
+    public let stateLost = Locked<StateLoss?>(nil)
 
-    /// - Parameter say: writes one line (the worker's name before it is the caller's).
+    public struct StateLoss: Sendable {
+        public let since: ContinuousClock.Instant
+        public let reason: String
+    }
+
+    /// - Parameter log: writes one event (the caller's log decides its form and what `-v` adds).
     public init(
         settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions,
-        client: HTTPClient, say: @escaping @Sendable (String) -> Void
+        client: HTTPClient, metrics: MetricRegistry, log: @escaping @Sendable (LogEvent) -> Void
     ) {
         self.settings = settings
         self.list = list
@@ -95,31 +105,32 @@ public struct Worker {
             index[subscription.url] = position
         }
         self.index = index
-        let stamped: @Sendable (String) -> Void = { line in say("\(Self.wallClock()): \(line)") }
-        self.say = stamped
-        let held = Locked<[String: HostLease]>([:])
+        self.log = log
+        self.metrics = metrics
+        let held = Locked(HeldLeases())
         self.held = held
         let lease = Self.localLease(settings.leaseSeconds)
         keeper = store.makeLeaseKeeper(leaseSeconds: settings.leaseSeconds) { change in
             func current(_ leases: [HostLease]) -> [String] {
-                held.withLock { held in leases.filter { held[$0.host] == $0 }.map(\.host) }
+                held.withLock { held in leases.filter { held.leases[$0.host] == $0 }.map(\.host) }
             }
             switch change {
             case .renewed(let leases, let since):
-                client.allow(current(leases), until: since + lease)
+                let hosts = current(leases)
+                client.allow(hosts, until: since + lease)
+                metrics.add(.leaseRenewals, Double(hosts.count))
             case .lost(let leases):
                 let hosts = current(leases)
                 guard !hosts.isEmpty else { return }
                 client.withdraw(hosts)
-                stamped(
-                    hosts.count == 1
-                        ? "lost the lease on \(hosts[0]) (another process holds it now): its transfers are stopped"
-                        : "lost the leases on \(hosts.joined(separator: ", ")) (another process holds them now): "
-                            + "their transfers are stopped")
+                if let event = held.withLock({ $0.lost(hosts) }) { log(event) }
             case .renewalFailed(let error):
-                stamped(
-                    "state: cannot renew the leases (\(error)); a host whose lease is not renewed within "
-                        + "\(settings.leaseSeconds) s is asked no more")
+                metrics.add(.stateErrors)
+                log(
+                    LogEvent(
+                        .error, "state_error",
+                        "state: cannot renew the leases (\(error)); a host whose lease is not renewed within "
+                            + "\(settings.leaseSeconds) s is asked no more", [("reason", .text("\(error)"))]))
             }
         }
     }
@@ -132,20 +143,17 @@ public struct Worker {
         .milliseconds(seconds * 1000 - max(100, seconds * 100))
     }
 
-    /// Now by the wall clock, RFC 3339 in UTC (for the lines said as they happen).
-    static func wallClock() -> String {
-        Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970)).rfc3339
+    /// `30`, `1.5`: a wait as the idle line says it.
+    static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
     }
 
     /// Claims and fetches until `stopping` says so (a signal) or, with
     /// `drain`, until nothing it may claim is due (or the state cannot be
     /// used for `drainPatienceSeconds`).
-    /// - Parameters:
-    ///   - rules: the run's rules for each claim, with its time (`--now` fixes it).
-    ///   - log: a line for each claim batch (`-v`).
+    /// - Parameter rules: the run's rules for each claim, with its time (`--now` fixes it).
     public func run(
-        rules: @escaping @Sendable () throws -> TimelineRules, stopping: @escaping @Sendable () -> Bool,
-        log: @escaping @Sendable (String) -> Void
+        rules: @escaping @Sendable () throws -> TimelineRules, stopping: @escaping @Sendable () -> Bool
     ) async -> Totals {
         var totals = Totals()
         let thread = StateThread(inline: false)
@@ -157,7 +165,7 @@ public struct Worker {
             do {
                 runRules = try rules()
             } catch {
-                say("the timeline rules cannot be made (\(error)); stopping")
+                log(LogEvent(.error, "rules_failed", "the timeline rules cannot be made (\(error)); stopping"))
                 totals.rulesFailed = true
                 break
             }
@@ -169,30 +177,77 @@ public struct Worker {
                 continue
             }
             if let outage = carried.outage {
-                say("state back after \(Int(outage.seconds.rounded())) s")
+                let seconds = Int(outage.seconds.rounded())
+                log(LogEvent(.info, "state_back", "state back after \(seconds) s", [("seconds", .integer(seconds))]))
                 carried.outage = nil
+                stateLost.withLock { $0 = nil }
             }
             guard !attempt.claims.isEmpty else {
                 if settings.drain && attempt.due == 0 { break }
+                if !carried.idle {
+                    carried.idle = true
+                    log(
+                        LogEvent(
+                            .info, "idle",
+                            attempt.due > 0
+                                ? "\(attempt.due) feeds due, all on hosts other workers hold: looking again every "
+                                    + "\(Self.seconds(settings.heldWaitSeconds)) s"
+                                : "nothing due: looking again every \(Self.seconds(settings.idleSeconds)) s",
+                            [("due", .integer(attempt.due))]))
+                }
                 // Due feeds held by others: look again soon (a holder may die); else wait for more to fall due.
                 await Self.pause(attempt.due > 0 ? settings.heldWaitSeconds : settings.idleSeconds, stopping: stopping)
                 continue
             }
+            carried.idle = false
             let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules, thread: thread)
             carried.unreleased = batch.unreleased
             carried.lastClaimFailedState = batch.stateFailed
             totals.add(batch, hosts: attempt.claims.count)
             log(
-                "claimed \(attempt.claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
-                    + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.notStored) not stored, "
-                    + "\(batch.leasesLost) leases lost")
+                LogEvent(
+                    .info, "claim",
+                    "claimed \(attempt.claims.count) hosts, \(batch.feeds) feeds: \(batch.fetched) fetched, "
+                        + "\(batch.notModified) not modified, \(batch.failed) failed, \(batch.notStored) not stored, "
+                        + "\(batch.leasesLost) leases lost",
+                    [
+                        ("hosts", .integer(attempt.claims.count)), ("feeds", .integer(batch.feeds)),
+                        ("fetched", .integer(batch.fetched)), ("not_modified", .integer(batch.notModified)),
+                        ("failed", .integer(batch.failed)), ("not_stored", .integer(batch.notStored)),
+                        ("leases_lost", .integer(batch.leasesLost)),
+                    ]))
         }
         if let outage = carried.outage {
-            say("stopping with the state lost for \(Int(outage.seconds.rounded())) s: feeds may be left due")
+            let seconds = Int(outage.seconds.rounded())
+            log(
+                LogEvent(
+                    .error, "stopping_state_lost",
+                    "stopping with the state lost for \(seconds) s: feeds may be left due",
+                    [("seconds", .integer(seconds))]
+                ))
         }
         totals.stoppedWithStateFailing =
             carried.outage != nil || carried.unreleased != nil || carried.lastClaimFailedState
         return totals
+    }
+
+    /// The leases of the claim being fetched, by host, and the hosts whose loss was said.
+    struct HeldLeases {
+        var leases: [String: HostLease] = [:]
+        var saidLost: Set<String> = []
+
+        /// The line for the hosts among `hosts` whose loss was not said yet (nil: none).
+        mutating func lost(_ hosts: some Sequence<String>) -> LogEvent? {
+            let unsaid = hosts.filter { saidLost.insert($0).inserted }.sorted()
+            guard !unsaid.isEmpty else { return nil }
+            return LogEvent(
+                .warning, "lease_lost",
+                unsaid.count == 1
+                    ? "lost the lease on \(unsaid[0]) (another process holds it now): its transfers are stopped"
+                    : "lost the leases on \(unsaid.joined(separator: ", ")) (another process holds them now): "
+                        + "their transfers are stopped",
+                [("hosts", .text(unsaid.joined(separator: " ")))])
+        }
     }
 
     /// What the loop carries from one claim to the next.
@@ -205,6 +260,10 @@ public struct Worker {
         var lastClaimFailedState = false
         /// The URLs the state refused, said once each.
         var said: Set<String> = []
+        /// Nothing was claimed last time (said once when it begins).
+        var idle = false
+        /// When the backlog was last counted.
+        var dueCounted: ContinuousClock.Instant?
     }
 
     /// One try at the state: what it came to.
@@ -228,6 +287,9 @@ public struct Worker {
         var refused: [String: StateError] = [:]
         var unreleased = carried.unreleased
         var lastSubscribed = carried.lastSubscribed
+        // The backlog is counted at most every 15 s (and whenever nothing is claimed).
+        let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
+        var claimTook: Duration?
         await thread.run {
             if let release = unreleased {
                 do throws(StateError) {
@@ -243,20 +305,40 @@ public struct Worker {
                     refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
                     lastSubscribed = now
                 }
+                let sent = ContinuousClock.now
                 attempt.claims = try store.claim(
                     ClaimRequest(
                         scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
                         now: now))
-                if attempt.claims.isEmpty { attempt.due = try store.dueCount(now: now) }
+                claimTook = ContinuousClock.now - sent
+                if attempt.claims.isEmpty || countsDue { attempt.due = try store.dueCount(now: now) }
             } catch {
                 attempt.failure = error
             }
         }
         carried.unreleased = unreleased
         carried.lastSubscribed = lastSubscribed
+        if let claimTook {
+            let (seconds, attoseconds) = claimTook.components
+            metrics.add(.claims)
+            metrics.observe(.claimDuration, Double(seconds) + Double(attoseconds) / 1e18)
+            metrics.set(.lastSuccessfulClaim, Date().timeIntervalSince1970)
+        }
+        if attempt.failure == nil {
+            metrics.set(.stateUp, 1)
+            if attempt.claims.isEmpty || countsDue {
+                metrics.set(.dueFeeds, Double(attempt.due))
+                carried.dueCounted = .now
+            }
+        } else {
+            metrics.add(.stateErrors)
+            metrics.set(.stateUp, 0)
+        }
         for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
             let line = "\(url): state: cannot be stored, not fetched (\(error))"
-            if carried.said.insert(line).inserted { say(line) }
+            if carried.said.insert(line).inserted {
+                log(LogEvent(.warning, "refused", line, [("url", .text(url)), ("reason", .text("\(error)"))]))
+            }
         }
         return attempt
     }

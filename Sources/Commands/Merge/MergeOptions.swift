@@ -88,6 +88,8 @@ struct MergeOptions {
     /// `feedmerge render` with no SOURCE: every feed the shared state lists.
     var rendersWholeState: Bool { renderOnly && sources.isEmpty && subscriptions.isEmpty }
     var healthPath: String?
+    /// `--metrics FILE`: the run's metrics in Prometheus's text format.
+    var metricsPath: String?
     /// `--theme`, `--page-items` and `--page-days` given before any `-o`: every page's.
     var page = PageRequest()
     var themeTimeout = Theme.defaultTimeLimit
@@ -151,7 +153,9 @@ struct MergeOptions {
                     Option("--self-url", value: "URL", help: "where it will be published") { $0.selfURL = $1 },
                     Option(
                         "--id", value: "ID",
-                        help: "its Atom id (default: --self-url, --link, or a hash of the sources)"
+                        help:
+                            "its Atom id (default: --self-url, --link, else the one the state\n"
+                            + "kept from its first run's sources)"
                     ) { $0.id = $1 },
                     Option("--author", value: "\"NAME <EMAIL>\"", help: "its author (default: the OPML owner)") {
                         $0.author = PersonText.parse($1)
@@ -274,6 +278,11 @@ struct MergeOptions {
                         "--health", value: "FILE",
                         help: "write the per-feed health report (JSON) here; an output like -o"
                     ) { $0.healthPath = $1 },
+                    Option(
+                        "--metrics", value: "FILE",
+                        help:
+                            "write the run's metrics here (Prometheus text format, for\nnode_exporter's textfile collector)"
+                    ) { $0.metricsPath = $1 },
                     Option("--update-opml", help: "write permanent redirects (301/308) back into local OPML files") {
                         options, _ in options.updateOPML = true
                     },

@@ -69,7 +69,7 @@ struct MergeRun {
         let started = Date()
         let outputs: Outputs
         do {
-            outputs = try Outputs.reserve(destinations, health: options.healthPath)
+            outputs = try Outputs.reserve(destinations, health: options.healthPath, metrics: options.metricsPath)
         } catch {
             for message in error.messages { StandardOutput.error("feedmerge: \(message)") }
             StandardOutput.error("feedmerge: no feed was fetched, no output written")
@@ -218,6 +218,7 @@ struct MergeRun {
             StandardOutput.error(message + "; nothing was written")
             return .usage
         }
+        let feedID = mergedFeedID(list: list, link: link, store: runState.store, diagnostics: &result.diagnostics)
         // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
         runState.store.finish()
         let reports = result.reports
@@ -233,7 +234,7 @@ struct MergeRun {
         var written = 0
         // With a state, failing feeds still give their stored entries: write if anything is there.
         if failed.count < reports.count || !entries.isEmpty {
-            let metadata = outputMetadata(list: list, link: link, entries: entries, reports: reports)
+            let metadata = outputMetadata(list: list, link: link, id: feedID, entries: entries, reports: reports)
             var content = outputContent(
                 outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
             if let width = filters.excerptWidth { content.page?.input.excerptLength = width }
@@ -265,6 +266,10 @@ struct MergeRun {
                         + "asked there from now on; --update-opml writes it into the list)")
             }
         }
+        let metricsWritten = writeMetrics(
+            outputs.metrics, reports: reports, diagnostics: result.diagnostics,
+            stored: state != nil && !options.renderOnly,
+            started: started)
         var opmlWritten = true
         if options.updateOPML {
             let moved = reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }
@@ -286,7 +291,9 @@ struct MergeRun {
         // second on a big run.
         ProcessEnd.keep(entries)
         if written == 0 { return .nothingWritten }
-        if written < outputs.outputs.count || !healthWritten || !opmlWritten { return .someOutputsNotWritten }
+        if written < outputs.outputs.count || !healthWritten || !metricsWritten || !opmlWritten {
+            return .someOutputsNotWritten
+        }
         if !result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
         return failed.isEmpty && listFailures.isEmpty ? .success : .someFeedsFailed
     }
@@ -313,23 +320,39 @@ struct MergeRun {
         return state
     }
 
+    /// The merged feed's id: `--id`, else what identifies the planet
+    /// (`--self-url`, the home page link), else the id the state keeps: the
+    /// hash of the sources its first run merged (`MergedFeedID`), so that
+    /// editing the list does not make a new feed of it. Without a state,
+    /// the hash of this run's sources.
+    private func mergedFeedID(
+        list: SubscriptionList, link: String?, store: any StateStore, diagnostics: inout [String]
+    ) -> String {
+        if let id = options.id ?? options.selfURL ?? link { return id }
+        let sources = MergedFeedID.hash(of: list)
+        do throws(StateError) {
+            return MergedFeedID.text(try store.keepMergedFeedID(sources))
+        } catch {
+            diagnostics.append("state: the merged feed's id cannot be kept (\(error)); this run's sources give it")
+            return MergedFeedID.text(sources)
+        }
+    }
+
     /// The merged feed's own metadata: the options, else the OPML head. It
     /// was updated when its newest entry was dated; with no entry, when its
     /// newest source says it was (never later than the run), and only with
     /// neither at the run's time: an empty merge of unchanged feeds gives
     /// the same bytes on every run.
     private func outputMetadata(
-        list: SubscriptionList, link: String?, entries: [MergedEntry], reports: [FeedReport]
+        list: SubscriptionList, link: String?, id: String, entries: [MergedEntry], reports: [FeedReport]
     ) -> OutputMetadata {
         let sourcesUpdated = reports.compactMap { $0.source?.updated }.max().map { min($0, rules.now) }
-        let sources = FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
-        let fallbackID = "urn:feedmerge:" + String(sources, radix: 16)
         let owner =
             list.ownerName != nil || list.ownerEmail != nil
             ? Person(name: list.ownerName, email: list.ownerEmail) : nil
         return OutputMetadata(
             title: options.title ?? list.title ?? "feedmerge", link: link, selfURL: options.selfURL,
-            id: options.id ?? options.selfURL ?? link ?? fallbackID, author: options.author ?? owner,
+            id: id, author: options.author ?? owner,
             updated: entries.first?.date ?? sourcesUpdated ?? rules.now, generator: "feedmerge",
             generatorVersion: feedmergeVersion)
     }

@@ -31,12 +31,14 @@ struct Outputs {
     var outputs: [Output] = []
     /// `--health FILE`.
     var health: AtomicFile?
+    /// `--metrics FILE`.
+    var metrics: AtomicFile?
 
     /// Reserves every destination, or none.
     /// - Throws: one message per destination that cannot be written.
-    static func reserve(_ requests: [(path: String, kind: OutputKind, page: Page?)], health: String?)
-        throws(ReservationFailure) -> Outputs
-    {
+    static func reserve(
+        _ requests: [(path: String, kind: OutputKind, page: Page?)], health: String?, metrics: String? = nil
+    ) throws(ReservationFailure) -> Outputs {
         var result = Outputs()
         var failures: [String] = []
         for (path, kind, page) in requests {
@@ -53,16 +55,21 @@ struct Outputs {
                 failures.append(error.description)
             }
         }
-        if let health {
-            AtomicFile.removeLeftovers(of: health)
+        // The reports beside the outputs: written as they are, committed as they are.
+        func report(_ path: String?, option: String) -> AtomicFile? {
+            guard let path else { return nil }
+            AtomicFile.removeLeftovers(of: path)
             do {
-                let file = try AtomicFile.reserve(health)
+                let file = try AtomicFile.reserve(path)
                 Termination.onSignal { file.abandon() }
-                result.health = file
+                return file
             } catch {
-                failures.append("--health \(error.description)")
+                failures.append("\(option) \(error.description)")
+                return nil
             }
         }
+        result.health = report(health, option: "--health")
+        result.metrics = report(metrics, option: "--metrics")
         guard failures.isEmpty else {
             result.discard()
             throw ReservationFailure(messages: failures)
@@ -74,6 +81,7 @@ struct Outputs {
     func discard() {
         for output in outputs { if case .file(let file) = output.destination { file.discard() } }
         health?.discard()
+        metrics?.discard()
     }
 
     struct ReservationFailure: Error {

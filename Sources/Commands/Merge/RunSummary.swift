@@ -6,7 +6,7 @@ import Foundation
 import TimelineMerge
 
 /// What a run tells its user on stderr, after the outputs are written:
-/// the failures (with `--quiet`, a failing feed's once a day: `sayFailure`),
+/// the failures (with `--quiet`, a failing feed's once a day: `FeedReport.failureIsToldAt`),
 /// recoveries and the state's diagnostics always; notices, unreadable dates and the summary line
 /// unless `--quiet`; every warning and duplicate with `--verbose`.
 struct RunSummary {
@@ -50,7 +50,7 @@ struct RunSummary {
         for diagnostic in diagnostics { say(diagnostic) }
         // The state's failures are said even with `--quiet` (with `--verbose`, as each feed's notices).
         if !verbose { sayStateFailures() }
-        for report in failed where !quiet || Self.sayFailure(report, now: now) {
+        for report in failed where !quiet || report.failureIsToldAt(now) {
             let since = report.failingBefore.map { " (failing since \(Self.day($0)))" } ?? ""
             say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)\(since)")
         }
@@ -61,8 +61,7 @@ struct RunSummary {
                 say("read in part: \(report.subscription.url): \(reason); the entries before that are kept")
             }
         }
-        for report in reports
-        where report.failingBefore != nil && (report.status == .ok || report.status == .notModified) {
+        for report in reports where report.recovered {
             say("recovered: \(report.subscription.url) (failing since \(Self.day(report.failingBefore!)))")
         }
         if !verbose && !quiet {
@@ -127,15 +126,6 @@ struct RunSummary {
         if written < outputs && failed.count == reports.count {
             say("every feed failed; outputs left as they were")
         }
-    }
-
-    /// With `--quiet` (cron mails what a run says), a failing feed is said
-    /// when it starts failing, and then once a day while it fails: on the
-    /// first run of each day counted from when it began (and when it recovers).
-    static func sayFailure(_ report: FeedReport, now: Timestamp) -> Bool {
-        guard let since = report.failingBefore, let before = report.fetchedBefore else { return true }
-        let day = { (time: Timestamp) in (time.secondsSince1970 - since.secondsSince1970).floorDivided(by: 86_400) }
-        return day(now) > day(before)
     }
 
     private static func day(_ date: Timestamp) -> String { String(date.rfc3339.prefix(10)) }

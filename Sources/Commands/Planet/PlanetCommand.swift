@@ -66,6 +66,9 @@ struct PlanetCommand {
                         $0.merge.healthPath = $1
                     },
                     Option(
+                        "--metrics", value: "FILE", help: "write the run's metrics here (Prometheus text format)"
+                    ) { $0.merge.metricsPath = $1 },
+                    Option(
                         "--now", value: "DATE", help: "the run's time (default: SOURCE_DATE_EPOCH, else the clock)"
                     ) { $0.merge.now = try OptionValue.date($1, for: "--now") },
                     Option(

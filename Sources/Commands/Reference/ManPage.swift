@@ -13,6 +13,11 @@ enum ManPage {
         ),
         (["HOME"], "Without XDG_STATE_HOME, the state is ~/.local/state/feedmerge/state.sqlite."),
         (
+            ["JOURNAL_STREAM"],
+            "Set by systemd when standard error goes to the journal: while standard error is that stream, a"
+                + " worker's lines carry no time (the journal stamps each) and a syslog priority."
+        ),
+        (
             ProxyEnvironment.proxies,
             "The proxy libcurl fetches through (http_proxy for http: URLs, https_proxy for https:, all_proxy for"
                 + " both); --public-only refuses to run when one is set."

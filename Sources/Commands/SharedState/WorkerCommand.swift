@@ -4,7 +4,9 @@ import FeedFetch
 import FeedModel
 import FeedState
 import Foundation
+import PostgreSQLState
 import Subscriptions
+import Telemetry
 import TimelineMerge
 
 /// `feedmerge worker`: a long-running process over a PostgreSQL state that
@@ -19,6 +21,10 @@ struct WorkerCommand {
     var leaseSeconds = Worker.Settings(name: "").leaseSeconds
     var hostsPerClaim = 0
     var drain = false
+    /// `--log-format`: nil, text (or the journal's form under systemd).
+    var logFormat: ServiceLog.Format?
+    var metricsListen: String?
+    var unhealthyAfter = 60
 
     static let interface = CommandInterface<WorkerCommand>(
         name: "feedmerge worker",
@@ -73,6 +79,36 @@ struct WorkerCommand {
                     Option("-v", "--verbose", help: "a line for each claim, with its counts") { command, _ in
                         command.merge.verbose = true
                     },
+                ]),
+            OptionGroup(
+                "Operating",
+                [
+                    Option(
+                        "--log-format", value: "text|json",
+                        help: "text: each line begins with its time (RFC 3339, UTC), or under\n"
+                            + "systemd's journal with its priority; json: one object per line"
+                    ) { command, text in
+                        guard text == "text" || text == "json" else {
+                            throw UsageError("--log-format is one of text, json, not '\(text)'")
+                        }
+                        command.logFormat = text == "json" ? .json : nil
+                    },
+                    Option(
+                        "--metrics-listen", value: "HOST:PORT",
+                        help: "serve /metrics (Prometheus) and /healthz over HTTP there\n(127.0.0.1:9464)"
+                    ) { command, text in
+                        do {
+                            _ = try MetricsListener.split(text)
+                        } catch {
+                            throw UsageError("--metrics-listen \(error)")
+                        }
+                        command.metricsListen = text
+                    },
+                    Option(
+                        "--unhealthy-after", value: "S",
+                        help: "/healthz answers 503 once the state cannot be used for S seconds",
+                        default: { "\($0.unhealthyAfter)" }
+                    ) { $0.unhealthyAfter = try OptionValue.count($1, for: "--unhealthy-after") },
                 ]),
             FetchOptions.group(
                 \WorkerCommand.merge.fetch,
@@ -143,6 +179,9 @@ struct WorkerCommand {
             StandardOutput.error("feedmerge worker: the sources list no feed")
             return ExitStatus.usage.rawValue
         }
+        // The id a render of this state gives the merged feed when nothing else names it; a state
+        // that cannot be reached now gets it from the first run or worker that reaches it.
+        _ = try? store.keepMergedFeedID(MergedFeedID.hash(of: list))
         var settings = Worker.Settings(name: name ?? "\(SharedClaims.machineName):\(getpid())")
         settings.leaseSeconds = leaseSeconds
         settings.hostsPerClaim = hostsPerClaim
@@ -153,38 +192,95 @@ struct WorkerCommand {
         state.newFeedItems = merge.newFeedItems
         let stop = Locked<Int32?>(nil)
         Termination.onFirstSignal { number in stop.withLock { $0 = number } }
-        let options = merge
         let verbose = merge.verbose
-        let workerName = settings.name
-        let say: @Sendable (String) -> Void = { line in
-            StandardOutput.error("feedmerge worker \(workerName): \(line)")
+        let serviceLog = ServiceLog(program: "feedmerge worker", worker: settings.name, format: logFormat)
+        let log: @Sendable (LogEvent) -> Void = { event in
+            if event.event == "claim" && !verbose { return }
+            serviceLog.write(event)
         }
-        let worker = Worker(settings: settings, list: list, store: store, state: state, client: client, say: say)
+        let metrics = MetricRegistry.feedmerge(version: feedmergeVersion)
+        let worker = Worker(
+            settings: settings, list: list, store: store, state: state, client: client, metrics: metrics, log: log)
+        var listening: MetricsListener?
+        let stateLost = worker.stateLost
+        if let metricsListen {
+            let threshold = Duration.seconds(unhealthyAfter)
+            do {
+                listening = try MetricsListener(listening: metricsListen, metrics: metrics) {
+                    if stop.withLock({ $0 }) != nil { return "stopping" }
+                    guard let loss = stateLost.withLock({ $0 }) else { return nil }
+                    let lost = ContinuousClock.now - loss.since
+                    guard lost >= threshold else { return nil }
+                    return "the state cannot be used for \(lost.components.seconds) s: \(loss.reason)"
+                }
+            } catch {
+                StandardOutput.error("feedmerge worker: --metrics-listen \(error)")
+                return ExitStatus.usage.rawValue
+            }
+        }
+        log(startEvent(settings: settings, feeds: list.subscriptions.count, listening: listening?.address))
         // A second signal ends the worker at once: its hosts are let go first.
         let keeper = worker.keeper
         Termination.onSignal {
             do {
                 try keeper.abandon()
             } catch {
-                say("state: the held hosts cannot be let go (\(error)); their leases run out")
+                log(
+                    LogEvent(
+                        .error, "state_error", "state: the held hosts cannot be let go (\(error)); their leases run out"
+                    ))
             }
         }
+        Termination.farewell { number in
+            let name = number == SIGINT ? "SIGINT" : "SIGTERM"
+            serviceLog.write(
+                LogEvent(.warning, "stopped", "stopped at once by a second \(name); the claimed feeds are left due"))
+        }
+        let options = merge
         let totals = await worker.run(
             rules: {
                 let now = options.now ?? Timestamp(secondsSince1970: Int64(Date().timeIntervalSince1970))
                 return try options.rules(now: now)
             },
-            stopping: { stop.withLock { $0 } != nil },
-            log: { line in if verbose { say(line) } })
+            stopping: { stop.withLock { $0 } != nil })
         if !merge.quiet {
             let stopped = stop.withLock { $0 }.map { $0 == SIGINT ? "; stopped by SIGINT" : "; stopped by SIGTERM" }
-            say(
-                "\(totals.fetched) fetched, \(totals.notModified) not modified, \(totals.failed) failed, "
-                    + "\(totals.notStored) not stored, \(totals.leasesLost) leases lost (\(totals.claims) claims, "
-                    + "\(totals.hosts) hosts)\(stopped ?? "")")
+            log(
+                LogEvent(
+                    .info, "stop",
+                    "\(totals.fetched) fetched, \(totals.notModified) not modified, \(totals.failed) failed, "
+                        + "\(totals.notStored) not stored, \(totals.leasesLost) leases lost (\(totals.claims) claims, "
+                        + "\(totals.hosts) hosts)\(stopped ?? "")",
+                    [
+                        ("fetched", .integer(totals.fetched)), ("not_modified", .integer(totals.notModified)),
+                        ("failed", .integer(totals.failed)), ("not_stored", .integer(totals.notStored)),
+                        ("leases_lost", .integer(totals.leasesLost)), ("claims", .integer(totals.claims)),
+                        ("hosts", .integer(totals.hosts)),
+                    ]))
         }
+        withExtendedLifetime(listening) {}
         withExtendedLifetime(opened) {}
         if totals.rulesFailed { return ExitStatus.usage.rawValue }
         return (totals.stoppedWithStateFailing ? ExitStatus.stateUnusable : .success).rawValue
+    }
+
+    /// The first line: what runs, on what, as what (the state's password left out).
+    private func startEvent(settings: Worker.Settings, feeds: Int, listening: String?) -> LogEvent {
+        let state = ConnectionString.redacted(merge.statePath!)
+        let perHost = merge.fetch.maximumTransfersPerHost
+        let jobs = merge.fetch.maximumConcurrentTransfers
+        var message =
+            "feedmerge \(feedmergeVersion) starting: state \(state), \(feeds) feeds listed, --jobs \(jobs), "
+            + "--per-host \(perHost), --lease \(settings.leaseSeconds) s"
+        if settings.hostsPerClaim > 0 { message += ", --hosts \(settings.hostsPerClaim)" }
+        if settings.drain { message += ", --drain" }
+        if let listening { message += "; /metrics and /healthz on http://\(listening)" }
+        var fields: [(key: String, value: LogEvent.Value)] = [
+            ("version", .text(feedmergeVersion)), ("state", .text(state)), ("feeds", .integer(feeds)),
+            ("jobs", .integer(jobs)), ("per_host", .integer(perHost)),
+            ("lease_seconds", .integer(settings.leaseSeconds)),
+        ]
+        if let listening { fields.append(("metrics_listen", .text(listening))) }
+        return LogEvent(.info, "start", message, fields)
     }
 }

@@ -80,6 +80,7 @@ struct StateCommand {
             }
             try writing.importFeeds(batch)
             try writing.setLastFullPrune(try reading.lastFullPrune())
+            if let id = try reading.mergedFeedID() { _ = try writing.keepMergedFeedID(id) }
             if let failure = try writing.commit().first { throw failure.value }
             withExtendedLifetime((source, target)) {}
             let seconds = String(format: "%.1f", Date().timeIntervalSince(started))

@@ -1,0 +1,14 @@
+import Basics
+import Subscriptions
+
+/// The id of a merge that names nothing it is known by (no `--id`,
+/// `--self-url` or home page link): a hash of its sources' URLs, in order.
+/// A state keeps the first one written (`StateStore.keepMergedFeedID`).
+enum MergedFeedID {
+    static func hash(of list: SubscriptionList) -> UInt64 {
+        FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
+    }
+
+    /// The id as the feeds write it (Atom's `id`, JSON Feed's `_feedmerge.id`).
+    static func text(_ hash: UInt64) -> String { "urn:feedmerge:" + String(hash, radix: 16) }
+}
