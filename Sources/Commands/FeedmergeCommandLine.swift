@@ -23,7 +23,8 @@ public enum FeedmergeCommandLine {
           feedmerge state copy FROM TO                \(StateCommand.interface.brief)
           feedmerge --version
           feedmerge [COMMAND] --help
-          feedmerge --generate-man                    print the manual page feedmerge(1) (roff)
+          feedmerge help [COMMAND]                    \(HelpCommand.interface.brief)
+          feedmerge --generate-man [--doc-dir DIR]    print the manual page feedmerge(1) (roff)
           feedmerge --generate-completion SHELL       print the completion script for bash, zsh or fish
         """
 
@@ -82,6 +83,13 @@ public enum FeedmergeCommandLine {
             ) {
                 $0.run()
             }
+        case "help":
+            return await run(
+                try HelpCommand.parse(arguments.dropFirst()), help: HelpCommand.interface, HelpCommand()
+            ) {
+                print(help(of: $0.operands.first))
+                return ExitStatus.success.rawValue
+            }
         case "--version":
             guard arguments.count == 1 else {
                 return usageError(UsageError("--version takes nothing else"), command: "feedmerge")
@@ -89,10 +97,15 @@ public enum FeedmergeCommandLine {
             print("feedmerge \(feedmergeVersion) (\(allocator))")
             return ExitStatus.success.rawValue
         case "--generate-man":
-            guard arguments.count == 1 else {
-                return usageError(UsageError("--generate-man takes nothing else"), command: "feedmerge")
+            var rest = Array(arguments.dropFirst())
+            if let first = rest.first, first.hasPrefix("--doc-dir=") {
+                rest = ["--doc-dir", String(first.dropFirst("--doc-dir=".count))] + rest.dropFirst()
             }
-            StandardOutput.write(ManPage.render())
+            guard rest.isEmpty || rest.count == 2 && rest[0] == "--doc-dir" && rest[1].hasPrefix("/") else {
+                let error = UsageError("--generate-man takes only --doc-dir DIR, an absolute path")
+                return usageError(error, command: "feedmerge")
+            }
+            StandardOutput.write(rest.count == 2 ? ManPage.render(documents: rest[1]) : ManPage.render())
             return ExitStatus.success.rawValue
         case let first? where first == "--generate-completion" || first.hasPrefix("--generate-completion="):
             let words = first.split(separator: "=", maxSplits: 1).dropFirst().map(String.init) + arguments.dropFirst()
@@ -112,7 +125,7 @@ public enum FeedmergeCommandLine {
             do {
                 request = try MergeOptions.parse(arguments)
                 guard case .run(let options) = request else {
-                    print(overview + "\n\n" + MergeOptions.interface.help(defaults: MergeOptions()))
+                    print(help(of: nil))
                     return ExitStatus.success.rawValue
                 }
                 run = try MergeRun(options: options, environment: environment)
@@ -120,6 +133,21 @@ public enum FeedmergeCommandLine {
                 return usageError(error, command: "feedmerge")
             }
             return await run.run().rawValue
+        }
+    }
+
+    /// What `feedmerge COMMAND --help` prints; with no command (or one it does not know),
+    /// the overview and the main command's help.
+    static func help(of command: String?) -> String {
+        switch command {
+        case "planet": PlanetCommand.interface.help(defaults: PlanetCommand())
+        case "worker": WorkerCommand.interface.help(defaults: WorkerCommand())
+        case "render": RenderCommand.interface.help(defaults: MergeOptions())
+        case "parse": ParseCommand.interface.help(defaults: ParseCommand())
+        case "fetch": FetchCommand.interface.help(defaults: FetchCommand())
+        case "state": StateCommand.interface.help(defaults: StateCommand())
+        case "help": HelpCommand.interface.help(defaults: HelpCommand())
+        default: overview + "\n\n" + MergeOptions.interface.help(defaults: MergeOptions())
         }
     }
 

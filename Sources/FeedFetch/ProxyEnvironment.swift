@@ -7,6 +7,11 @@
 /// cannot judge where a request goes, so `--public-only` refuses to run
 /// with one instead of trusting or blocking every fetch.
 public enum ProxyEnvironment {
+    /// The variables that name a proxy, as this checks them.
+    public static let proxies = ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+    /// The variables that list the hosts reached without a proxy.
+    public static let exceptions = ["no_proxy", "NO_PROXY"]
+
     /// The first proxy variable that is set, and its value; nil when none applies.
     public static func active(in environment: [String: String]) -> (name: String, value: String)? {
         func value(_ name: String) -> String? {
@@ -14,7 +19,7 @@ public enum ProxyEnvironment {
             return value
         }
         if (value("no_proxy") ?? value("NO_PROXY")) == "*" { return nil }
-        for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
+        for name in proxies {
             if let found = value(name) { return (name, found) }
         }
         return nil

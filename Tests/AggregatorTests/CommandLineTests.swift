@@ -160,6 +160,32 @@ import Testing
         #expect(help.status == 0 && help.standardOutput.contains("--per-host N"))
     }
 
+    @Test func helpPrintsTheHelpOfTheCommandItNames() throws {
+        let top = try CommandRun.feedmerge(["help"])
+        let asked = try CommandRun.feedmerge(["--help"])
+        #expect(top.status == 0 && top.standardOutput == asked.standardOutput)
+        #expect(top.standardOutput.contains("feedmerge help [COMMAND]"))
+        for word in HelpCommand.commandWords {
+            let help = try CommandRun.feedmerge(["help", word])
+            let own = try CommandRun.feedmerge([word, "--help"])
+            #expect(help.status == 0 && help.standardError.isEmpty, "help \(word): \(help.standardError)")
+            #expect(help.standardOutput == own.standardOutput, "help \(word)")
+        }
+        #expect(try CommandRun.feedmerge(["help", "planet"]).standardOutput.contains("--venus DIR"))
+        let unknown = try CommandRun.feedmerge(["help", "nosuch"])
+        #expect(unknown.status == 2)
+        #expect(
+            unknown.standardError.split(separator: "\n") == [
+                "feedmerge help: unknown command nosuch (planet, worker, render, parse, fetch, state)",
+                "Try 'feedmerge help --help'.",
+            ])
+        #expect(try CommandRun.feedmerge(["help", "planet", "worker"]).status == 2)
+    }
+
+    @Test func helpKnowsEveryCommand() {
+        #expect(HelpCommand.commandWords == CommandReference.all.compactMap(\.word).filter { $0 != "help" })
+    }
+
     @Test func aFolderGivenAsAnOutputIsNamedAsOne() throws {
         let w = try workspace("folder-output")
         let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--no-state"])

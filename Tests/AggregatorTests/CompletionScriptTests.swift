@@ -87,6 +87,36 @@ import Testing
         #expect(values == ["keep clamp drop", "json", "bash zsh fish", "parse", "--sanitize --summary", "", ""])
     }
 
+    @Test(.tags(.externalProgram), .enabled(if: bash != nil, "bash is not installed"))
+    func bashCompletesSubcommandsFoldersAndEachCommandsOptions() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("venus"), withIntermediateDirectories: true)
+        try Data().write(to: folder.appendingPathComponent("planet.ini"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let offered = try Self.bashCompletions([
+            ["feedmerge", "state", ""],
+            ["feedmerge", "state", "copy", folder.path + "/p"],
+            ["feedmerge", "help", ""],
+            ["feedmerge", "help", "pl"],
+            ["feedmerge", "help", "planet", ""],
+            ["feedmerge", "he"],
+            ["feedmerge", "planet", "--venus", folder.path + "/"],
+            ["feedmerge", "worker", "--le"],
+            ["feedmerge", "render", "--hea"],
+        ])
+        #expect(
+            offered == [
+                "copy", folder.path + "/planet.ini", "planet worker render parse fetch state", "planet", "", "help",
+                folder.path + "/venus", "--lease", "--health",
+            ])
+        let worker = try Self.bashCompletions([["feedmerge", "worker", "--"], ["feedmerge", "render", "--"]])
+        let workerNames = WorkerCommand.interface.options.flatMap(\.names).filter { $0.hasPrefix("--") }
+        let renderNames = RenderCommand.interface.options.flatMap(\.names).filter { $0.hasPrefix("--") }
+        #expect(Set(worker[0].split(separator: " ").map(String.init)) == Set(workerNames + ["--help"]))
+        #expect(Set(worker[1].split(separator: " ").map(String.init)) == Set(renderNames + ["--help"]))
+    }
+
     @Test(.tags(.externalProgram), .enabled(if: zsh != nil, "zsh is not installed (scripts/setup --test installs it)"))
     func zshReadsItsScript() throws {
         // zsh -n checks the syntax; completing needs an interactive shell (zpty), too
@@ -106,5 +136,26 @@ import Testing
             input: CompletionScript.fish.render())
         let offered = completed.standardOutput.split(separator: "\n").map { $0.split(separator: "\t")[0] }
         #expect(offered == ["--limit", "--link", "--sanitize", "--summary"], "\(completed.standardError)")
+    }
+
+    @Test(
+        .tags(.externalProgram), .enabled(if: fish != nil, "fish is not installed (scripts/setup --test installs it)"))
+    func fishCompletesSubcommandsAndFolders() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("venus"), withIntermediateDirectories: true)
+        try Data().write(to: folder.appendingPathComponent("planet.ini"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func offered(_ line: String) throws -> [String] {
+            let command = "source; complete -C \(line.singleQuoted)"
+            let completed = try #require(Self.fish).run(
+                ["--no-config", "-c", command], input: CompletionScript.fish.render())
+            return completed.standardOutput.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        }
+        #expect(try offered("feedmerge state ") == ["copy"])
+        #expect(try offered("feedmerge state copy \(folder.path)/p") == [folder.path + "/planet.ini"])
+        #expect(try offered("feedmerge help pl") == ["planet"])
+        #expect(try offered("feedmerge planet --venus \(folder.path)/") == [folder.path + "/venus/"])
+        #expect(try offered("feedmerge worker --le") == ["--lease"])
     }
 }

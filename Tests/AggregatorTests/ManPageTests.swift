@@ -1,3 +1,4 @@
+import FeedFetch
 import Foundation
 import TestSupport
 import Testing
@@ -52,6 +53,46 @@ import Testing
         #expect(Self.page.contains(".TH FEEDMERGE 1 "))
     }
 
+    /// Every variable a source file reads (`environment["X"]`, `getenv("X")`) is in ENVIRONMENT.
+    @Test func theEnvironmentListsEveryVariableTheSourcesRead() throws {
+        let sources = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources")
+        let files = try #require(FileManager.default.enumerator(atPath: sources.path)).compactMap { $0 as? String }
+            .filter { $0.hasSuffix(".swift") || $0.hasSuffix(".c") || $0.hasSuffix(".h") }
+        #expect(files.count > 100)
+        let read = try Regex(#"(?:environment\[|getenv\()"([A-Za-z_][A-Za-z0-9_]*)""#)
+        var names: Set<String> = []
+        for file in files {
+            let text = try String(contentsOf: sources.appendingPathComponent(file), encoding: .utf8)
+            for match in text.matches(of: read) { names.insert(String(match.output[1].substring!)) }
+        }
+        #expect(names.isSuperset(of: ["SOURCE_DATE_EPOCH", "XDG_STATE_HOME", "HOME", "PGCONNECT_TIMEOUT"]))
+        names.formUnion(ProxyEnvironment.proxies + ProxyEnvironment.exceptions)
+        let listed = Set(ManPage.environment.flatMap(\.names))
+        #expect(names.subtracting(listed).isEmpty, "not in ENVIRONMENT: \(names.subtracting(listed).sorted())")
+        let section = try #require(Self.page.split(separator: ".SH ").first { $0.hasPrefix("ENVIRONMENT") })
+        for name in listed { #expect(section.contains(Roff.bold(name)), "\(name)") }
+    }
+
+    /// The page names only documents `scripts/install` installs, by their installed path.
+    @Test(arguments: ["/usr/local/share/doc/feedmerge", "/opt/feed-merge/share/doc/feedmerge"])
+    func theDocumentsNamedAreTheInstalledOnes(_ folder: String) throws {
+        let page = ManPage.render(documents: folder).replacingOccurrences(of: "\\-", with: "-")
+        let named = try Regex(#"[A-Za-z0-9_./-]*\.md\b"#)
+        let paths = page.matches(of: named).map { String(page[$0.range]) }
+        #expect(Set(paths).isSuperset(of: [folder + "/docs/state.md", folder + "/docs/venus.md"]))
+        for path in paths {
+            let name = String(path.dropFirst(folder.count + 1))
+            #expect(path.hasPrefix(folder + "/") && ManPage.installedDocuments.contains(name), "\(path)")
+        }
+        let install = try String(
+            contentsOf: URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent().appendingPathComponent("scripts/install"), encoding: .utf8)
+        for document in ManPage.installedDocuments {
+            #expect(install.contains(document), "scripts/install: \(document)")
+        }
+    }
+
     @Test func roffIsEscaped() {
         #expect(Roff.text(".starts like a request") == "\\&.starts like a request")
         #expect(Roff.text("'so does this\n.and this") == "\\&'so does this\n\\&.and this")
@@ -61,6 +102,7 @@ import Testing
                 == "\\-\\-limit, \\-o and \\- stay minus; link-local stays a hyphen")
         #expect(Roff.code("curl -s a-b") == "curl \\-s a\\-b")
         #expect(Roff.text("café ✓") == "caf\\[u00E9] \\[u2713]")
+        #expect(Roff.text("id, …") == "id, ...")
         #expect(
             Roff.synopsis("feedmerge parse [--url URL] FILE... | -")
                 == "\\fBfeedmerge\\fR \\fBparse\\fR [\\fB\\-\\-url\\fR \\fIURL\\fR] \\fIFILE\\fR... | \\fB\\-\\fR")
@@ -71,6 +113,9 @@ import Testing
         let groff = try #require(Self.groff)
         let checked = try groff.run(["-man", "-Tutf8", "-ww", "-z"], input: Self.page)
         #expect(checked.status == 0 && checked.standardError.isEmpty, "\(checked.standardError)")
+        // man in the C locale: a terminal without UTF-8.
+        let ascii = try groff.run(["-man", "-Tascii", "-ww", "-z"], input: Self.page)
+        #expect(ascii.status == 0 && ascii.standardError.isEmpty, "\(ascii.standardError)")
         // Plain text (no overstriking); a minus drawn as U+2212 reads as the dash typed.
         let rendered = try groff.run(["-man", "-Tutf8", "-P-cbou"], input: Self.page).standardOutput
             .replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(of: "\u{2010}", with: "-")
@@ -91,5 +136,13 @@ import Testing
         let unknown = try CommandRun.feedmerge(["--generate-completion", "ksh"])
         #expect(unknown.status == 2 && unknown.standardError.contains("bash, zsh or fish"))
         #expect(try CommandRun.feedmerge(["--generate-man", "extra"]).status == 2)
+        #expect(try CommandRun.feedmerge(["--generate-man", "--doc-dir", "relative"]).status == 2)
+        let elsewhere = try CommandRun.feedmerge(["--generate-man", "--doc-dir", "/opt/fm/share/doc/feedmerge"])
+        #expect(
+            elsewhere.status == 0
+                && elsewhere.standardOutput == ManPage.render(documents: "/opt/fm/share/doc/feedmerge"))
+        #expect(
+            try CommandRun.feedmerge(["--generate-man", "--doc-dir=/d"]).standardOutput
+                == ManPage.render(documents: "/d"))
     }
 }

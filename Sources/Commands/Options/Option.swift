@@ -60,6 +60,8 @@ struct CommandInterface<Settings>: Sendable {
     var operandName: String
     /// Takes one operand (a SOURCE, a FILE, a URL; `-` is one too).
     var operand: @Sendable (inout Settings, String) throws -> Void
+    /// The words its first operand may be (`state copy`, `help planet`); empty when any.
+    var subcommands: [String] = []
     /// Text after the options (rules).
     var notes: String = ""
     /// Whether the help ends with the exit status table (`ExitStatus.table`).

@@ -1,6 +1,7 @@
 /// The bash completion: one function, `_feedmerge`, that finds the command
 /// (the first word when it names one), then completes an option's value
-/// from its placeholder, an option name after `-`, or an operand.
+/// from its placeholder, an option name after `-`, or an operand (the
+/// command's subcommand when it is the word after the command's name).
 struct BashCompletion {
     var commands: [CommandReference]
 
@@ -40,6 +41,9 @@ struct BashCompletion {
             var reply = reply(command.operandValue)
             if command.word == nil {
                 reply = "((COMP_CWORD == 1)) && _feedmerge_words '\(words.joined(separator: " "))'; " + reply
+            } else if !command.subcommands.isEmpty {
+                let subcommands = command.subcommands.joined(separator: " ").singleQuoted
+                reply = "if ((COMP_CWORD == 2)); then _feedmerge_words \(subcommands); else \(reply); fi"
             }
             lines.append("        \(command.word ?? "merge")) \(reply) ;;")
         }
@@ -59,6 +63,13 @@ struct BashCompletion {
             "    COMPREPLY+=($(compgen -f -- \"$cur\"))",
             "}",
             "",
+            "# Adds the folders that start with $cur.",
+            "_feedmerge_directories() {",
+            "    compopt -o filenames 2>/dev/null",
+            "    local IFS=$'\\n'",
+            "    COMPREPLY+=($(compgen -d -- \"$cur\"))",
+            "}",
+            "",
             "complete -F _feedmerge feedmerge",
         ]
         return lines.joined(separator: "\n") + "\n"
@@ -68,6 +79,7 @@ struct BashCompletion {
         switch value {
         case .none, .text: "COMPREPLY=()"
         case .files: "_feedmerge_files"
+        case .directories: "_feedmerge_directories"
         case .words(let words): "_feedmerge_words \(words.joined(separator: " ").singleQuoted)"
         }
     }

@@ -25,6 +25,8 @@ struct CommandReference: Sendable {
     var summary: String
     var sections: [Section]
     var operandName: String
+    /// The words its first operand may be (`copy` for `feedmerge state`); empty when any.
+    var subcommands: [String]
     var notes: String
     var listsExitStatus: Bool
     var examples: [(purpose: String, command: String)]
@@ -34,8 +36,15 @@ struct CommandReference: Sendable {
 
     var entries: [Entry] { sections.flatMap(\.entries) }
 
-    /// How the operands complete (SOURCEs and FILEs are files; URLs are not).
-    var operandValue: ValueKind { operandName == "URL" ? .text : .files }
+    /// How the operands complete (SOURCEs and FILEs are files; URLs are not), past
+    /// the first when that is one of `subcommands`.
+    var operandValue: ValueKind {
+        switch operandName {
+        case "URL": .text
+        case "COMMAND": .none
+        default: .files
+        }
+    }
 }
 
 extension CommandReference {
@@ -49,13 +58,17 @@ extension CommandReference {
             CommandReference(ParseCommand.interface, defaults: ParseCommand()),
             CommandReference(FetchCommand.interface, defaults: FetchCommand()),
             CommandReference(StateCommand.interface, defaults: StateCommand()),
+            CommandReference(HelpCommand.interface, defaults: HelpCommand()),
         ]
     }
 
     /// What the main command line takes besides the merge's options (`FeedmergeCommandLine.run`).
     static let mainOnly = [
         Entry(names: ["--version"], help: "print the version and the allocator, and exit"),
-        Entry(names: ["--generate-man"], help: "print this manual page (roff), and exit"),
+        Entry(
+            names: ["--generate-man"],
+            help: "print this manual page (roff), and exit; --doc-dir DIR names the folder the documents it"
+                + " refers to are installed in (default: /usr/local/share/doc/feedmerge)"),
         Entry(
             names: ["--generate-completion"], placeholder: "bash|zsh|fish",
             help: "print the completion script for the shell, and exit"),
@@ -70,6 +83,7 @@ extension CommandReference {
         synopsis = interface.synopsis
         summary = interface.summary
         operandName = interface.operandName
+        subcommands = interface.subcommands
         notes = interface.notes
         listsExitStatus = interface.listsExitStatus
         examples = interface.examples

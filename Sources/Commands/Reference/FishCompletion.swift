@@ -1,5 +1,6 @@
 /// The fish completion: one `complete` line per option, conditioned on the
-/// command in use (the main one until a command's name has been seen).
+/// command in use (the main one until a command's name has been seen), and
+/// a command's subcommands until one has been seen.
 struct FishCompletion {
     var commands: [CommandReference]
 
@@ -22,10 +23,16 @@ struct FishCompletion {
                 switch entry.value {
                 case .none: break
                 case .files: line += " -r -F"
+                case .directories: line += " -x -a '(__fish_complete_directories)'"
                 case .text: line += " -x"
                 case .words(let values): line += " -x -a \(quoted(values.joined(separator: " ")))"
                 }
                 lines.append(line + " -d \(quoted(entry.help))")
+            }
+            if !command.subcommands.isEmpty {
+                let subcommands = command.subcommands.joined(separator: " ")
+                let before = "\(condition); and not __fish_seen_subcommand_from \(subcommands)"
+                lines.append("complete -c feedmerge -n \(quoted(before)) -f -a \(quoted(subcommands))")
             }
             if command.operandValue != .files {
                 lines.append("complete -c feedmerge -n \(quoted(condition)) -f")

@@ -3,7 +3,8 @@ enum Roff {
     /// Prose: backslashes escaped, a dash that starts a word (`--limit`, `-o`, a lone `-`)
     /// written as the minus `\-` so it can be copied as typed (a hyphen inside a word stays
     /// a hyphen), non-ASCII as `\[uXXXX]`, and a line that would start with `.` or `'` (a
-    /// request) guarded by `\&`.
+    /// request) guarded by `\&`. An ellipsis is written `...`: a terminal without UTF-8 (man in
+    /// the C locale) has no glyph for it.
     static func text(_ text: String) -> String { escaped(text, everyDashAMinus: false) }
 
     /// Code (a command line, an option's name): every dash a minus.
@@ -63,6 +64,7 @@ enum Roff {
         case "\\": return "\\e"
         case "-":
             return previous == " " || previous == "-" || "([{\"'=/|".contains(previous) ? "\\-" : "-"
+        case "…": return "..."
         default:
             guard !character.isASCII else { return String(character) }
             return character.unicodeScalars.map { scalar in

@@ -5,9 +5,11 @@ enum ValueKind: Sendable, Equatable {
     case none
     /// A path (`FILE`, `FILE.xsl`, `PATH`).
     case files
+    /// A folder (`DIR`).
+    case directories
     /// One of a few words (`keep|clamp|drop`).
     case words([String])
-    /// Anything else (`N`, `URL`, `TEXT`, `DATE|AGE`): nothing to offer.
+    /// Anything else (`N`, `URL`, `TEXT`, `DATE|AGE`, `DB`): nothing to offer.
     case text
 
     init(placeholder: String?) {
@@ -20,6 +22,8 @@ enum ValueKind: Sendable, Equatable {
             self = .words(words)
         } else if placeholder.hasPrefix("FILE") || placeholder == "PATH" {
             self = .files
+        } else if placeholder == "DIR" {
+            self = .directories
         } else {
             self = .text
         }

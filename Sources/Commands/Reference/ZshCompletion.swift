@@ -52,6 +52,9 @@ struct ZshCompletion {
                 specs.append("*\(name)\(form)\(explanation):\(escaped(entry.placeholder!)):\(action(entry.value))")
             }
         }
+        if !command.subcommands.isEmpty {
+            specs.append("1:subcommand:(\(command.subcommands.joined(separator: " ")))")
+        }
         specs.append("*:\(command.operandName):\(operand)")
         return ["\(indent)_arguments -S \\"] + specs.map { "\(indent)    \($0.singleQuoted)" }.joinedWithContinuations
     }
@@ -60,6 +63,7 @@ struct ZshCompletion {
         switch value {
         case .none, .text: " "
         case .files: "_files"
+        case .directories: "_files -/"
         case .words(let words): "(\(words.joined(separator: " ")))"
         }
     }

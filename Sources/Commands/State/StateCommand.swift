@@ -22,6 +22,7 @@ struct StateCommand {
         groups: [],
         operandName: "STATE",
         operand: { command, operand in command.operands.append(operand) },
+        subcommands: ["copy"],
         notes: """
             Exit status: 0 copied; 2 usage error; 73 TO cannot be created; 74 a state cannot
             be read or written, or TO holds feeds already; 75 another run holds one of them.
@@ -36,10 +37,11 @@ struct StateCommand {
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<StateCommand> {
         let request = try interface.parse(arguments, into: StateCommand())
         guard case .run(let command) = request else { return request }
-        guard command.operands.first == "copy" else {
+        guard let subcommand = command.operands.first, interface.subcommands.contains(subcommand) else {
+            let known = interface.subcommands.joined(separator: ", ")
             throw UsageError(
                 command.operands.isEmpty
-                    ? "no subcommand given (copy)" : "unknown subcommand \(command.operands[0]) (copy)")
+                    ? "no subcommand given (\(known))" : "unknown subcommand \(command.operands[0]) (\(known))")
         }
         guard command.operands.count == 3 else { throw UsageError("state copy takes FROM and TO") }
         guard command.operands[1] != command.operands[2] else { throw UsageError("FROM and TO are the same state") }
