@@ -39,6 +39,8 @@ extension PostgreSQLStateStore: CopyableStateStore {
             )
         }
         if let failure = try connection.pipeline(writes, durable: true) { throw failure }
+        // The feeds are known from now: their documents are read (`known` says which need no read).
+        known?.formUnion(feeds.map(\.record.url))
     }
 
     public func lastFullPrune() throws(StateError) -> Int64 {
