@@ -5,15 +5,16 @@ import Testing
 /// tests run each as a test case (`@Test(arguments:)`).
 public struct Scenario<Factory: Sendable>: Sendable, CustomTestStringConvertible {
     public let name: String
-    private let body: @Sendable (Factory) throws -> Void
+    private let body: @Sendable (Factory) async throws -> Void
 
-    init(_ name: String, _ body: @escaping @Sendable (Factory) throws -> Void) {
+    init(_ name: String, _ body: @escaping @Sendable (Factory) async throws -> Void) {
         self.name = name
         self.body = body
     }
 
     /// Runs the scenario; what does not hold is recorded as an expectation failed (`#expect`).
-    public func run(_ factory: Factory) throws { try body(factory) }
+    /// (A scenario that waits for a lease's time to pass waits without holding a thread.)
+    public func run(_ factory: Factory) async throws { try await body(factory) }
 
     public var testDescription: String { name }
 }

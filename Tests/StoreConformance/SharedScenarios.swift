@@ -45,6 +45,7 @@ extension StoreConformance {
             #expect(others.count == 1 && others.first?.lease.host != claims.first?.lease.host)
             #expect(Set(others.flatMap(\.feeds)).union(feeds) == [a1, a2, b1], "every due feed, once")
             #expect(try first.claim(due("first")).isEmpty, "every host is held")
+            #expect(try first.dueCount(now: Sample.time(0)) == 3, "due, whoever holds their hosts")
             #expect(try second.feed(feeds[0])?.leaseHolder == "first", "who holds the host")
             // A one-shot run asks for its own feeds' hosts: none of them free.
             #expect(
@@ -97,17 +98,40 @@ extension StoreConformance {
             #expect(later.map(\.feeds) == [[a1, a2]], "b1 is never due again (gone)")
             #expect(try second.release(later.map(\.lease), schedule: []).isEmpty)
         },
+        Scenario("a feed that moved is claimed with its new host, and renamed onto its subscribed new URL") {
+            factory in
+            let state = try factory.makeState()
+            let store = try state.process()
+            let moved = "http://c.example/1.xml"
+            try store.subscribe([a1], now: Sample.time(0))
+            let claims = try store.claim(due("run"))
+            #expect(claims.map(\.feeds) == [[a1]], "\(factory.name)")
+            try store.record(Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0), movedTo: moved))
+            let next = [ScheduledFeed(url: a1, nextCheck: Sample.time(1))]
+            #expect(try store.release(claims.map(\.lease), schedule: next).isEmpty)
+            let later = try store.claim(due("run", at: Sample.time(1)))
+            #expect(later.map(\.feeds) == [[a1]])
+            #expect(later.first?.lease.host != claims.first?.lease.host, "asked where it moved: another host")
+            #expect(try store.release(later.map(\.lease), schedule: next).isEmpty)
+            // The list names the new URL (a row of its own, never fetched): the feed continues there.
+            try store.subscribe([moved], now: Sample.time(1))
+            try store.rename(feed: a1, to: moved)
+            #expect(try store.feed(a1) == nil)
+            #expect(try store.feed(moved)?.firstSeen == Sample.time(0))
+            #expect(try store.ids(moved) == ["urn:sample:a"])
+            #expect(try store.listedFeeds(now: Sample.time(1)) == [moved])
+        },
     ]
 
     /// Claims again until the claim gives something (the other process's lease runs out), for at most `seconds`.
-    static func claimOnceFree(_ store: any SharedStateStore, _ request: ClaimRequest, seconds: Double = 6) throws
-        -> [HostClaim]
+    static func claimOnceFree(_ store: any SharedStateStore, _ request: ClaimRequest, seconds: Double = 6)
+        async throws -> [HostClaim]
     {
         let deadline = Date(timeIntervalSinceNow: seconds)
         while true {
             let claims = try store.claim(request)
             if !claims.isEmpty || Date() > deadline { return claims }
-            Thread.sleep(forTimeInterval: 0.1)
+            try await Task.sleep(for: .milliseconds(100))
         }
     }
 
@@ -122,7 +146,7 @@ extension StoreConformance {
             #expect(firstClaims.map(\.feeds) == [[a1]], "\(factory.name)")
             #expect(try second.claim(due("second")).isEmpty, "held: not claimed twice")
             // The first one's lease runs out (it stalled); the second claims the host.
-            let secondClaims = try claimOnceFree(second, due("second"))
+            let secondClaims = try await claimOnceFree(second, due("second"))
             #expect(secondClaims.map(\.feeds) == [[a1]])
             #expect(secondClaims.first?.lease != firstClaims.first?.lease, "a new token")
             try second.record(Sample.failed(a1, "the holder's", at: Sample.time(0)))
@@ -147,7 +171,7 @@ extension StoreConformance {
             let firstClaims = try first.claim(due("first", lease: 1))
             #expect(firstClaims.count == 2, "\(factory.name)")
             // Both leases run out; the second process takes one host over, the first keeps the other.
-            let taken = try claimOnceFree(second, due("second", hosts: 1))
+            let taken = try await claimOnceFree(second, due("second", hosts: 1))
             let stolenClaim = try #require(firstClaims.first { $0.lease.host == taken.first?.lease.host })
             let stolen = stolenClaim.lease
             let told = Told()
@@ -156,7 +180,9 @@ extension StoreConformance {
             try first.record(Sample.failed(stolenClaim.feeds[0], "too late", at: Sample.time(0)))
             _ = try first.commit()
             let deadline = Date(timeIntervalSinceNow: 5)
-            while told.lost.isEmpty || told.renewed.isEmpty, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+            while told.lost.isEmpty || told.renewed.isEmpty, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect(told.lost == [stolen], "said once, however it was found")
             #expect(keeper.takeLost() == [stolen])
             #expect(keeper.takeLost().isEmpty)
@@ -174,7 +200,7 @@ extension StoreConformance {
             let claims = try first.claim(due("first", lease: 1))
             let keeper = first.makeLeaseKeeper(leaseSeconds: 1)
             keeper.keep(claims.map(\.lease))
-            Thread.sleep(forTimeInterval: 2.5)
+            try await Task.sleep(for: .milliseconds(2500))
             #expect(try second.claim(due("second")).isEmpty, "\(factory.name): renewed, still held")
             #expect(keeper.takeLost().isEmpty)
             try keeper.abandon()

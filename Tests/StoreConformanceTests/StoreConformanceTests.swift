@@ -31,18 +31,18 @@ import Testing
     }
 
     @Test(arguments: StoreConformance.scenarios, Store.allCases)
-    func everyStoreKeepsTheContract(_ scenario: Scenario<StoreFactory>, _ store: Store) throws {
+    func everyStoreKeepsTheContract(_ scenario: Scenario<StoreFactory>, _ store: Store) async throws {
         let folder = try TemporaryFolder("store-conformance")
         defer { folder.remove() }
-        try scenario.run(store.copyable(in: folder).plain)
+        try await scenario.run(store.copyable(in: folder).plain)
     }
 
     @Test(arguments: StoreConformance.copyScenarios, [Store.memory, .sqlite, .postgreSQL])
-    func aStateCopiesIntoEveryOtherStore(_ scenario: Scenario<CopyPair>, _ from: Store) throws {
+    func aStateCopiesIntoEveryOtherStore(_ scenario: Scenario<CopyPair>, _ from: Store) async throws {
         let folder = try TemporaryFolder("store-conformance-copy")
         defer { folder.remove() }
         for to in Store.allCases where to != from {
-            try scenario.run(CopyPair(from: from.copyable(in: folder), to: to.copyable(in: folder)))
+            try await scenario.run(CopyPair(from: from.copyable(in: folder), to: to.copyable(in: folder)))
         }
     }
 
@@ -55,9 +55,10 @@ import Testing
     ]
 
     @Test(arguments: StoreConformance.sharedScenarios, shared)
-    func everySharedStoreKeepsTheContract(_ scenario: Scenario<SharedStoreFactory>, _ store: SharedStoreFactory) throws
+    func everySharedStoreKeepsTheContract(_ scenario: Scenario<SharedStoreFactory>, _ store: SharedStoreFactory)
+        async throws
     {
-        try scenario.run(store)
+        try await scenario.run(store)
     }
 }
 
