@@ -25,6 +25,31 @@ extension StoreConformance {
         return urls
     }
 
+    /// What a copyable store does with what it is given whole: a damaged document.
+    static let copyable: [Scenario<CopyableStoreFactory>] = [
+        Scenario("a damaged document: its history says so, retention leaves it, a fetch replaces it") { factory in
+            let store = try factory.make()
+            let record = FeedRecord(url: url, firstSeen: Sample.time(0))
+            do throws(StateError) {
+                try store.importFeeds([FeedSnapshot(record: record, document: [0xFF, 0x00], dates: nil)])
+            } catch {
+                // A store that cannot hold it refuses it whole (the memory store keeps entries decoded).
+                #expect(error.kind == .damaged, "\(factory.name): \(error)")
+                #expect(try store.feed(url) == nil)
+                return
+            }
+            let read = #expect(throws: StateError.self, "\(factory.name)") { try store.history(of: url) }
+            #expect(read?.kind == .damaged, "\(String(describing: read))")
+            try store.prune(feeds: [url], keepDays: 0, keepPerFeed: 0, now: Sample.time(1))
+            try store.prune(feeds: nil, keepDays: 0, keepPerFeed: 0, now: Sample.time(1))
+            #expect(throws: StateError.self, "left as it is") { try store.history(of: url) }
+            try store.forgetValidators(of: [url])
+            try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(2)))
+            #expect(try store.ids(url) == ["urn:sample:a"], "replaced by the fetch")
+            #expect(try store.feed(url)?.firstSeen == Sample.time(0))
+        }
+    ]
+
     static let copying: [Scenario<CopyPair>] = [
         Scenario("a copy gives back every fact of the original, and goes on as it would") { pair in
             let source = try pair.from.make()

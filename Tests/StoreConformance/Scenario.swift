@@ -32,12 +32,13 @@ public struct CopyPair: Sendable, CustomTestStringConvertible {
     public var testDescription: String { "\(from.name) to \(to.name)" }
 }
 
-/// The contract a store keeps, as scenarios (see `Tests/StoreConformanceTests` for how a store runs them):
-/// `scenarios` for every store, `copyScenarios` for every two copyable ones, `sharedScenarios` for a
-/// store several processes share.
+/// The contract a store keeps, as scenarios (see `Tests/StoreConformanceTests` for how a store
+/// runs them): `scenarios` for every store, `copyableScenarios` for every copyable one,
+/// `copyScenarios` for every two, `sharedScenarios` for a store several processes share.
 public enum StoreConformance {
     public static let scenarios: [Scenario<StoreFactory>] =
         outcomeScenarios + historyScenarios + retentionScenarios + [sameFactsAsTheReference]
+    public static let copyableScenarios: [Scenario<CopyableStoreFactory>] = copyable
     public static let copyScenarios: [Scenario<CopyPair>] = copying
     public static let sharedScenarios: [Scenario<SharedStoreFactory>] = claiming + fencing
 }

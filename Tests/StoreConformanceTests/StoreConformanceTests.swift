@@ -37,6 +37,13 @@ import Testing
         try await scenario.run(store.copyable(in: folder).plain)
     }
 
+    @Test(arguments: StoreConformance.copyableScenarios, Store.allCases)
+    func everyCopyableStoreKeepsTheContract(_ scenario: Scenario<CopyableStoreFactory>, _ store: Store) async throws {
+        let folder = try TemporaryFolder("store-conformance-copyable")
+        defer { folder.remove() }
+        try await scenario.run(store.copyable(in: folder))
+    }
+
     @Test(arguments: StoreConformance.copyScenarios, [Store.memory, .sqlite, .postgreSQL])
     func aStateCopiesIntoEveryOtherStore(_ scenario: Scenario<CopyPair>, _ from: Store) async throws {
         let folder = try TemporaryFolder("store-conformance-copy")
