@@ -39,7 +39,7 @@ extension PostgreSQLStateStore: CopyableStateStore {
             )
         }
         if let failure = try connection.pipeline(writes, durable: true) { throw failure }
-        // The feeds are known from now: their documents are read (`known` says which need no read).
+        // An imported feed has a document to read (`known`: the feeds whose document is read).
         known?.formUnion(feeds.map(\.record.url))
     }
 

@@ -44,7 +44,7 @@ extension StoreConformance {
             #expect(try store.ids(quiet).count == 2, "not a day since the state's first pruning")
             try store.prune(feeds: [changed], keepDays: 1, keepPerFeed: 100, now: Sample.time(6))
             #expect(try store.ids(quiet) == ["urn:sample:y"], "a day later every feed is gone over")
-            // Asked for all: now, whenever the last pass was.
+            // Asked for all: at once, whenever the last pass was.
             let third = "http://f.example/feed.xml"
             try store.store(Sample.fetched(third, [Sample.entry("x"), Sample.entry("y")], at: Sample.time(6)))
             try store.store(Sample.fetched(third, [Sample.entry("y")], at: Sample.time(7)))
