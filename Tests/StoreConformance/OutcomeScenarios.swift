@@ -55,7 +55,7 @@ extension StoreConformance {
             #expect(record.lastReport?.status == "not-modified")
             let entries = try store.stored(url).entries
             #expect(entries.map(\.lastSeen) == [Sample.time(0)], "a 304 lists nothing: the entries stay as stored")
-            // A feed the state does not know, answered 304 (its validators came from elsewhere): known from that outcome.
+            // A feed the state does not know, answered 304 (validators from elsewhere): known from that outcome.
             try store.store(Sample.notModified(other, at: Sample.time(3)))
             #expect(try store.feed(other)?.firstSeen == Sample.time(3))
         },
