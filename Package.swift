@@ -170,6 +170,14 @@ let package = Package(
         // tests and its fuzz target.
         .target(name: "HTMLOracle", dependencies: ["Basics", "CGumbo", "HTMLSanitizer"], path: "Tests/HTMLOracle"),
         .testTarget(name: "HTMLSanitizerTests", dependencies: ["CGumbo", "HTMLOracle", "HTMLSanitizer"]),
+        // The contract every store keeps, as scenarios parameterised by how a store is opened: what
+        // a new store's tests run (`StoreConformanceTests` runs them on the memory, SQLite and
+        // PostgreSQL stores).
+        .target(name: "StoreConformance", dependencies: ["FeedModel", "FeedState"], path: "Tests/StoreConformance"),
+        .testTarget(
+            name: "StoreConformanceTests",
+            dependencies: ["FeedState", "PostgreSQLState", "StoreConformance", "TestSupport"]
+        ),
     ]
 )
 

@@ -3,13 +3,18 @@ import FeedModel
 /// A state kept in memory, behind the same protocol as the SQLite store:
 /// what a `--no-state` run uses (`keepingEntries: false`: feed records
 /// only, so that the run costs nothing it will not read back), and, kept
-/// across runs, a reference the SQLite store is tested against.
+/// across runs, the reference the other stores are held to (`StoreConformance`).
 public final class MemoryStateStore: StateStore {
     public let keepsEntries: Bool
-    private var records: [String: FeedRecord] = [:]
+    var records: [String: FeedRecord] = [:]
     /// Each feed's entries by key.
-    private var stored: [String: [String: StoredEntry]] = [:]
-    private var lastFullPrune: Int64 = 0
+    var stored: [String: [String: StoredEntry]] = [:]
+    /// What bounds each feed's entries' dates, split when they were last
+    /// written (a fetch, a prune that dropped some), as the stores on a disk
+    /// or a server keep them beside the record.
+    var dates: [String: StoredDates] = [:]
+    /// When retention last went over every feed (0: never).
+    var lastFullPass: Int64 = 0
     private var keptFeedID: UInt64?
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
@@ -34,7 +39,7 @@ public final class MemoryStateStore: StateStore {
 
     public func record(_ update: FeedUpdate) throws(StateError) {
         if case .skipped = update.outcome {
-            records[update.url]?.lastReport = update.reported ?? records[update.url]?.lastReport
+            if let reported = update.reported { records[update.url]?.lastReport = reported }
             return
         }
         let now = update.now
@@ -87,6 +92,7 @@ public final class MemoryStateStore: StateStore {
         record.movedTo = nil
         records[newURL] = record
         stored[newURL] = stored.removeValue(forKey: url)
+        dates[newURL] = dates.removeValue(forKey: url)
     }
 
     /// Upserts as the SQLite store does: a known key keeps its first-seen
@@ -114,32 +120,34 @@ public final class MemoryStateStore: StateStore {
             }
         }
         stored[feed] = byKey
+        dates[feed] = Self.dates(of: byKey, pivot: now)
+    }
+
+    static func dates(of entries: [String: StoredEntry], pivot: Timestamp) -> StoredDates {
+        StoredDates(entries.values.lazy.map { ($0.sighting, $0.entry.ownDate) }, pivot: pivot)
     }
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
         FeedHistory(entries: Array((stored[url] ?? [:]).values))
     }
 
-    /// Each feed's, split at its latest sighting (the last time its entries were written).
-    public func storedDates() throws(StateError) -> [String: StoredDates] {
-        stored.mapValues { entries in
-            let pivot = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
-            return StoredDates(entries.values.lazy.map { ($0.sighting, $0.entry.ownDate) }, pivot: pivot)
-        }
-    }
+    public func storedDates() throws(StateError) -> [String: StoredDates] { dates }
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFullPrune, now: now.secondsSince1970)
+        let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFullPass, now: now.secondsSince1970)
         let cutoff = Timestamp(secondsSince1970: now.secondsSince1970 - Int64(keepDays) * 86_400)
         for feed in full ? Array(records.keys) : feeds ?? [] {
             guard let entries = stored[feed] else { continue }
             // Still listed: seen in the last fetch that listed entries (as `SQLiteStateStore.pruneFeed`).
             let lastListed = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
             let newest = Set(entries.values.sorted(by: StoredEntry.inStoreOrder).prefix(keepPerFeed).map(\.key))
-            stored[feed] = entries.filter { key, entry in
+            let kept = entries.filter { key, entry in
                 entry.lastSeen >= lastListed || (entry.lastSeen >= cutoff && newest.contains(key))
             }
+            guard kept.count < entries.count else { continue }
+            stored[feed] = kept
+            dates[feed] = Self.dates(of: kept, pivot: now)
         }
-        if RetentionSchedule.notesPass(full: full, lastFull: lastFullPrune) { lastFullPrune = now.secondsSince1970 }
+        if RetentionSchedule.notesPass(full: full, lastFull: lastFullPass) { lastFullPass = now.secondsSince1970 }
     }
 }

@@ -39,6 +39,8 @@ extension PostgreSQLStateStore: CopyableStateStore {
             )
         }
         if let failure = try connection.pipeline(writes, durable: true) { throw failure }
+        // An imported feed has a document to read (`known`: the feeds whose document is read).
+        known?.formUnion(feeds.map(\.record.url))
     }
 
     public func lastFullPrune() throws(StateError) -> Int64 {

@@ -389,15 +389,15 @@ public final class PostgreSQLStateStore: StateStore {
     /// Every feed the database has a record of, once `feeds()` has read them
     /// (the run holds the lock: no other writer adds one): a feed not among
     /// them has no document to read (a new feed's first fetch costs no query).
-    private var known: Set<String>?
+    var known: Set<String>?
 
     /// The last document read, by feed URL, with its bytes as stored: a
     /// fetched feed's history is read just before its outcome is recorded,
     /// which upserts into it (and compares the bytes).
-    private var cached: (url: String, stored: StoredDocument)?
+    var cached: (url: String, stored: StoredDocument)?
 
     /// A document and the bytes it was read from (none: the feed has none stored).
-    private struct StoredDocument {
+    struct StoredDocument {
         var document: FeedEntries
         var bytes: [UInt8]?
     }
