@@ -7,7 +7,7 @@ extension MetricRegistry {
     public func count(_ reports: [FeedReport], stored: Bool) {
         for report in reports {
             guard let outcome = report.outcomeName else { continue }
-            let code = report.httpStatus.map { "\($0 / 100)xx" } ?? "none"
+            let code = report.answeredStatus.map { "\($0 / 100)xx" } ?? "none"
             add(.fetches, labels: ["outcome": outcome, "code": code])
             add(.fetchedBytes, Double(report.bytes))
             if stored, report.status == .ok, !report.notStored {

@@ -19,6 +19,14 @@ extension FeedReport {
         return day(now) > day(before)
     }
 
+    /// The HTTP status that answered, for metrics and logs: none for a local file (its
+    /// report carries 200 when it was read).
+    public var answeredStatus: Int? {
+        let url = subscription.url.lowercased()
+        guard url.hasPrefix("http://") || url.hasPrefix("https://") else { return nil }
+        return httpStatus
+    }
+
     /// It failed before this run and works again.
     public var recovered: Bool { failingBefore != nil && (status == .ok || status == .notModified) }
 

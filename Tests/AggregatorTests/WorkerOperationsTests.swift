@@ -133,8 +133,11 @@ import Testing
         let (list, _) = try list(w)
         let metrics = w.path("feedmerge.prom")
         try "old".write(toFile: metrics, atomically: true, encoding: .utf8)
+        // A local file that is no feed fails with no HTTP answer.
+        try "no feed".write(toFile: w.path("notes.xml"), atomically: true, encoding: .utf8)
         let run = try CommandRun.feedmerge([
-            list, "-o", w.path("merged.atom"), "--state", w.state, "--metrics", metrics, "--now", HostsServer.now,
+            list, w.path("notes.xml"), "-o", w.path("merged.atom"), "--state", w.state, "--metrics", metrics,
+            "--now", HostsServer.now,
         ])
         #expect(run.status == 1, "a feed failed: \(run.standardError)")
         let text = try String(contentsOfFile: metrics, encoding: .utf8)
@@ -142,7 +145,8 @@ import Testing
         #expect(text.contains("feedmerge_fetches_total{outcome=\"fetched\",code=\"2xx\"} 12\n"), "\(text)")
         #expect(text.contains("feedmerge_fetches_total{outcome=\"failed\",code=\"4xx\"} 1\n"))
         #expect(text.contains("feedmerge_entries_stored_total 36\n"))
-        #expect(text.contains("feedmerge_run_failed_feeds 1\n"))
+        #expect(text.contains("feedmerge_fetches_total{outcome=\"failed\",code=\"none\"} 1\n"), "\(text)")
+        #expect(text.contains("feedmerge_run_failed_feeds 2\n"))
         #expect(text.contains("feedmerge_build_info{version=\"\(feedmergeVersionInTests)\"} 1\n"))
         #expect(text.contains(#/feedmerge_last_run_timestamp_seconds 1\d{9}/#))
         // Where it cannot be written, the run says so and the exit status says an output is missing.

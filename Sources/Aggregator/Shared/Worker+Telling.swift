@@ -11,7 +11,7 @@ extension Worker {
         for report in reports {
             let url = report.subscription.url
             var fields: [(key: String, value: LogEvent.Value)] = [("url", .text(url))]
-            if let status = report.httpStatus { fields.append(("http_status", .integer(status))) }
+            if let status = report.answeredStatus { fields.append(("http_status", .integer(status))) }
             if report.failed, report.failureIsToldAt(now) {
                 let reason = report.reason ?? report.status.rawValue
                 let since = report.failingBefore.map { " (failing since \($0.rfc3339.prefix(10)))" } ?? ""
