@@ -7,11 +7,13 @@ extension PostgreSQLStateStore: CopyableStateStore {
     public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {
         try flushForCopy()
         var urls: [String] = []
-        try connection.query("SELECT url FROM feeds ORDER BY url COLLATE \"C\"") { urls.append($0.text(0) ?? "") }
+        try connection.query("SELECT url FROM feeds ORDER BY url COLLATE \"C\"") { row throws(StateError) in
+            urls.append(try row.text(0, notNull: "feeds.url"))
+        }
         for url in urls {
             var snapshot: FeedSnapshot?
-            try connection.query(Statements.selectSnapshot, [.text(url)]) { row in
-                var record = Self.feedRecord(row)
+            try connection.query(Statements.selectSnapshot, [.text(url)]) { row throws(StateError) in
+                var record = try Self.feedRecord(row)
                 record.lastReport = row.text(19).flatMap(ReportedOutcome.init(encoded:))
                 snapshot = FeedSnapshot(
                     record: record, document: row.bytes(18), dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
@@ -43,7 +45,9 @@ extension PostgreSQLStateStore: CopyableStateStore {
 
     public func lastFullPrune() throws(StateError) -> Int64 {
         var value: Int64 = 0
-        try connection.query(Statements.lastFullPrune) { value = $0.integer(0) ?? 0 }
+        try connection.query(Statements.lastFullPrune) { row throws(StateError) in
+            value = try row.integer(0, notNull: "meta.value")
+        }
         return value
     }
 

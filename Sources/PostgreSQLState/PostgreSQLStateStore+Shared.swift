@@ -50,8 +50,9 @@ extension PostgreSQLStateStore: SharedStateStore {
         if case .feeds(let urls) = request.scope {
             try retrying { () throws(StateError) in
                 feedsOfHost = [:]
-                try connection.query(SharedStatements.hostsOfFeeds, [.texts(urls)]) { row in
-                    feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+                try connection.query(SharedStatements.hostsOfFeeds, [.texts(urls)]) { row throws(StateError) in
+                    try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []]
+                        .append(row.text(0, notNull: "feeds.url"))
                 }
             }
             claimStatement = SharedStatements.claimHosts
@@ -62,16 +63,21 @@ extension PostgreSQLStateStore: SharedStateStore {
         // On the server's disk before any claimed host is asked (the session's commits do not wait
         // for it): a server that crashes then cannot forget the claim and hand the hosts out twice.
         try connection.durably { () throws(StateError) in
-            try connection.query(claimStatement, parameters) { row in
-                leases.append(HostLease(host: row.text(0) ?? "", token: row.integer(1) ?? 0))
+            // (The claim has just set each lease's token: it is there whatever the column allows.)
+            try connection.query(claimStatement, parameters) { row throws(StateError) in
+                leases.append(
+                    HostLease(
+                        host: try row.text(0, notNull: "hosts.host"),
+                        token: try row.integer(1, notNull: "hosts.lease_token")))
             }
         }
         leases.sort { $0.host < $1.host }
         if case .due = request.scope, !leases.isEmpty {
             try connection.query(
                 SharedStatements.dueFeeds, [.texts(leases.map(\.host)), .integer(now), .integer(listedSince)]
-            ) { row in
-                feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+            ) { row throws(StateError) in
+                try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []].append(
+                    row.text(0, notNull: "feeds.url"))
             }
         }
         let claims = leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
@@ -87,8 +93,8 @@ extension PostgreSQLStateStore: SharedStateStore {
         let now = now.secondsSince1970
         try retrying { () throws(StateError) in
             try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)])
-            {
-                count = Int($0.integer(0) ?? 0)
+            { row throws(StateError) in
+                count = Int(try row.integer(0, notNull: "count(*)"))
             }
         }
         return count
@@ -101,7 +107,7 @@ extension PostgreSQLStateStore: SharedStateStore {
             urls = []
             try connection.query(
                 SharedStatements.listedFeeds, [.integer(now.secondsSince1970 - ClaimRequest.listedWithin)]
-            ) { row in urls.append(row.text(0) ?? "") }
+            ) { row throws(StateError) in urls.append(try row.text(0, notNull: "feeds.url")) }
         }
         return urls
     }
@@ -111,8 +117,8 @@ extension PostgreSQLStateStore: SharedStateStore {
         var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
         try retrying { () throws(StateError) in
             result = [:]
-            try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row in
-                let record = Self.feedRecord(row)
+            try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row throws(StateError) in
+                let record = try Self.feedRecord(row)
                 result[record.url] = (record, row.bytes(21).flatMap(StoredDates.init(encoded:)))
             }
         }
