@@ -235,7 +235,7 @@ final class PostgreSQLConnection {
     /// Runs `body` in one transaction whose commit returns only once it is
     /// on the server's disk (`synchronous_commit` on for it alone, whatever
     /// the session's); a failure rolls it back.
-    @discardableResult
+    /// - Returns: what `body` gave.
     func durably<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try execute("BEGIN; SET LOCAL synchronous_commit TO on")
         do {

@@ -44,11 +44,18 @@ extension PostgreSQLStateStore: CopyableStateStore {
     }
 
     public func lastFullPrune() throws(StateError) -> Int64 {
-        var value: Int64 = 0
-        try connection.query(Statements.lastFullPrune) { row throws(StateError) in
-            value = try row.integer(0, notNull: "meta.value")
+        try lastFullPruneRead()
+    }
+
+    /// When the last full prune was (0: never), read once more on a new connection if the connection is lost.
+    func lastFullPruneRead() throws(StateError) -> Int64 {
+        try retrying { () throws(StateError) in
+            var value: Int64 = 0
+            try connection.query(Statements.lastFullPrune) { row throws(StateError) in
+                value = try row.integer(0, notNull: "meta.value")
+            }
+            return value
         }
-        return value
     }
 
     public func setLastFullPrune(_ time: Int64) throws(StateError) {
@@ -59,18 +66,19 @@ extension PostgreSQLStateStore: CopyableStateStore {
 /// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
 extension PostgreSQLStateStore {
     public func mergedFeedID() throws(StateError) -> UInt64? {
-        var value: UInt64?
         try retrying { () throws(StateError) in
+            var value: UInt64?
             try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+            return value
         }
-        return value
     }
 
-    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`).
+    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`): when this
+    /// insert wrote no row, the id another kept first is read.
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
-        try retrying { () throws(StateError) in
+        let inserted = try retrying { () throws(StateError) in
             try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
         }
-        return try mergedFeedID() ?? id
+        return inserted == 1 ? id : try mergedFeedID() ?? id
     }
 }

@@ -102,7 +102,8 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Runs a read (or a write that gives the same rows run twice) once
     /// more on a new connection when the connection is found lost during it.
-    @discardableResult
+    /// - Returns: what `body` gave, on its last run: a body gathers its rows
+    ///   afresh each time, so a first run cut short leaves nothing behind.
     func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try reopenIfLost()
         do {
@@ -147,13 +148,13 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func feeds() throws(StateError) -> [String: FeedRecord] {
         try flush()
-        var result: [String: FeedRecord] = [:]
-        try retrying { () throws(StateError) in
-            result = [:]
+        let result = try retrying { () throws(StateError) in
+            var result: [String: FeedRecord] = [:]
             try connection.query(Statements.selectFeeds) { row throws(StateError) in
                 let record = try Self.feedRecord(row)
                 result[record.url] = record
             }
+            return result
         }
         known = Set(result.keys)
         return result
@@ -161,13 +162,13 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func feed(_ url: String) throws(StateError) -> FeedRecord? {
         try flush()
-        var result: FeedRecord?
-        try retrying { () throws(StateError) in
+        return try retrying { () throws(StateError) in
+            var result: FeedRecord?
             try connection.query(Statements.selectFeed, [.text(url)]) { row throws(StateError) in
                 result = try Self.feedRecord(row)
             }
+            return result
         }
-        return result
     }
 
     /// A record whose stored metadata cannot be read is given without its
@@ -205,16 +206,15 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func storedDates() throws(StateError) -> [String: StoredDates] {
         try flush()
-        var result: [String: StoredDates] = [:]
-        try retrying { () throws(StateError) in
-            result = [:]
+        return try retrying { () throws(StateError) in
+            var result: [String: StoredDates] = [:]
             try connection.query(Statements.selectDates) { row throws(StateError) in
                 if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) {
                     result[try row.text(0, notNull: "feeds.url")] = dates
                 }
             }
+            return result
         }
-        return result
     }
 
     // MARK: Outcomes
@@ -418,11 +418,12 @@ public final class PostgreSQLStateStore: StateStore {
         if claimed == nil, let known, !known.contains(url) {
             return StoredDocument(document: FeedEntries(), bytes: nil)
         }
-        var bytes: [UInt8]?
-        try retrying { () throws(StateError) in
+        let stored = try retrying { () throws(StateError) in
+            var bytes: [UInt8]?
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
+            return bytes
         }
-        guard let bytes else { return StoredDocument(document: FeedEntries(), bytes: nil) }
+        guard let bytes = stored else { return StoredDocument(document: FeedEntries(), bytes: nil) }
         guard let document = FeedEntries(document: bytes) else { return nil }
         cached = (url, StoredDocument(document: document, bytes: bytes))
         return cached?.stored
@@ -466,14 +467,7 @@ public final class PostgreSQLStateStore: StateStore {
         if claimed != nil && feeds?.isEmpty != false { return }
         try flush()
         cached = nil
-        var lastFull: Int64 = 0
-        if claimed == nil {
-            try retrying { () throws(StateError) in
-                try connection.query(Statements.lastFullPrune) { row throws(StateError) in
-                    lastFull = try row.integer(0, notNull: "meta.value")
-                }
-            }
-        }
+        let lastFull = claimed == nil ? try lastFullPruneRead() : 0
         let full =
             claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
