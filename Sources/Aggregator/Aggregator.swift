@@ -174,6 +174,9 @@ public struct RunResult {
 /// Every run has a store (`--no-state`: one in memory); state failures
 /// never stop a run: they become notices and diagnostics.
 public enum Aggregator {
+    /// One run over `list`: what the state knows of its feeds (`start`),
+    /// every feed fetched and settled into the timeline (`fetchAndSettle`),
+    /// then the store's end of the run (`commitRun`).
     /// - Parameters:
     ///   - known: the store's feed records, when the caller has read them
     ///     already (else they are read here).
@@ -193,8 +196,8 @@ public enum Aggregator {
         let start = await stateThread.run { Self.start(list, known: known, state: state) }
         var settled = await fetchAndSettle(
             plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),
-            client: client, start: start,
-            state: state, dating: dating, firstIndex: firstIndex, stateThread: stateThread, progress: progress)
+            client: client, start: start, state: state, dating: dating, firstIndex: firstIndex,
+            stateThread: stateThread, progress: progress)
         var diagnostics = start.diagnostics
         await stateThread.run {
             commitRun(

@@ -65,6 +65,7 @@ struct MergeRun {
     /// Whether a page is written.
     var writesPage: Bool { destinations.contains { $0.page != nil } }
 
+    /// The run's steps, in order; a step that cannot go on ends the run with its exit status.
     func run() async -> ExitStatus {
         let started = Date()
         do throws(Stop) {
