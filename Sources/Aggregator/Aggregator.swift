@@ -174,6 +174,9 @@ public struct RunResult {
 /// Every run has a store (`--no-state`: one in memory); state failures
 /// never stop a run: they become notices and diagnostics.
 public enum Aggregator {
+    /// One run over `list`: what the state knows of its feeds (`start`),
+    /// every feed fetched and settled into the timeline (`fetchAndSettle`),
+    /// then the store's end of the run (`commitRun`).
     /// - Parameters:
     ///   - known: the store's feed records, when the caller has read them
     ///     already (else they are read here).
@@ -186,295 +189,23 @@ public enum Aggregator {
         continuing: consuming Timeline? = nil, firstIndex: Int = 0,
         progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> RunResult {
-        var timeline = (consume continuing) ?? Timeline(rules: rules)
-        var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
-        var reports = [FeedReport?](repeating: nil, count: list.subscriptions.count)
-        var diagnostics: [String] = []
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
         // Every call to the store runs on the run's state thread (see StateThread).
         let stateThread = StateThread(inline: !state.store.blocksCallers)
         defer { stateThread.stop() }
-        var records: [String: FeedRecord] = [:]
-        var recordsKnown = true
-        var storedDates: [String: StoredDates] = [:]
+        let start = await stateThread.run { Self.start(list, known: known, state: state) }
+        var settled = await fetchAndSettle(
+            plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),
+            client: client, start: start, state: state, dating: dating, firstIndex: firstIndex,
+            stateThread: stateThread, progress: progress)
+        var diagnostics = start.diagnostics
         await stateThread.run {
-            do {
-                records = try known ?? state.store.feeds()
-            } catch {
-                records = [:]
-                recordsKnown = false
-                diagnostics.append(
-                    "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
-                        + "without its validators, Retry-After or cache lifetime")
-            }
-            adoptMovedRecords(of: list, records: &records, store: state.store, diagnostics: &diagnostics)
-            // What bounds each feed's stored entries' dates: a feed served from the state whose
-            // entries all come too late for the timeline is not read. (Not known: it is read.)
-            if state.store.keepsEntries && state.readsStoredDates {
-                do {
-                    storedDates = try state.store.storedDates()
-                } catch {
-                    diagnostics.append(
-                        "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
-                            + "from the state is read whole")
-                }
-            }
-        }
-        let plans = list.subscriptions.map {
-            Plan(
-                subscription: $0, record: records[$0.url], rules: rules, force: state.force,
-                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
-                serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
-                due: state.dueOnly
-                    ? Plan.dueCheck(
-                        record: records[$0.url], stored: storedDates[$0.url], state: state, now: rules.now) : nil)
-        }
-        let window = max(2, client.configuration.maximumConcurrentTransfers)
-        var pending: [FeedUpdate] = []
-        await withTaskGroup(of: (Int, Outcome).self) { group in
-            // Outcomes are settled in subscription order, whichever server answers first: which
-            // copy of a cross-post stays, and what a full timeline rejects, then depend on the
-            // subscription list alone. A finished feed waits for those listed before it; at
-            // most `4 * window` of them wait, so a slow feed near the top cannot make every
-            // parsed feed of a long list wait in memory (the run slows down instead).
-            var next = 0
-            var nextToSettle = 0
-            var finished: [Int: Outcome] = [:]
-            func startMore() {
-                while next < plans.count, next - nextToSettle < 4 * window,
-                    next - nextToSettle - finished.count < window
-                {
-                    let index = next
-                    let plan = plans[index]
-                    group.addTask { (index, await plan.run(client: client)) }
-                    next += 1
-                }
-            }
-            startMore()
-            // Touched by the state thread's jobs only, as are the timeline and `reports` until
-            // the last job has run.
-            var done = 0
-            while let (index, outcome) = await group.next() {
-                finished[index] = outcome
-                // Every outcome that can be settled now, in one job on the state thread, which the
-                // parent does not wait for: it goes on starting and receiving feeds.
-                var ready: [(index: Int, outcome: Handover<Outcome>)] = []
-                var lists = 0
-                while let outcome = finished.removeValue(forKey: nextToSettle) {
-                    let index = nextToSettle
-                    nextToSettle += 1
-                    if case .subscriptionList(let document) = outcome {
-                        lists += 1
-                        subscriptionLists.append((plans[index].subscription, document))
-                        continue
-                    }
-                    ready.append((index, Handover(outcome)))
-                }
-                if !ready.isEmpty || lists > 0 {
-                    await stateThread.enqueue {
-                        done += lists
-                        for (index, outcome) in ready {
-                            let plan = plans[index]
-                            let report = settle(
-                                outcome.take(), plan: plan, index: firstIndex + index, state: state,
-                                recordsKnown: recordsKnown, storedDates: storedDates[plan.subscription.url],
-                                dating: dating, timeline: &timeline, pending: &pending)
-                            done += 1
-                            reports[index] = report
-                            progress(report, done, plans.count)
-                        }
-                    }
-                }
-                startMore()
-            }
-        }
-        await stateThread.run {
-            do {
-                let unstored = try state.store.commit()
-                if !unstored.isEmpty {
-                    for index in reports.indices {
-                        guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
-                        reports[index]?.noteNotStored("its fetch cannot be recorded: \(error)")
-                    }
-                }
-            } catch {
-                diagnostics.append(
-                    "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
-                // Which were stored before is not known: none is counted stored.
-                for index in reports.indices
-                where ![FeedReport.Status.deferred, .notModified].contains(reports[index]?.status) {
-                    reports[index]?.notStored = true
-                }
-            }
-            do {
-                try state.store.record(all: pending)
-            } catch {
-                diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
-                let unstored = Set(pending.map(\.url))
-                for index in reports.indices
-                where reports[index].map({ unstored.contains($0.subscription.url) }) ?? false {
-                    reports[index]?.notStored = true
-                }
-            }
-            let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
-            if !damaged.isEmpty {
-                do {
-                    try state.store.forgetValidators(of: damaged)
-                } catch {
-                    diagnostics.append(
-                        "state: the validators of feeds with damaged entries cannot be dropped (\(error))")
-                }
-            }
-            if state.health {  // every outcome is stored now
-                for index in reports.indices where reports[index] != nil {
-                    collectHealth(of: &reports[index]!, store: state.store, now: rules.now)
-                }
-            }
-            // Only entries a feed no longer lists are ever pruned.
-            let changed = reports.compactMap { report in
-                report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
-            }
-            do {
-                try state.store.prune(
-                    feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: rules.now)
-            } catch {
-                diagnostics.append("state: old entries cannot be pruned (\(error))")
-            }
+            commitRun(
+                &settled.reports, pending: settled.pending, state: state, now: rules.now, diagnostics: &diagnostics)
         }
         return RunResult(
-            timeline: timeline, reports: reports.compactMap { $0 }, diagnostics: diagnostics,
-            subscriptionLists: subscriptionLists)
-    }
-
-    /// A subscription the state does not know under its URL (or knows only
-    /// as listed, never fetched), but whose URL
-    /// a known feed moved to (a 301 written back by `--update-opml`, or the
-    /// list edited by hand): the feed's record and entries continue under
-    /// the new URL, so its entries keep their first-seen dates.
-    private static func adoptMovedRecords(
-        of list: SubscriptionList, records: inout [String: FeedRecord], store: any StateStore,
-        diagnostics: inout [String]
-    ) {
-        let movedFrom = movedRecords(records)
-        guard !movedFrom.isEmpty else { return }
-        let listed = Set(list.subscriptions.map(\.url))
-        // A record never fetched is no history (a shared state lists a feed before it is fetched).
-        for subscription in list.subscriptions where records[subscription.url]?.lastFetch == nil {
-            guard let old = movedFrom[subscription.url], !listed.contains(old), var record = records[old] else {
-                continue
-            }
-            do {
-                try store.rename(feed: old, to: subscription.url)
-            } catch {
-                diagnostics.append("state: \(old) moved to \(subscription.url), but its state cannot follow (\(error))")
-                continue
-            }
-            records[old] = nil
-            record.url = subscription.url
-            record.movedTo = nil
-            records[subscription.url] = record
-        }
-    }
-
-    /// Which stored feed each new URL continues (target → old URL). When
-    /// several moved to the same URL, the one that last fetched well wins
-    /// (its history is the freshest), then the first by URL: the choice
-    /// depends on the state alone, never on a dictionary's order, so the
-    /// same state gives the same outputs.
-    static func movedRecords(_ records: [String: FeedRecord]) -> [String: String] {
-        var movedFrom: [String: String] = [:]
-        let moved = records.filter { url, record in record.movedTo.map { $0 != url } ?? false }
-        for (url, record) in moved.sorted(by: { $0.key < $1.key }) {
-            guard let target = record.movedTo else { continue }
-            if let chosen = movedFrom[target], let other = records[chosen],
-                (record.lastSuccess?.secondsSince1970 ?? .min) <= (other.lastSuccess?.secondsSince1970 ?? .min)
-            {
-                continue
-            }
-            movedFrom[target] = url
-        }
-        return movedFrom
-    }
-
-    /// In the parent: store the outcome, then put the feed's entries (fresh
-    /// and remembered) into the timeline. A state that fails for this feed
-    /// leaves a notice; its fresh entries still go in (dated as without a state).
-    /// - Parameter storedDates: what bounds the feed's stored entries' dates, if known.
-    private static func settle(
-        _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, recordsKnown: Bool,
-        storedDates: StoredDates?, dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
-    ) -> FeedReport {
-        let subscription = plan.subscription
-        var report = FeedReport(subscription: subscription, status: .ok)
-        report.failingBefore = plan.record?.failingSince
-        report.fetchedBefore = plan.record?.lastFetch
-        // Served from the state (304, failure, deferral): the source its last fresh fetch gave.
-        var source = FeedSource(
-            metadata: plan.record?.metadata, subscription: subscription,
-            feedURL: absoluteURL(plan.record?.movedTo ?? subscription.url))
-        switch outcome {
-        case .fetched(let fetched):
-            source = fetched.source
-            report.httpStatus = fetched.status
-            report.bytes = fetched.bytes
-            report.entriesParsed = fetched.feed.entries.count
-            report.warnings = fetched.feed.warnings
-            report.notices = fetched.notice.map { [$0] } ?? []
-            report.movedTo = fetched.movedTo
-        case .notModified(let status, _, let movedTo):
-            report.status = .notModified
-            report.httpStatus = status
-            report.movedTo = movedTo
-        case .skipped(let status):
-            report.status = status
-            report.goneBefore = status == .gone
-            // Served from the state as its last fetch left it (`feedmerge render`): failing, it says why.
-            if status == .failed { report.reason = plan.record?.lastError }
-            if plan.servedOnly, let stored = plan.record?.lastReport {
-                report.take(stored)
-            }
-        case .failed(let failure):
-            report.status = failure.gone ? .gone : .failed
-            report.reason = failure.message
-            report.httpStatus = failure.status
-        case .withdrawn(let message):
-            report.status = .deferred
-            report.reason = message
-            report.notStored = true
-        case .subscriptionList:
-            break  // taken apart by `run`, never settled
-        }
-        report.source = source
-        // The outcome is consumed here, and a fetched feed taken out of it before its entries
-        // are dated where they are (inside the `switch`, the outcome would still share them:
-        // writing one would copy them all); the timeline then moves them out of the only copy.
-        if var fetched = outcome.takeFetched() {
-            let dates =
-                remember(
-                    &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
-                    cutoff: dating.cutoff(timeline.cutoff), report: &report)
-                ?? dating.dates(ofFresh: &fetched.feed)
-            report.entriesKept = timeline.insert(
-                feed: withFolder((consume fetched).feed, subscription), dates: dates, source: source,
-                subscription: index)
-        } else if case .subscriptionList = outcome {
-            return report  // taken apart by `run`, never settled
-        } else {
-            // Its stored entries are read unless their facts say none could get in (or none is stored).
-            var readingEntries = true
-            if let storedDates {
-                let latest = dating.latestDate(of: storedDates)
-                readingEntries = latest.map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) } ?? false
-            }
-            let (entries, dates) = remember(
-                notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
-                readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries,
-                pending: &pending,
-                report: &report)
-            report.entriesKept = timeline.insert(
-                deferred: entries, dates: dates, source: source, subscription: index)
-        }
-        return report
+            timeline: settled.timeline, reports: settled.reports.compactMap { $0 }, diagnostics: diagnostics,
+            subscriptionLists: settled.subscriptionLists)
     }
 
     static func withFolder(_ feed: consuming ParsedFeed, _ subscription: Subscription) -> ParsedFeed {

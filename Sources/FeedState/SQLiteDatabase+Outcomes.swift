@@ -25,7 +25,7 @@ extension SQLiteDatabase {
         ).query([
             .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
             .integer(update.notBefore?.secondsSince1970), .text(update.movedTo), .text(update.reported?.encoded),
-        ]) { feed = $0.integer(0) ?? 0 }
+        ]) { row throws(StateError) in feed = try row.integer(0, notNull: "feeds.id") }
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
             try storeEntries(entries, feed: feed, url: update.url, now: now)

@@ -148,14 +148,14 @@ final class Statement {
         }
     }
 
-    /// Calls `row` for every result row.
-    func query(_ values: [Value] = [], row: (Statement) -> Void) throws(StateError) {
+    /// Calls `row` for every result row; a row it cannot read ends the query with its error.
+    func query(_ values: [Value] = [], row: (Statement) throws(StateError) -> Void) throws(StateError) {
         try bind(values)
         while true {
             let status = sqlite3_step(handle)
             if status == SQLITE_DONE { return }
             guard status == SQLITE_ROW else { throw StateError(path: database.path, message: database.lastMessage) }
-            row(self)
+            try row(self)
         }
     }
 
@@ -170,6 +170,25 @@ final class Statement {
 
     func integer(_ column: Int32) -> Int64? {
         sqlite3_column_type(handle, column) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, column)
+    }
+
+    /// A NOT NULL column's integer: NULL there is a damaged file (or a statement
+    /// that does not select what its reader thinks), never a default.
+    /// - Parameter name: the column, `table.column`, as the error names it.
+    /// - Throws: `.damaged` when the column is NULL.
+    func integer(_ column: Int32, notNull name: String) throws(StateError) -> Int64 {
+        guard sqlite3_column_type(handle, column) != SQLITE_NULL else { throw missing(name) }
+        return sqlite3_column_int64(handle, column)
+    }
+
+    /// A NOT NULL column's text (see `integer(_:notNull:)`).
+    func text(_ column: Int32, notNull name: String) throws(StateError) -> String {
+        guard let text = text(column) else { throw missing(name) }
+        return text
+    }
+
+    private func missing(_ name: String) -> StateError {
+        StateError(path: database.path, message: "\(name) is NULL in a row that must have it", kind: .damaged)
     }
 
     func blob(_ column: Int32) -> [UInt8] {

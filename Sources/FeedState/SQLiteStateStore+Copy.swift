@@ -5,7 +5,9 @@ extension SQLiteStateStore: CopyableStateStore {
     public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {
         try writer.flush()
         var urls: [String] = []
-        try database.prepare("SELECT url FROM feeds ORDER BY url").query { urls.append($0.text(0) ?? "") }
+        try database.prepare("SELECT url FROM feeds ORDER BY url").query { row throws(StateError) in
+            urls.append(try row.text(0, notNull: "feeds.url"))
+        }
         let select = try database.prepare(
             Self.selectFeeds.replacingOccurrences(
                 of: " FROM feeds",
@@ -13,9 +15,9 @@ extension SQLiteStateStore: CopyableStateStore {
                     + "(SELECT document FROM feed_entries WHERE feed = feeds.id) FROM feeds") + " WHERE url = ?")
         for url in urls {
             var snapshot: FeedSnapshot?
-            try select.query([.text(url)]) { row in
+            try select.query([.text(url)]) { row throws(StateError) in
                 snapshot = FeedSnapshot(
-                    record: Self.feedRecord(row), document: row.isNull(19) ? nil : row.blob(19),
+                    record: try Self.feedRecord(row), document: row.isNull(19) ? nil : row.blob(19),
                     dates: row.isNull(18) ? nil : StoredDates(encoded: row.blob(18)))
             }
             if let snapshot { try body(snapshot) }
@@ -43,7 +45,7 @@ extension SQLiteStateStore: CopyableStateStore {
                     .integer(r.gone ? 1 : 0), .text(r.title), .text(r.link), .integer(r.restamping ? 1 : 0),
                     r.metadata.map { .blob(FeedMetadataCodec.encode($0)) } ?? .text(nil),
                     .integer(r.failingSince?.secondsSince1970), .text(r.lastReport?.encoded),
-                ]) { id = $0.integer(0) ?? 0 }
+                ]) { row throws(StateError) in id = try row.integer(0, notNull: "feeds.id") }
                 if let document = feed.document {
                     try database.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
                         .run([.integer(id), .blob(document)])
@@ -59,6 +61,7 @@ extension SQLiteStateStore: CopyableStateStore {
 
     public func lastFullPrune() throws(StateError) -> Int64 {
         var value: Int64 = 0
+        // (`meta.value` may be NULL in a file: read as never, as no row is.)
         try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
             value = $0.integer(0) ?? 0
         }

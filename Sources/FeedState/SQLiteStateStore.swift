@@ -128,7 +128,9 @@ public final class SQLiteStateStore: StateStore {
     private static func migrate(_ database: SQLiteDatabase) throws(StateError) {
         let target = migrations.count
         var version = 0
-        try database.prepare("PRAGMA user_version").query { version = Int($0.integer(0) ?? 0) }
+        try database.prepare("PRAGMA user_version").query { row throws(StateError) in
+            version = Int(try row.integer(0, notNull: "user_version"))
+        }
         // A newer feedmerge's file: this one would misread it, and its writes could damage it.
         guard version <= target else {
             throw StateError(
@@ -167,8 +169,8 @@ public final class SQLiteStateStore: StateStore {
     /// be decoded is kept as it was: reading it reports it.
     private static func migrateEntriesToDocuments(_ database: SQLiteDatabase) throws(StateError) {
         var feeds: [(id: Int64, url: String)] = []
-        try database.prepare("SELECT id, url FROM feeds_v4").query {
-            feeds.append(($0.integer(0) ?? 0, $0.text(1) ?? ""))
+        try database.prepare("SELECT id, url FROM feeds_v4").query { row throws(StateError) in
+            feeds.append((try row.integer(0, notNull: "feeds.id"), try row.text(1, notNull: "feeds.url")))
         }
         let select = try database.prepare(
             """
@@ -178,13 +180,17 @@ public final class SQLiteStateStore: StateStore {
         let insert = try database.prepare("INSERT INTO feed_entries(feed, document) VALUES (?, ?)")
         for (id, url) in feeds {
             var rows: [FeedEntries.Row] = []
-            try select.query([.text(url)]) { row in
+            try select.query([.text(url)]) { row throws(StateError) in
                 let plain = row.blob(8)
                 rows.append(
                     FeedEntries.Row(
-                        key: row.text(0) ?? "", firstSeen: row.integer(1) ?? 0, lastSeen: row.integer(2) ?? 0,
-                        firstDate: row.integer(3), entryDate: row.integer(4), latestDate: row.integer(5) ?? 0,
-                        position: Int(row.integer(6) ?? 0), firstPosition: Int(row.integer(7) ?? 0),
+                        key: try row.text(0, notNull: "entries.key"),
+                        firstSeen: try row.integer(1, notNull: "entries.first_seen"),
+                        lastSeen: try row.integer(2, notNull: "entries.last_seen"),
+                        firstDate: row.integer(3), entryDate: row.integer(4),
+                        latestDate: try row.integer(5, notNull: "entries.latest_date"),
+                        position: Int(try row.integer(6, notNull: "entries.position")),
+                        firstPosition: Int(try row.integer(7, notNull: "entries.first_position")),
                         stored: plain[...]))
             }
             guard !rows.isEmpty else { continue }
@@ -207,7 +213,9 @@ public final class SQLiteStateStore: StateStore {
         in database: SQLiteDatabase, _ body: (Int64, FeedEntries) throws(StateError) -> Void
     ) throws(StateError) {
         var feeds: [Int64] = []
-        try database.prepare("SELECT feed FROM feed_entries").query { feeds.append($0.integer(0) ?? 0) }
+        try database.prepare("SELECT feed FROM feed_entries").query { row throws(StateError) in
+            feeds.append(try row.integer(0, notNull: "feed_entries.feed"))
+        }
         let select = try database.prepare("SELECT document FROM feed_entries WHERE feed = ?")
         for feed in feeds {
             var document: FeedEntries?
@@ -229,16 +237,17 @@ public final class SQLiteStateStore: StateStore {
 
     public func storedDates() throws(StateError) -> [String: StoredDates] {
         var result: [String: StoredDates] = [:]
-        try database.prepare("SELECT url, entry_dates FROM feeds WHERE entry_dates IS NOT NULL").query { row in
-            if let dates = StoredDates(encoded: row.blob(1)) { result[row.text(0) ?? ""] = dates }
+        try database.prepare("SELECT url, entry_dates FROM feeds WHERE entry_dates IS NOT NULL").query {
+            row throws(StateError) in
+            if let dates = StoredDates(encoded: row.blob(1)) { result[try row.text(0, notNull: "feeds.url")] = dates }
         }
         return result
     }
 
     public func feeds() throws(StateError) -> [String: FeedRecord] {
         var result: [String: FeedRecord] = [:]
-        try database.prepare(Self.selectFeeds).query { row in
-            let record = Self.feedRecord(row)
+        try database.prepare(Self.selectFeeds).query { row throws(StateError) in
+            let record = try Self.feedRecord(row)
             result[record.url] = record
         }
         return result
@@ -246,7 +255,9 @@ public final class SQLiteStateStore: StateStore {
 
     public func feed(_ url: String) throws(StateError) -> FeedRecord? {
         var result: FeedRecord?
-        try database.prepare(Self.selectFeeds + " WHERE url = ?").query([.text(url)]) { result = Self.feedRecord($0) }
+        try database.prepare(Self.selectFeeds + " WHERE url = ?").query([.text(url)]) { row throws(StateError) in
+            result = try Self.feedRecord(row)
+        }
         return result
     }
 
@@ -303,6 +314,7 @@ public final class SQLiteStateStore: StateStore {
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         try writer.flush()
         var lastFull: Int64 = 0
+        // (`meta.value` may be NULL in a file: read as never, as no row is.)
         try database.prepare("SELECT value FROM meta WHERE name = 'last_full_prune'").query {
             lastFull = $0.integer(0) ?? 0
         }
@@ -317,12 +329,13 @@ public final class SQLiteStateStore: StateStore {
                     ? "SELECT feed, document FROM feed_entries"
                     : "SELECT feed, document FROM feed_entries WHERE feed = (SELECT id FROM feeds WHERE url = ?)")
             var pruned: [(feed: Int64, document: [UInt8], dates: StoredDates)] = []
-            func prune(_ row: Statement) {
+            func prune(_ row: Statement) throws(StateError) {
                 // A damaged document is left as it is: reading it reports it.
                 guard var document = FeedEntries(document: row.blob(1)),
                     document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
                 else { return }
-                pruned.append((row.integer(0) ?? 0, document.document, document.dates(pivot: now.secondsSince1970)))
+                let feed = try row.integer(0, notNull: "feed_entries.feed")
+                pruned.append((feed, document.document, document.dates(pivot: now.secondsSince1970)))
             }
             if full {
                 try select.query(row: prune)

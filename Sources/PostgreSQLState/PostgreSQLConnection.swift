@@ -64,6 +64,8 @@ struct Statement: Hashable {
 struct Row {
     fileprivate let result: OpaquePointer
     fileprivate let row: Int32
+    /// The database, as the connection names it: what a row that cannot be read names.
+    fileprivate let database: String
 
     /// How many columns the row has.
     var columns: Int32 { PQnfields(result) }
@@ -82,13 +84,41 @@ struct Row {
 
     /// An int2, int4 or int8 column.
     func integer(_ column: Int32) -> Int64? {
-        guard let bytes = bytes(column), [2, 4, 8].contains(bytes.count) else { return nil }
-        var value: Int64 = bytes[0] & 0x80 != 0 ? -1 : 0
-        for byte in bytes { value = value << 8 | Int64(byte) }
+        guard !isNull(column), let value = PQgetvalue(result, row, column) else { return nil }
+        let count = Int(PQgetlength(result, row, column))
+        guard count == 2 || count == 4 || count == 8 else { return nil }
+        // Read in place: a record has a dozen of these, and `bytes` would copy each.
+        let bytes = UnsafeRawPointer(value)
+        var number: Int64 = bytes.load(as: UInt8.self) & 0x80 != 0 ? -1 : 0
+        for offset in 0..<count { number = number << 8 | Int64(bytes.load(fromByteOffset: offset, as: UInt8.self)) }
+        return number
+    }
+
+    /// A NOT NULL column's text: NULL there is a damaged database (or a
+    /// statement that does not select what its reader thinks), never a default.
+    /// - Parameter name: the column, `table.column`, as the error names it.
+    /// - Throws: `.damaged` when the column is NULL.
+    func text(_ column: Int32, notNull name: String) throws(StateError) -> String {
+        guard let text = text(column) else { throw missing(name) }
+        return text
+    }
+
+    /// A NOT NULL int2, int4 or int8 column (see `text(_:notNull:)`); a value of another width throws too.
+    func integer(_ column: Int32, notNull name: String) throws(StateError) -> Int64 {
+        guard let value = integer(column) else { throw missing(name) }
         return value
     }
 
-    func flag(_ column: Int32) -> Bool { bytes(column)?.first.map { $0 != 0 } ?? false }
+    /// A NOT NULL boolean column (see `text(_:notNull:)`).
+    func flag(_ column: Int32, notNull name: String) throws(StateError) -> Bool {
+        guard !isNull(column), let value = PQgetvalue(result, row, column), PQgetlength(result, row, column) == 1
+        else { throw missing(name) }
+        return value.pointee != 0
+    }
+
+    private func missing(_ name: String) -> StateError {
+        StateError(path: database, message: "\(name) is NULL in a row that must have it", kind: .damaged)
+    }
 }
 
 /// One libpq connection: the only owner of its `PGconn*`, used by one
@@ -205,7 +235,7 @@ final class PostgreSQLConnection {
     /// Runs `body` in one transaction whose commit returns only once it is
     /// on the server's disk (`synchronous_commit` on for it alone, whatever
     /// the session's); a failure rolls it back.
-    @discardableResult
+    /// - Returns: what `body` gave.
     func durably<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try execute("BEGIN; SET LOCAL synchronous_commit TO on")
         do {
@@ -238,7 +268,7 @@ final class PostgreSQLConnection {
         defer { PQclear(result) }
         if let failure = failure(of: result) { throw failure }
         guard let result else { return 0 }
-        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index)) }
+        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index, database: name)) }
         return Self.affected(result)
     }
 
@@ -257,7 +287,7 @@ final class PostgreSQLConnection {
         defer { PQclear(result) }
         if let failure = failure(of: result) { throw failure }
         guard let result else { return }
-        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index)) }
+        for index in 0..<PQntuples(result) { try row(Row(result: result, row: index, database: name)) }
     }
 
     private func prepare(_ statement: Statement) throws(StateError) {

@@ -104,7 +104,7 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
                         .texts(held.map(\.host)), .integers(held.map { Optional($0.token) }),
                         .integer(Int64(leaseSeconds)),
                     ]
-                ) { kept.insert($0.text(0) ?? "") }
+                ) { row throws(StateError) in kept.insert(try row.text(0, notNull: "hosts.host")) }
             } catch {
                 connection = nil
                 failure = error

@@ -85,10 +85,11 @@ enum PostgreSQLSchema {
             then: { connection throws(StateError) in
                 var ids: [Int64?] = []
                 var hosts: [String] = []
-                try connection.query("SELECT id, COALESCE(moved_to, url), host FROM feeds") { row in
-                    let host = URLAuthority.host(of: row.text(1) ?? "")
+                try connection.query("SELECT id, COALESCE(moved_to, url), host FROM feeds") {
+                    row throws(StateError) in
+                    let host = URLAuthority.host(of: try row.text(1, notNull: "feeds.url"))
                     if host != row.text(2) {
-                        ids.append(row.integer(0))
+                        ids.append(try row.integer(0, notNull: "feeds.id"))
                         hosts.append(host)
                     }
                 }
@@ -118,8 +119,8 @@ enum PostgreSQLSchema {
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.integer(PostgreSQLStateStore.migrationLock)])
             try connection.execute("CREATE TABLE IF NOT EXISTS meta(name text PRIMARY KEY, value bigint NOT NULL)")
             var version: Int64 = 0
-            try connection.query("SELECT value FROM meta WHERE name = 'schema_version'") {
-                version = $0.integer(0) ?? 0
+            try connection.query("SELECT value FROM meta WHERE name = 'schema_version'") { row throws(StateError) in
+                version = try row.integer(0, notNull: "meta.value")
             }
             guard version <= target else {
                 throw connection.error(

@@ -7,11 +7,13 @@ extension PostgreSQLStateStore: CopyableStateStore {
     public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {
         try flushForCopy()
         var urls: [String] = []
-        try connection.query("SELECT url FROM feeds ORDER BY url COLLATE \"C\"") { urls.append($0.text(0) ?? "") }
+        try connection.query("SELECT url FROM feeds ORDER BY url COLLATE \"C\"") { row throws(StateError) in
+            urls.append(try row.text(0, notNull: "feeds.url"))
+        }
         for url in urls {
             var snapshot: FeedSnapshot?
-            try connection.query(Statements.selectSnapshot, [.text(url)]) { row in
-                var record = Self.feedRecord(row)
+            try connection.query(Statements.selectSnapshot, [.text(url)]) { row throws(StateError) in
+                var record = try Self.feedRecord(row)
                 record.lastReport = row.text(19).flatMap(ReportedOutcome.init(encoded:))
                 snapshot = FeedSnapshot(
                     record: record, document: row.bytes(18), dates: row.bytes(17).flatMap(StoredDates.init(encoded:)))
@@ -44,9 +46,18 @@ extension PostgreSQLStateStore: CopyableStateStore {
     }
 
     public func lastFullPrune() throws(StateError) -> Int64 {
-        var value: Int64 = 0
-        try connection.query(Statements.lastFullPrune) { value = $0.integer(0) ?? 0 }
-        return value
+        try lastFullPruneRead()
+    }
+
+    /// When the last full prune was (0: never), read once more on a new connection if the connection is lost.
+    func lastFullPruneRead() throws(StateError) -> Int64 {
+        try retrying { () throws(StateError) in
+            var value: Int64 = 0
+            try connection.query(Statements.lastFullPrune) { row throws(StateError) in
+                value = try row.integer(0, notNull: "meta.value")
+            }
+            return value
+        }
     }
 
     public func setLastFullPrune(_ time: Int64) throws(StateError) {
@@ -57,18 +68,19 @@ extension PostgreSQLStateStore: CopyableStateStore {
 /// The merged feed's id, in `meta` as the 64 bits of its hash (`merged_feed_id`).
 extension PostgreSQLStateStore {
     public func mergedFeedID() throws(StateError) -> UInt64? {
-        var value: UInt64?
         try retrying { () throws(StateError) in
+            var value: UInt64?
             try connection.query(Statements.mergedFeedID) { value = $0.integer(0).map { UInt64(bitPattern: $0) } }
+            return value
         }
-        return value
     }
 
-    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`).
+    /// The first to keep one wins, among processes too (`ON CONFLICT DO NOTHING`): when this
+    /// insert wrote no row, the id another kept first is read.
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {
-        try retrying { () throws(StateError) in
+        let inserted = try retrying { () throws(StateError) in
             try connection.query(Statements.keepMergedFeedID, [.integer(Int64(bitPattern: id))])
         }
-        return try mergedFeedID() ?? id
+        return inserted == 1 ? id : try mergedFeedID() ?? id
     }
 }

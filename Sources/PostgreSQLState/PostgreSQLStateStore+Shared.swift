@@ -48,30 +48,37 @@ extension PostgreSQLStateStore: SharedStateStore {
             .integer(listedSince),
         ]
         if case .feeds(let urls) = request.scope {
-            try retrying { () throws(StateError) in
-                feedsOfHost = [:]
-                try connection.query(SharedStatements.hostsOfFeeds, [.texts(urls)]) { row in
-                    feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+            feedsOfHost = try retrying { () throws(StateError) in
+                var feedsOfHost: [String: [String]] = [:]
+                try connection.query(SharedStatements.hostsOfFeeds, [.texts(urls)]) { row throws(StateError) in
+                    try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []]
+                        .append(row.text(0, notNull: "feeds.url"))
                 }
+                return feedsOfHost
             }
             claimStatement = SharedStatements.claimHosts
             parameters[4] = .texts(feedsOfHost.keys.sorted())
         }
-        var leases: [HostLease] = []
         try reopenIfLost()
         // On the server's disk before any claimed host is asked (the session's commits do not wait
         // for it): a server that crashes then cannot forget the claim and hand the hosts out twice.
-        try connection.durably { () throws(StateError) in
-            try connection.query(claimStatement, parameters) { row in
-                leases.append(HostLease(host: row.text(0) ?? "", token: row.integer(1) ?? 0))
+        let leases = try connection.durably { () throws(StateError) in
+            var leases: [HostLease] = []
+            // (The claim has just set each lease's token: it is there whatever the column allows.)
+            try connection.query(claimStatement, parameters) { row throws(StateError) in
+                leases.append(
+                    HostLease(
+                        host: try row.text(0, notNull: "hosts.host"),
+                        token: try row.integer(1, notNull: "hosts.lease_token")))
             }
+            return leases.sorted { $0.host < $1.host }
         }
-        leases.sort { $0.host < $1.host }
         if case .due = request.scope, !leases.isEmpty {
             try connection.query(
                 SharedStatements.dueFeeds, [.texts(leases.map(\.host)), .integer(now), .integer(listedSince)]
-            ) { row in
-                feedsOfHost[row.text(1) ?? "", default: []].append(row.text(0) ?? "")
+            ) { row throws(StateError) in
+                try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []].append(
+                    row.text(0, notNull: "feeds.url"))
             }
         }
         let claims = leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
@@ -83,40 +90,38 @@ extension PostgreSQLStateStore: SharedStateStore {
 
     public func dueCount(now: Timestamp) throws(StateError) -> Int {
         try flush()
-        var count = 0
         let now = now.secondsSince1970
-        try retrying { () throws(StateError) in
+        return try retrying { () throws(StateError) in
+            var count = 0
             try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)])
-            {
-                count = Int($0.integer(0) ?? 0)
+            { row throws(StateError) in
+                count = Int(try row.integer(0, notNull: "count(*)"))
             }
+            return count
         }
-        return count
     }
 
     public func listedFeeds(now: Timestamp) throws(StateError) -> [String] {
         try flush()
-        var urls: [String] = []
-        try retrying { () throws(StateError) in
-            urls = []
+        return try retrying { () throws(StateError) in
+            var urls: [String] = []
             try connection.query(
                 SharedStatements.listedFeeds, [.integer(now.secondsSince1970 - ClaimRequest.listedWithin)]
-            ) { row in urls.append(row.text(0) ?? "") }
+            ) { row throws(StateError) in urls.append(try row.text(0, notNull: "feeds.url")) }
+            return urls
         }
-        return urls
     }
 
     public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
         try flush()
-        var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
-        try retrying { () throws(StateError) in
-            result = [:]
-            try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row in
-                let record = Self.feedRecord(row)
+        return try retrying { () throws(StateError) in
+            var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
+            try connection.query(SharedStatements.selectFeedsByURL, [.texts(urls)]) { row throws(StateError) in
+                let record = try Self.feedRecord(row)
                 result[record.url] = (record, row.bytes(21).flatMap(StoredDates.init(encoded:)))
             }
+            return result
         }
-        return result
     }
 
     public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease] {

@@ -102,7 +102,8 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Runs a read (or a write that gives the same rows run twice) once
     /// more on a new connection when the connection is found lost during it.
-    @discardableResult
+    /// - Returns: what `body` gave, on its last run: a body gathers its rows
+    ///   afresh each time, so a first run cut short leaves nothing behind.
     func retrying<Value>(_ body: () throws(StateError) -> Value) throws(StateError) -> Value {
         try reopenIfLost()
         do {
@@ -147,13 +148,13 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func feeds() throws(StateError) -> [String: FeedRecord] {
         try flush()
-        var result: [String: FeedRecord] = [:]
-        try retrying { () throws(StateError) in
-            result = [:]
-            try connection.query(Statements.selectFeeds) { row in
-                let record = Self.feedRecord(row)
+        let result = try retrying { () throws(StateError) in
+            var result: [String: FeedRecord] = [:]
+            try connection.query(Statements.selectFeeds) { row throws(StateError) in
+                let record = try Self.feedRecord(row)
                 result[record.url] = record
             }
+            return result
         }
         known = Set(result.keys)
         return result
@@ -161,33 +162,38 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func feed(_ url: String) throws(StateError) -> FeedRecord? {
         try flush()
-        var result: FeedRecord?
-        try retrying { () throws(StateError) in
-            try connection.query(Statements.selectFeed, [.text(url)]) { result = Self.feedRecord($0) }
+        return try retrying { () throws(StateError) in
+            var result: FeedRecord?
+            try connection.query(Statements.selectFeed, [.text(url)]) { row throws(StateError) in
+                result = try Self.feedRecord(row)
+            }
+            return result
         }
-        return result
     }
 
     /// A record whose stored metadata cannot be read is given without its
     /// validators (as the SQLite store does): the feed is fetched whole.
-    static func feedRecord(_ row: Row) -> FeedRecord {
+    /// - Throws: `.damaged` when a NOT NULL column is NULL.
+    static func feedRecord(_ row: Row) throws(StateError) -> FeedRecord {
         let metadata = row.bytes(15).map(FeedMetadataCodec.decode)
         let damaged = metadata.map { $0 == nil } ?? false
-        var record = FeedRecord(url: row.text(0) ?? "", firstSeen: Timestamp(secondsSince1970: row.integer(4) ?? 0))
+        var record = FeedRecord(
+            url: try row.text(0, notNull: "feeds.url"),
+            firstSeen: Timestamp(secondsSince1970: try row.integer(4, notNull: "feeds.first_seen")))
         record.movedTo = row.text(1)
         record.etag = damaged ? nil : row.text(2)
         record.lastModified = damaged ? nil : row.text(3)
         record.lastFetch = row.integer(5).map(Timestamp.init(secondsSince1970:))
         record.lastSuccess = row.integer(6).map(Timestamp.init(secondsSince1970:))
         record.lastStatus = row.integer(7).map { Int($0) }
-        record.consecutiveFailures = Int(row.integer(8) ?? 0)
+        record.consecutiveFailures = Int(try row.integer(8, notNull: "feeds.consecutive_failures"))
         record.lastError = row.text(9)
         record.notBefore = row.integer(10).map(Timestamp.init(secondsSince1970:))
-        record.gone = row.flag(11)
+        record.gone = try row.flag(11, notNull: "feeds.gone")
         record.title = row.text(12)
         record.link = row.text(13)
         record.metadata = metadata ?? nil
-        record.restamping = row.flag(14)
+        record.restamping = try row.flag(14, notNull: "feeds.restamping")
         record.failingSince = row.integer(16).map(Timestamp.init(secondsSince1970:))
         if row.columns > 20 {
             record.nextCheck = row.integer(17).map(Timestamp.init(secondsSince1970:))
@@ -200,16 +206,15 @@ public final class PostgreSQLStateStore: StateStore {
 
     public func storedDates() throws(StateError) -> [String: StoredDates] {
         try flush()
-        var result: [String: StoredDates] = [:]
-        try retrying { () throws(StateError) in
-            result = [:]
-            try connection.query(Statements.selectDates) { row in
+        return try retrying { () throws(StateError) in
+            var result: [String: StoredDates] = [:]
+            try connection.query(Statements.selectDates) { row throws(StateError) in
                 if let bytes = row.bytes(1), let dates = StoredDates(encoded: bytes) {
-                    result[row.text(0) ?? ""] = dates
+                    result[try row.text(0, notNull: "feeds.url")] = dates
                 }
             }
+            return result
         }
-        return result
     }
 
     // MARK: Outcomes
@@ -413,11 +418,12 @@ public final class PostgreSQLStateStore: StateStore {
         if claimed == nil, let known, !known.contains(url) {
             return StoredDocument(document: FeedEntries(), bytes: nil)
         }
-        var bytes: [UInt8]?
-        try retrying { () throws(StateError) in
+        let stored = try retrying { () throws(StateError) in
+            var bytes: [UInt8]?
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
+            return bytes
         }
-        guard let bytes else { return StoredDocument(document: FeedEntries(), bytes: nil) }
+        guard let bytes = stored else { return StoredDocument(document: FeedEntries(), bytes: nil) }
         guard let document = FeedEntries(document: bytes) else { return nil }
         cached = (url, StoredDocument(document: document, bytes: bytes))
         return cached?.stored
@@ -461,23 +467,18 @@ public final class PostgreSQLStateStore: StateStore {
         if claimed != nil && feeds?.isEmpty != false { return }
         try flush()
         cached = nil
-        var lastFull: Int64 = 0
-        if claimed == nil {
-            try retrying { () throws(StateError) in
-                try connection.query(Statements.lastFullPrune) { lastFull = $0.integer(0) ?? 0 }
-            }
-        }
+        let lastFull = claimed == nil ? try lastFullPruneRead() : 0
         let full =
             claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         var writes: [(Statement, [Parameter])] = []
-        func prune(_ row: Row, lease: HostLease? = nil) {
+        func prune(_ row: Row, lease: HostLease? = nil) throws(StateError) {
             // A damaged document is left as it is: reading it reports it.
             guard let bytes = row.bytes(1), var document = FeedEntries(document: bytes),
                 document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
             else { return }
             let parameters: [Parameter] = [
-                .integer(row.integer(0)), .bytes(document.document),
+                .integer(try row.integer(0, notNull: "feed_entries.feed")), .bytes(document.document),
                 .bytes(document.dates(pivot: now.secondsSince1970).encoded),
             ]
             if let lease {
@@ -492,16 +493,19 @@ public final class PostgreSQLStateStore: StateStore {
             var more = true
             while more {
                 more = false
-                try connection.query(Statements.documentsAfter, [.integer(after), .integer(Self.pruneChunk)]) { row in
-                    after = row.integer(0) ?? after
+                try connection.query(Statements.documentsAfter, [.integer(after), .integer(Self.pruneChunk)]) {
+                    row throws(StateError) in
+                    after = try row.integer(0, notNull: "feed_entries.feed")
                     more = true
-                    prune(row)
+                    try prune(row)
                 }
                 try send(&writes)
             }
         } else {
             for url in feeds ?? [] {
-                try connection.query(Statements.selectFeedDocument, [.text(url)]) { prune($0, lease: claimed?[url]) }
+                try connection.query(Statements.selectFeedDocument, [.text(url)]) { row throws(StateError) in
+                    try prune(row, lease: claimed?[url])
+                }
                 if writes.count >= Self.pruneChunk { try send(&writes) }
             }
         }

@@ -59,9 +59,12 @@ import Testing
             #expect(times == [period + 1], "requests per feed in period \(period): \(times)")
             let most = seen.mostInFlight.values.max() ?? 0
             #expect(most <= 2, "at most --per-host 2 in flight per host across the workers: \(seen.mostInFlight)")
+            // The stop line, "<RFC 3339 time> feedmerge worker[NAME]: N fetched, ...": the time has colons too.
             let fetched = (1...3).map { said(w, "w\($0)-\(period)") }.map { text in
                 text.split(separator: "\n").last.flatMap { line in
-                    line.split(separator: ":").dropFirst().first?.split(separator: " ").first.flatMap { Int($0) }
+                    line.components(separatedBy: ": ").dropFirst().first?.split(separator: " ").first.flatMap {
+                        Int($0)
+                    }
                 } ?? 0
             }
             #expect(fetched.reduce(0, +) == 2_000, "the summary lines: \(fetched)")

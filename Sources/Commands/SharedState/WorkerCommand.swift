@@ -180,8 +180,13 @@ struct WorkerCommand {
             return ExitStatus.usage.rawValue
         }
         // The id a render of this state gives the merged feed when nothing else names it; a state
-        // that cannot be reached now gets it from the first run or worker that reaches it.
-        _ = try? store.keepMergedFeedID(MergedFeedID.hash(of: list))
+        // that cannot be reached now gets it from the first run or worker that reaches it (said below).
+        var idNotKept: StateError?
+        do throws(StateError) {
+            _ = try store.keepMergedFeedID(MergedFeedID.hash(of: list))  // the worker itself writes no feed
+        } catch {
+            idNotKept = error
+        }
         var settings = Worker.Settings(name: name ?? "\(SharedClaims.machineName):\(getpid())")
         settings.leaseSeconds = leaseSeconds
         settings.hostsPerClaim = hostsPerClaim
@@ -219,6 +224,13 @@ struct WorkerCommand {
             }
         }
         log(startEvent(settings: settings, feeds: list.subscriptions.count, listening: listening?.address))
+        if let idNotKept {
+            log(
+                LogEvent(
+                    .warning, "state_error",
+                    "state: the merged feed's id cannot be kept (\(idNotKept)); the first run or worker that can "
+                        + "keeps it"))
+        }
         // A second signal ends the worker at once: its hosts are let go first.
         let keeper = worker.keeper
         Termination.onSignal {

@@ -1,0 +1,71 @@
+import FeedModel
+import FeedState
+
+extension Aggregator {
+    /// On the state thread, once every outcome is settled: the store
+    /// commits (an outcome it could not store becomes its feed's notice),
+    /// the not-modified feeds' times are stored together, damaged histories
+    /// lose their validators, health is read, and feeds that dropped entries
+    /// are pruned. Each failure is a diagnostic; none stops the others.
+    static func commitRun(
+        _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, now: Timestamp,
+        diagnostics: inout [String]
+    ) {
+        commitOutcomes(&reports, store: state.store, diagnostics: &diagnostics)
+        do {
+            try state.store.record(all: pending)
+        } catch {
+            diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
+            let unstored = Set(pending.map(\.url))
+            for index in reports.indices
+            where reports[index].map({ unstored.contains($0.subscription.url) }) ?? false {
+                reports[index]?.notStored = true
+            }
+        }
+        let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
+        if !damaged.isEmpty {
+            do {
+                try state.store.forgetValidators(of: damaged)
+            } catch {
+                diagnostics.append("state: the validators of feeds with damaged entries cannot be dropped (\(error))")
+            }
+        }
+        if state.health {  // every outcome is stored now
+            for index in reports.indices where reports[index] != nil {
+                collectHealth(of: &reports[index]!, store: state.store, now: now)
+            }
+        }
+        // Only entries a feed no longer lists are ever pruned.
+        let changed = reports.compactMap { report in
+            report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
+        }
+        do {
+            try state.store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: now)
+        } catch {
+            diagnostics.append("state: old entries cannot be pruned (\(error))")
+        }
+    }
+
+    /// The store's commit: the feeds whose outcomes it could not store are noted on their reports.
+    private static func commitOutcomes(
+        _ reports: inout [FeedReport?], store: any StateStore, diagnostics: inout [String]
+    ) {
+        do {
+            let unstored = try store.commit()
+            if !unstored.isEmpty {
+                for index in reports.indices {
+                    guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
+                    reports[index]?.noteNotStored("its fetch cannot be recorded: \(error)")
+                }
+            }
+        } catch {
+            diagnostics.append(
+                "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
+            // Which were stored before is not known: none is counted stored.
+            for index in reports.indices
+            where ![FeedReport.Status.deferred, .notModified].contains(reports[index]?.status) {
+                reports[index]?.notStored = true
+            }
+        }
+    }
+}

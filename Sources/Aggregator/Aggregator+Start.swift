@@ -1,0 +1,110 @@
+import FeedModel
+import FeedState
+import Subscriptions
+import TimelineMerge
+
+extension Aggregator {
+    /// What a run knows of its feeds before it fetches any.
+    struct Start {
+        var records: [String: FeedRecord] = [:]
+        /// Every record the store has was read: a feed without one is new.
+        var recordsKnown = true
+        /// What bounds each feed's stored entries' dates (a feed not here: not known).
+        var storedDates: [String: StoredDates] = [:]
+        var diagnostics: [String] = []
+    }
+
+    /// On the state thread: the feeds' records (moved feeds' records
+    /// following them) and what bounds their stored entries' dates.
+    /// - Parameter known: the store's feed records, when the caller has read them already.
+    static func start(_ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions) -> Start {
+        var start = Start()
+        do {
+            start.records = try known ?? state.store.feeds()
+        } catch {
+            start.recordsKnown = false
+            start.diagnostics.append(
+                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+                    + "without its validators, Retry-After or cache lifetime")
+        }
+        adoptMovedRecords(of: list, records: &start.records, store: state.store, diagnostics: &start.diagnostics)
+        // What bounds each feed's stored entries' dates: a feed served from the state whose
+        // entries all come too late for the timeline is not read. (Not known: it is read.)
+        if state.store.keepsEntries && state.readsStoredDates {
+            do {
+                start.storedDates = try state.store.storedDates()
+            } catch {
+                start.diagnostics.append(
+                    "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
+                        + "from the state is read whole")
+            }
+        }
+        return start
+    }
+
+    /// What the run does with each subscription: fetch it, or serve it from the state.
+    static func plans(
+        _ list: SubscriptionList, start: Start, rules: TimelineRules, state: StateOptions
+    ) -> [Plan] {
+        list.subscriptions.map {
+            Plan(
+                subscription: $0, record: start.records[$0.url], rules: rules, force: state.force,
+                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
+                serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
+                due: state.dueOnly
+                    ? Plan.dueCheck(
+                        record: start.records[$0.url], stored: start.storedDates[$0.url], state: state, now: rules.now)
+                    : nil)
+        }
+    }
+
+    /// A subscription the state does not know under its URL (or knows only
+    /// as listed, never fetched), but whose URL
+    /// a known feed moved to (a 301 written back by `--update-opml`, or the
+    /// list edited by hand): the feed's record and entries continue under
+    /// the new URL, so its entries keep their first-seen dates.
+    private static func adoptMovedRecords(
+        of list: SubscriptionList, records: inout [String: FeedRecord], store: any StateStore,
+        diagnostics: inout [String]
+    ) {
+        let movedFrom = movedRecords(records)
+        guard !movedFrom.isEmpty else { return }
+        let listed = Set(list.subscriptions.map(\.url))
+        // A record never fetched is no history (a shared state lists a feed before it is fetched).
+        for subscription in list.subscriptions where records[subscription.url]?.lastFetch == nil {
+            guard let old = movedFrom[subscription.url], !listed.contains(old), var record = records[old] else {
+                continue
+            }
+            do {
+                try store.rename(feed: old, to: subscription.url)
+            } catch {
+                diagnostics.append("state: \(old) moved to \(subscription.url), but its state cannot follow (\(error))")
+                continue
+            }
+            records[old] = nil
+            record.url = subscription.url
+            record.movedTo = nil
+            records[subscription.url] = record
+        }
+    }
+
+    /// Which stored feed each new URL continues (target → old URL). When
+    /// several moved to the same URL, the one that last fetched well wins
+    /// (its history is the freshest), then the first by URL: the choice
+    /// depends on the state alone, never on a dictionary's order, so the
+    /// same state gives the same outputs.
+    static func movedRecords(_ records: [String: FeedRecord]) -> [String: String] {
+        var movedFrom: [String: String] = [:]
+        let moved = records.filter { url, record in record.movedTo.map { $0 != url } ?? false }
+        for (url, record) in moved.sorted(by: { $0.key < $1.key }) {
+            guard let target = record.movedTo else { continue }
+            if let chosen = movedFrom[target], let other = records[chosen],
+                (record.lastSuccess?.secondsSince1970 ?? .min) <= (other.lastSuccess?.secondsSince1970 ?? .min)
+            {
+                continue
+            }
+            movedFrom[target] = url
+        }
+        return movedFrom
+    }
+}

@@ -1,0 +1,107 @@
+import Aggregator
+import FeedFetch
+import FeedState
+import Foundation
+import Glibc
+import Subscriptions
+import TimelineMerge
+
+extension MergeRun {
+    /// What fetching and merging gave.
+    struct Merged {
+        var result: RunResult
+        /// The SOURCEs that were lists and could not be read or filtered.
+        var listFailures: [String]
+        /// The state as the run used it (a store in memory without one).
+        var state: StateOptions
+    }
+
+    /// What each `Aggregator.run` of one merge shares: the client, the
+    /// progress line, the state and its records, and a shared state's claims.
+    struct Fetching {
+        let rules: TimelineRules
+        let client: HTTPClient
+        let progress: Progress
+        var state: StateOptions
+        var records: [String: FeedRecord]?
+        var shared: SharedClaims?
+
+        /// A shared state: the hosts of the listed feeds that no other process holds are claimed.
+        mutating func claim(_ list: SubscriptionList) {
+            guard var claims = shared else { return }
+            state.claimedFeeds = claims.claim(list.subscriptions.map(\.url), records: &records)
+            shared = claims
+        }
+
+        func run(_ list: SubscriptionList, continuing: consuming Timeline? = nil, firstIndex: Int = 0) async
+            -> RunResult
+        {
+            await Aggregator.run(
+                list, client: client, rules: rules, state: state, records: records, continuing: continuing,
+                firstIndex: firstIndex
+            ) { [progress] report, done, total in progress.update(report, done: done, total: total) }
+        }
+    }
+
+    /// Step 4: every feed fetched, parsed and merged; then the feeds of the
+    /// SOURCEs that were lists, into the same timeline; a shared state's hosts let go.
+    func fetch(
+        _ list: inout SubscriptionList, filters: inout FilterSetup, client: HTTPClient, start: OpenedState
+    ) async -> Merged {
+        var fetching = Fetching(
+            rules: rules, client: client, progress: Progress(enabled: !options.quiet && isatty(2) != 0),
+            state: start.state ?? .withoutState(), records: start.records)
+        fetching.shared = SharedClaims(store: fetching.state.store, renderOnly: options.renderOnly, rules: rules)
+        fetching.claim(list)
+        var result = await fetching.run(list)
+        var listFailures: [String] = []
+        if !result.subscriptionLists.isEmpty {
+            listFailures = await mergeLists(into: &result, list: &list, filters: &filters, fetching: &fetching)
+        }
+        fetching.progress.finish()
+        if let failure = fetching.shared?.release(state: fetching.state, reports: &result.reports) {
+            result.diagnostics.append(failure)
+        }
+        return Merged(result: result, listFailures: listFailures, state: fetching.state)
+    }
+
+    /// SOURCEs that were subscription lists: their feeds are merged into the
+    /// same timeline, after the others; `list` becomes the expanded list (its
+    /// head, title, owner and link, and its warnings too).
+    /// - Returns: what could not be read or filtered.
+    private func mergeLists(
+        into result: inout RunResult, list: inout SubscriptionList, filters: inout FilterSetup,
+        fetching: inout Fetching
+    ) async -> [String] {
+        var listFailures: [String] = []
+        var expanded = list  // knows what is listed already: a feed is not added twice
+        for (subscription, document) in result.subscriptionLists {
+            do {
+                let localFile = subscription.url.contains("://") ? nil : subscription.url
+                try expanded.add(
+                    opml: document, source: subscription.url, localFile: localFile,
+                    namesLocalFiles: subscription.mayReadLocalFile && LocalFile.path(of: subscription.url) != nil)
+            } catch {
+                listFailures.append("\(error)")
+            }
+        }
+        var more = SubscriptionList()
+        more.subscriptions = Array(expanded.subscriptions[list.subscriptions.count...])
+        do {
+            try filters.apply(options.entryFilters, to: &more)
+        } catch {
+            listFailures.append(error.message)
+            more.subscriptions = []
+        }
+        if !more.subscriptions.isEmpty {
+            fetching.claim(more)
+            let first = result.takeTimeline()
+            var second = await fetching.run(more, continuing: first, firstIndex: list.subscriptions.count)
+            result.reports += second.reports
+            result.diagnostics += second.diagnostics
+            result.timeline = second.takeTimeline()
+        }
+        list = expanded
+        return listFailures
+    }
+}

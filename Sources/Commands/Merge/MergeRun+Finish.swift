@@ -1,0 +1,107 @@
+import Aggregator
+import FeedModel
+import Foundation
+import Subscriptions
+
+extension MergeRun {
+    /// What the run wrote, for its exit status.
+    struct Written {
+        /// The outputs (`-o`) written.
+        var outputs = 0
+        var health = true
+        var metrics = true
+        var opml = true
+    }
+
+    /// The warnings of the lists and the filters: every one with `-v`; else
+    /// the filter settings a remote list gave, once, and the filters' own.
+    func tellWarnings(list: SubscriptionList, filters: FilterSetup) {
+        if options.verbose {
+            for warning in list.warnings { StandardOutput.error("feedmerge: \(warning)") }
+        } else if !options.quiet {
+            // Filter settings a list that is not a local file gave are left out: said once, the first named.
+            let dropped = list.warnings.filter { $0.hasSuffix(OPMLReader.remoteFilterSettingDropped) }
+            if let first = dropped.first {
+                let more = dropped.count > 1 ? " (and \(dropped.count - 1) more such settings; -v lists them)" : ""
+                StandardOutput.error("feedmerge: \(first)\(more)")
+            }
+        }
+        if !options.quiet || options.warnWhenQuiet {
+            for warning in pageFilterWarnings + filters.warnings { StandardOutput.error("feedmerge: \(warning)") }
+        }
+    }
+
+    /// Step 5: each output written, or, when every feed failed and nothing
+    /// is stored for them, each discarded.
+    /// - Returns: how many were written.
+    func writeOutputs(
+        _ outputs: Outputs, entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
+        list: SubscriptionList, excerptWidth: Int?
+    ) async -> Int {
+        // With a state, failing feeds still give their stored entries: write if anything is there.
+        guard reports.contains(where: { !$0.failed }) || !entries.isEmpty else {
+            for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
+            return 0
+        }
+        var content = outputContent(
+            outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
+        if let excerptWidth { content.page?.input.excerptLength = excerptWidth }
+        var written = 0
+        let failures = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
+        for failure in failures {
+            if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }
+        }
+        return written
+    }
+
+    /// `--health FILE`: every feed's health, and the run's diagnostics.
+    /// - Returns: false when the file could not be written (said).
+    func writeHealth(_ outputs: Outputs, reports: [FeedReport], diagnostics: [String]) -> Bool {
+        guard let health = outputs.health else { return true }
+        do {
+            try health.commit(
+                bytes: HealthReport.render(
+                    reports, diagnostics: diagnostics, now: rules.now, keepDays: options.keepDays))
+            return true
+        } catch {
+            StandardOutput.error("feedmerge: --health \(error)")
+            return false
+        }
+    }
+
+    /// A permanent redirect is said once, on the run that follows it (later runs ask the new
+    /// address directly); with --update-opml, the rewrite's line says it.
+    func tellMoves(_ reports: [FeedReport]) {
+        guard !options.updateOPML && !options.quiet else { return }
+        for report in reports {
+            guard let to = report.movedTo else { continue }
+            StandardOutput.error(
+                "feedmerge: moved: \(report.subscription.url) -> \(to) (a permanent redirect, remembered: "
+                    + "asked there from now on; --update-opml writes it into the list)")
+        }
+    }
+
+    /// `--update-opml`: the moved feeds' addresses written into their lists.
+    /// - Returns: false when a list could not be rewritten (said).
+    func updateOPML(_ reports: [FeedReport]) -> Bool {
+        guard options.updateOPML else { return true }
+        let moved = reports.compactMap { report in report.movedTo.map { (report.subscription, $0) } }
+        let rewrite = OPMLRewriter.apply(moved)
+        for (file, count) in rewrite.updated.sorted(by: { $0.key < $1.key }) where !options.quiet {
+            StandardOutput.error("feedmerge: \(file): \(counted(count, "moved feed")) updated")
+        }
+        for failure in rewrite.failures { StandardOutput.error("feedmerge: --update-opml: \(failure)") }
+        return rewrite.failures.isEmpty
+    }
+
+    /// The run's exit status: what was not written first, then the state, then the feeds.
+    func exitStatus(_ written: Written, outputs: Int, merged: Merged) -> ExitStatus {
+        let reports = merged.result.reports
+        if written.outputs == 0 { return .nothingWritten }
+        if written.outputs < outputs || !written.health || !written.metrics || !written.opml {
+            return .someOutputsNotWritten
+        }
+        if !merged.result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
+        return !reports.contains(where: \.failed) && merged.listFailures.isEmpty ? .success : .someFeedsFailed
+    }
+}

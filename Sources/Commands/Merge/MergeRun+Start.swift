@@ -1,0 +1,120 @@
+import Aggregator
+import FeedFetch
+import FeedState
+import Foundation
+import Subscriptions
+
+extension MergeRun {
+    /// A step that ends the run before anything is fetched: it has said why
+    /// and discarded the outputs it reserved.
+    struct Stop: Error {
+        let status: ExitStatus
+    }
+
+    /// The state as the run opened it.
+    struct OpenedState {
+        /// Held until the run ends (the store, and the file's lock).
+        var opened: StateLocation.Opened?
+        var state: StateOptions?
+        /// What the state knows of each feed; sources among them are not read ahead (see SourceReader).
+        var records: [String: FeedRecord]?
+        /// `feedmerge render` given no SOURCE (parsed only with a shared state): the feeds it lists.
+        var listed: [String] = []
+    }
+
+    /// Step 1: every `-o`, `--health` and `--metrics` reserved (a temporary file each).
+    func reserveOutputs() throws(Stop) -> Outputs {
+        do {
+            return try Outputs.reserve(destinations, health: options.healthPath, metrics: options.metricsPath)
+        } catch {
+            for message in error.messages { StandardOutput.error("feedmerge: \(message)") }
+            StandardOutput.error("feedmerge: no feed was fetched, no output written")
+            throw Stop(status: .nothingWritten)
+        }
+    }
+
+    /// Step 2: the state locked and opened, and its records read (none without a state).
+    func openState(_ outputs: Outputs) throws(Stop) -> OpenedState {
+        var result = OpenedState()
+        guard let stateLocation else { return result }
+        do throws(StateError) {
+            var open = try stateLocation.open()
+            if options.rendersWholeState, let shared = open.store as? any SharedStateStore {
+                result.listed = try shared.listedFeeds(now: rules.now)
+            }
+            // `feedmerge render` changes nothing in the state.
+            if options.renderOnly { open = .init(store: ReadOnlyStateStore(open.store), lock: open.lock) }
+            result.opened = open
+            result.records = try open.store.feeds()
+            result.state = stateOptions(store: open.store)
+            return result
+        } catch {
+            outputs.discard()
+            switch error.kind {
+            case .held:
+                StandardOutput.error("feedmerge: state: \(error)")
+                throw Stop(status: .stateLocked)
+            case .cannotCreate:
+                StandardOutput.error("feedmerge: state: \(error)")
+                throw Stop(status: .stateCannotBeCreated)
+            case .unusable, .damaged:
+                StandardOutput.error("feedmerge: state: \(error); nothing was done")
+                throw Stop(status: .stateUnusable)
+            }
+        }
+    }
+
+    /// Step 3: the sources read (or the feeds the state lists) and each
+    /// subscription's filters compiled; a list with no feed, or an RSS
+    /// output with no channel link, ends the run.
+    func readSources(
+        listedInState: [String], client: HTTPClient, outputs: Outputs
+    ) async throws(Stop) -> (SubscriptionList, FilterSetup) {
+        func stop(_ message: String) -> Stop {
+            outputs.discard()
+            StandardOutput.error(message)
+            return Stop(status: .usage)
+        }
+        var list = SubscriptionList()
+        if options.rendersWholeState {
+            list.subscriptions = listedInState.map { Subscription(url: $0) }
+        } else {
+            do {
+                list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
+            } catch {
+                throw stop("feedmerge: \(error)")
+            }
+        }
+        var filters = FilterSetup(
+            folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout
+        )
+        do {
+            try filters.apply(options.entryFilters, to: &list)
+        } catch {
+            throw stop("feedmerge: \(error.message)")
+        }
+        guard !list.subscriptions.isEmpty else {
+            throw stop(
+                options.rendersWholeState ? "feedmerge: the state lists no feed" : "feedmerge: the sources list no feed"
+            )
+        }
+        // A SOURCE that may still turn out to be a list may still give an OPML head with a link.
+        if !list.subscriptions.contains(where: \.mayBeList), let message = missingLink(outputs, list) {
+            throw stop(message)
+        }
+        return (list, filters)
+    }
+
+    private func stateOptions(store: any StateStore) -> StateOptions {
+        var state = StateOptions(store: store)
+        state.force = options.force
+        state.keepDays = options.keepDays
+        state.keepPerFeed = options.keepPerFeed
+        // The page shows each feed's health too.
+        state.health = options.healthPath != nil || writesPage
+        state.newFeedItems = options.newFeedItems
+        state.dueOnly = options.dueOnly
+        state.servesOnly = options.renderOnly
+        return state
+    }
+}
