@@ -395,17 +395,18 @@ def alarm(*_):
 def summary_line(path, name):
     with open(path, errors="replace") as f:
         text = f.read()
-    # The summary is the last line of the worker's own (lines said before it carry their time).
+    # The summary is the worker's last line: `TIME feedmerge worker NAME: N fetched, ...`.
+    speaker = "feedmerge worker %s: " % name
     for line in reversed(text.splitlines()):
-        if line.startswith("feedmerge worker %s:" % name) and " fetched, " in line:
-            return line, text
+        if speaker in line and " fetched, " in line:
+            return line.split(speaker, 1)[1], text
     return None, text
 
 
 def fetched(line):
     """N from the summary's `N fetched`."""
     try:
-        return int(line.split(":", 1)[1].split("fetched")[0].strip())
+        return int(line.split("fetched")[0].strip())
     except (ValueError, IndexError):
         return None
 
