@@ -129,7 +129,7 @@ import Testing
         #expect(health.status == 503, "\(HostsServer.said(w, "watched"))")
         #expect(health.body.hasPrefix("unhealthy: the state cannot be used for "), "\(health.body)")
         let during = try await Operations.get("http://\(address)/metrics").body
-        try Operations.promtool(during)
+        try PromTool.check(during)
         #expect(during.contains("feedmerge_state_up 0\n") && !during.contains("feedmerge_state_errors_total 0\n"))
         Self.postgres.start()
         try await Operations.wait(upTo: 60) {

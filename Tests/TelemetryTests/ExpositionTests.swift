@@ -56,16 +56,3 @@ import Testing
         try PromTool.check(text)
     }
 }
-
-/// Prometheus's `promtool check metrics` (Debian's `prometheus`, installed by `scripts/setup --test`):
-/// the exposition is read by Prometheus's own parser and linted by its conventions.
-enum PromTool {
-    static func check(_ exposition: String) throws {
-        guard let promtool = ExternalProgram("promtool") else {
-            Issue.record("promtool is not installed (scripts/setup --test installs Debian's prometheus)")
-            return
-        }
-        let outcome = try promtool.run(["check", "metrics"], input: exposition)
-        #expect(outcome.status == 0, "promtool check metrics: \(outcome.standardOutput)\(outcome.standardError)")
-    }
-}

@@ -196,12 +196,19 @@ struct WorkerCommand {
         state.keepPerFeed = merge.keepPerFeed
         state.newFeedItems = merge.newFeedItems
         let stop = Locked<Int32?>(nil)
-        Termination.onFirstSignal { number in stop.withLock { $0 = number } }
         let verbose = merge.verbose
         let serviceLog = ServiceLog(program: "feedmerge worker", worker: settings.name, format: logFormat)
         let log: @Sendable (LogEvent) -> Void = { event in
             if event.event == "claim" && !verbose { return }
             serviceLog.write(event)
+        }
+        Termination.onFirstSignal { number in
+            stop.withLock { $0 = number }
+            log(
+                LogEvent(
+                    .info, "stopping",
+                    "\(number == SIGINT ? "SIGINT" : "SIGTERM"): claiming no more; the feeds held are finished, "
+                        + "then their hosts let go (a second signal ends it at once)"))
         }
         let metrics = MetricRegistry.feedmerge(version: feedmergeVersion)
         let worker = Worker(
