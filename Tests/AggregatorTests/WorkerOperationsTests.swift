@@ -106,7 +106,7 @@ import Testing
     @Test func aSecondSIGTERMIsSaidAsTheWorkers() async throws {
         let w = try StateTests.Workspace("worker-second-signal")
         let state = PostgreSQLServer.shared.database()
-        let list = try Self.hosts.list(w, count: 8, hosts: 2, delay: 5)
+        let list = try Self.hosts.list(w, count: 8, hosts: 2, delay: 60)  // its claim outlasts both signals
         let worker = try HostsServer.startWorker(w, name: "hurried", state: state, list: list)
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         try await Operations.wait(upTo: 60) {
