@@ -46,7 +46,7 @@ final class Transfer {
         // "" offers every encoding this libcurl decodes: gzip, deflate, br, zstd.
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        try easy.set(CURLOPT_USERAGENT, c.userAgent)
+        try easy.set(CURLOPT_USERAGENT, c.userAgentHeader)
         var headerLines = [
             "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
         ]

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 
@@ -12,13 +13,15 @@ public enum SharedSchedule {
         guard !leases.isEmpty else { return [] }
         let facts = urls.isEmpty ? [:] : try store.feeds(urls)
         var schedule: [ScheduledFeed] = []
+        let hostWaits = state.schedule.hostWaits(facts.values.map(\.0), now: now)
         for url in urls {
             guard let (record, dates) = facts[url] else { continue }
             schedule.append(
                 ScheduledFeed(
                     url: url,
                     nextCheck: state.schedule.nextCheck(
-                        record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now)))
+                        record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now,
+                        hostNotBefore: hostWaits[URLAuthority.host(of: record.movedTo ?? url)])))
         }
         return try store.release(leases, schedule: schedule)
     }
