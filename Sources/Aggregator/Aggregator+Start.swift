@@ -54,7 +54,8 @@ extension Aggregator {
     ) -> [Plan] {
         list.subscriptions.map {
             let record = start.records[$0.url]
-            let hostWait = start.hostWaits.isEmpty
+            let hostWait =
+                start.hostWaits.isEmpty
                 ? nil : start.hostWaits[URLAuthority.host(of: record?.movedTo ?? $0.url)]
             return Plan(
                 subscription: $0, record: record, rules: rules, force: state.force,

@@ -57,6 +57,8 @@ struct Plan: Sendable {
             } else if let due, due > rules.now {
                 skip = .deferred  // not due yet: served from the state
             }
+        } else if let hostNotBefore, hostNotBefore > rules.now {
+            skip = .deferred  // a feed not asked yet whose host asked everyone to wait
         }
     }
 
@@ -264,7 +266,8 @@ enum Outcome: Sendable {
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
         case .notModified(let status, let notBefore, let movedTo, let etag, let lastModified):
             return FeedUpdate(
-                url: url, outcome: .notModified(etag: etag, lastModified: lastModified), status: status, movedTo: movedTo, notBefore: later(notBefore),
+                url: url, outcome: .notModified(etag: etag, lastModified: lastModified), status: status,
+                movedTo: movedTo, notBefore: later(notBefore),
                 now: now)
         case .skipped, .subscriptionList, .withdrawn:
             return nil

@@ -79,4 +79,3 @@ enum HTTPDate {
         )?.secondsSince1970
     }
 }
-

@@ -71,7 +71,10 @@ import Testing
         #expect(noJitter.check(facts { $0.ttlMinutes = 180 }).reason == .ttl)
         // Jitter only lengthens: a ttl is a floor however the feed's number falls.
         let jittered = (0..<200).map { n in
-            delay(facts { $0.url = "https://host\(n).example/feed"; $0.ttlMinutes = 180 }, FeedSchedule())!
+            delay(
+                facts {
+                    $0.url = "https://host\(n).example/feed"; $0.ttlMinutes = 180
+                }, FeedSchedule())!
         }
         #expect(jittered.allSatisfy { $0 >= 10_800 && $0 < 11_880 })
     }
@@ -104,10 +107,27 @@ import Testing
 
     /// A bot-protection challenge: 4 h, then 8 h, …, a week at most.
     @Test func aBlockedFeedWaitsFourHoursAndDoubling() {
-        #expect(delay(facts { $0.consecutiveFailures = 1; $0.blocked = true }) == 14_400)
-        #expect(delay(facts { $0.consecutiveFailures = 2; $0.blocked = true }) == 28_800)
-        #expect(delay(facts { $0.consecutiveFailures = 20; $0.blocked = true }) == 604_800)
-        #expect(noJitter.check(facts { $0.consecutiveFailures = 1; $0.blocked = true }).reason == .blocked)
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 1; $0.blocked = true
+                }) == 14_400)
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 2; $0.blocked = true
+                }) == 28_800)
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 20; $0.blocked = true
+                }) == 604_800)
+        #expect(
+            noJitter.check(
+                facts {
+                    $0.consecutiveFailures = 1; $0.blocked = true
+                }
+            ).reason == .blocked)
     }
 
     /// 20 feeds that failed together (with or without a Retry-After) come
@@ -163,7 +183,12 @@ import Testing
                     $0.notBefore = asked; $0.consecutiveFailures = 10
                 }) == 604_800, "the later of the two")
         #expect(noJitter.check(facts { $0.notBefore = asked }).reason == .maxAge)
-        #expect(noJitter.check(facts { $0.notBefore = asked; $0.consecutiveFailures = 1 }).reason == .retryAfter)
+        #expect(
+            noJitter.check(
+                facts {
+                    $0.notBefore = asked; $0.consecutiveFailures = 1
+                }
+            ).reason == .retryAfter)
         // A week's max-age is a week, not a day.
         let week = Timestamp(secondsSince1970: t0.secondsSince1970 + 604_800)
         #expect(delay(facts { $0.notBefore = week }) == 604_800)

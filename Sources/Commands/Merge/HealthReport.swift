@@ -70,7 +70,10 @@ enum HealthReport {
     /// nothing new for `staleDays`).
     static func status(of report: FeedReport, now: Timestamp) -> String {
         if report.partialReason != nil { return "partial" }
-        if report.status == .failed, FeedSchedule.isBlocked(report.reason ?? report.record?.lastError) {
+        // Blocked by bot protection: as long as it has failed so since (asked again or not).
+        if report.status == .failed || report.status == .deferred, (report.record?.consecutiveFailures ?? 0) > 0,
+            FeedSchedule.isBlocked(report.record?.lastError)
+        {
             return "blocked"
         }
         if (report.status == .ok || report.status == .notModified), let newest = report.newestEntry,

@@ -9,7 +9,9 @@ enum FetchOptions {
     static func contact(_ text: String) throws(UsageError) -> String {
         let lower = text.lowercased()
         guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), text.count <= 512,
-            !text.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value >= 0x7F || "()\\".unicodeScalars.contains($0) })
+            !text.unicodeScalars.contains(where: {
+                $0.value <= 0x20 || $0.value >= 0x7F || "()\\".unicodeScalars.contains($0)
+            })
         else {
             throw UsageError("--contact wants an http or https URL without spaces or parentheses, not \(text)")
         }
@@ -23,7 +25,8 @@ enum FetchOptions {
             _ name: String, _ placeholder: String, _ help: String,
             _ field: WritableKeyPath<FetchConfiguration, Int> & Sendable, shown: @escaping @Sendable (Int) -> String
         ) -> Option<Settings> {
-            Option(name, value: placeholder, help: help, default: { shown($0[keyPath: configuration][keyPath: field]) }) {
+            Option(name, value: placeholder, help: help, default: { shown($0[keyPath: configuration][keyPath: field]) })
+            {
                 $0[keyPath: configuration][keyPath: field] = try OptionValue.positive($1, for: name)
             }
         }
@@ -55,7 +58,8 @@ enum FetchOptions {
                 number("--max-bytes", "N", maxBytesHelp, \.maximumBodyBytes, shown: { "\($0 >> 20) MiB" }),
                 Option(
                     "--public-only",
-                    help: "fetch only from globally reachable addresses (no loopback,\nprivate, link-local, ...); refused with a proxy set"
+                    help:
+                        "fetch only from globally reachable addresses (no loopback,\nprivate, link-local, ...); refused with a proxy set"
                 ) { settings, _ in
                     if let proxy = ProxyEnvironment.active(in: ProcessInfo.processInfo.environment) {
                         throw UsageError(
