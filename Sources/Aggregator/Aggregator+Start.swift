@@ -61,13 +61,20 @@ extension Aggregator {
                 subscription: $0, record: record, rules: rules, force: state.force,
                 alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
                 serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
-                due: state.dueOnly
+                // A local file costs no server anything: read on every run.
+                due: state.dueOnly && Self.isWebFeed($0.url)
                     ? Plan.dueCheck(
                         record: record, stored: start.storedDates[$0.url], state: state, now: rules.now,
                         hostNotBefore: hostWait)
                     : nil,
                 hostNotBefore: state.force ? nil : hostWait)
         }
+    }
+
+    /// An http or https feed: one a schedule spares a server.
+    static func isWebFeed(_ url: String) -> Bool {
+        let lower = url.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
     /// A subscription the state does not know under its URL (or knows only
