@@ -177,4 +177,75 @@ import Testing
         #expect(feed("/maxage.xml")?["next_check_reason"] as? String == "max-age")
         #expect(feed("/gone.xml") != nil && !(feed("/gone.xml")?["next_check"] is String))
     }
+
+    /// The same rules held by three workers on one PostgreSQL state at their
+    /// default settings: each feed at most once an hour whichever worker asks
+    /// it, one request at a time per host and a second between two starts
+    /// across all three, a host that answered two 429s left alone by all.
+    @Test func threeWorkersKeepTheRulesBetweenThem() async throws {
+        let w = try StateTests.Workspace("politeness-workers")
+        let state = PostgreSQLServer.shared.database()
+        let layout: [(host: Int, paths: [String])] =
+            (1...4).map { host in (host, (0..<5).map { "/w\(host)-\($0).xml" }) }
+            + [(5, ["/busy-1.xml", "/busy-2.xml", "/ok-1.xml", "/ok-2.xml", "/ok-3.xml"])]
+        let urls = layout.flatMap { host, paths in paths.map { server.url($0, port: host) } }
+        let opml =
+            "<opml version=\"2.0\"><body>\n"
+            + urls.map { "<outline type=\"rss\" xmlUrl=\"\($0)\"/>" }.joined(separator: "\n") + "\n</body></opml>\n"
+        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
+        let origin = try await log(from: 0).count
+        var requests: [Request] = []
+        let periods: [Int64] = [0, 600, 1_800, 4_200, 10_800, 18_000, 25_200]
+        for (index, offset) in periods.enumerated() {
+            let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(Self.start + offset)))
+            let workers = try (1...3).map { k in
+                let process = Process()
+                process.executableURL = CommandRun.binary
+                process.arguments = [
+                    "worker", w.path("feeds.opml"), "--state", state, "--name", "w\(k)", "--now", now, "--drain",
+                    "--contact", "https://planet.example.org/about", "-q",
+                ]
+                process.standardOutput = FileHandle.nullDevice
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                return process
+            }
+            for worker in workers {
+                worker.waitUntilExit()
+                #expect(worker.terminationStatus == 0, "a worker at \(now)")
+            }
+            for var request in try await log(from: origin + requests.count) {
+                request.run = Self.start + offset
+                request.runIndex = index
+                requests.append(request)
+            }
+        }
+        #expect(requests.count >= urls.count)
+        // Each feed at most once an hour, whichever worker asks it.
+        for (path, asked) in Dictionary(grouping: requests, by: \.path) {
+            let times = asked.map(\.run).sorted()
+            #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 >= 3_600 }, "\(path): \(times)")
+        }
+        // One request at a time per host, a second between two starts, across the three workers.
+        for (port, onHost) in Dictionary(grouping: requests, by: \.port) {
+            let sorted = onHost.sorted { $0.start < $1.start }
+            for (before, after) in zip(sorted, sorted.dropFirst()) {
+                #expect(after.start >= before.end, "port \(port): \(before.path) and \(after.path) at once")
+                if after.runIndex == before.runIndex {
+                    #expect(
+                        after.start - before.start >= 0.99,
+                        "port \(port): \(before.path) then \(after.path) \(after.start - before.start) s apart")
+                }
+            }
+        }
+        // Two 429s (Retry-After 4 h) hold the whole host, for every worker.
+        let busy = requests.filter { $0.port == server.ports[5] }
+        let first = try #require(busy.first).run
+        #expect(busy.filter { $0.run == first }.filter { $0.status == 429 }.count == 2)
+        #expect(busy.allSatisfy { $0.run == first || $0.run >= first + 14_400 }, "\(busy.map { ($0.path, $0.run - first) })")
+        #expect(
+            Set(requests.compactMap { $0.headers["user-agent"] }).allSatisfy {
+                $0.hasPrefix("feedmerge/") && $0.hasSuffix(" (+https://planet.example.org/about)")
+            })
+    }
 }

@@ -130,6 +130,8 @@ public struct FeedSchedule: Sendable, Equatable {
     public func check(_ facts: Facts) -> Check {
         if facts.gone { return Check(time: nil, reason: .gone) }
         guard let last = facts.lastFetch?.secondsSince1970 else {
+            // Due now, unless its host asked everyone to wait.
+            if let host = facts.hostNotBefore { return Check(time: host, reason: .hostRetryAfter) }
             return Check(time: Timestamp(secondsSince1970: Int64.min / 2), reason: .new)
         }
         let unit = Self.unit(facts.url, Timestamp(secondsSince1970: last))
