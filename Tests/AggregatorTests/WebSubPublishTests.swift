@@ -173,6 +173,49 @@ import Testing
         }
     }
 
+    static let venus = SharedCorpora.path("venus")?.path ?? ""
+
+    /// Venus's `pubsubhubbub_hub` with its asf theme: the theme's Atom names the hub, and the hub
+    /// is told of `atom.xml` (the one file of `pubsubhubbub_feeds` the theme writes), at `link`
+    /// joined with its name, after a run that changed it only.
+    @Test(
+        .tags(.corpus),
+        .enabled(if: FileManager.default.fileExists(atPath: venus + "/themes"), "needs ../shared/corpora/venus"))
+    func aVenusPlanetPingsItsHubAsVenusDoes() async throws {
+        let site = try Site("planet")
+        defer { try? FileManager.default.removeItem(at: site.folder) }
+        try site.write(["one"])
+        let configuration = """
+            [Planet]
+            name = Hubbed
+            link = \(site.publicURL)www/
+            pubsubhubbub_hub = \(site.hub)
+            cache_directory = \(site.folder.path)/cache
+            output_dir = \(site.folder.path)/www
+            output_theme = asf
+
+            [\(site.source)]
+            name = Source
+
+            """
+        let config = site.folder.appendingPathComponent("config.ini")
+        try Data(configuration.utf8).write(to: config)
+        let atom = site.publicURL + "www/atom.xml"
+        func run(_ now: String) throws {
+            let run = try CommandRun.feedmerge(["planet", "--venus", Self.venus, "--now", now, config.path])
+            #expect(run.status == 0, "\(run.standardError)")
+        }
+        try run("2025-01-10T00:00:00Z")
+        #expect(try await site.published() == [atom])
+        let written = try String(contentsOf: site.folder.appendingPathComponent("www/atom.xml"), encoding: .utf8)
+        #expect(written.contains("rel=\"hub\" href=\"\(site.hub)\""))
+        try run("2025-01-10T00:00:00Z")
+        #expect(try await site.published() == [atom], "an unchanged planet pinged its hub")
+        try site.write(["two", "one"])
+        try run("2025-01-10T00:00:00Z")
+        #expect(try await site.published() == [atom, atom])
+    }
+
     @Test func aHubNeedsTheFeedsPublicAddress() throws {
         let run = try CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "https://hub.example/"])
         #expect(run.status == 2)
