@@ -202,13 +202,13 @@ public final class AtomicFile: Sendable {
 
         /// Reads as many bytes of the previous file as `bytes` holds and compares them.
         func compare(_ bytes: UnsafeBufferPointer<UInt8>) {
-            guard !differs else { return }
+            guard !differs, let new = bytes.baseAddress, bytes.count > 0 else { return }
             if chunk.count < bytes.count { chunk = [UInt8](repeating: 0, count: bytes.count) }
             let read = readFully(count: bytes.count)
             differs =
                 read != bytes.count
                 || !chunk.withUnsafeBufferPointer { old in
-                    memcmp(old.baseAddress!, bytes.baseAddress!, bytes.count) == 0
+                    memcmp(old.baseAddress!, new, bytes.count) == 0
                 }
             if differs { stop() }
         }

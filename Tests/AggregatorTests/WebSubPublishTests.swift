@@ -216,6 +216,38 @@ import Testing
         #expect(try await site.published() == [atom, atom])
     }
 
+    /// A theme describes only itself: its configuration cannot name a hub that feedmerge then sends requests to.
+    @Test func aThemesHubIsNotTold() async throws {
+        let site = try Site("theme")
+        defer { try? FileManager.default.removeItem(at: site.folder) }
+        try site.write(["one"])
+        let theme = site.folder.appendingPathComponent("theme")
+        try FileManager.default.createDirectory(at: theme, withIntermediateDirectories: true)
+        try Data("<feed><TMPL_LOOP Items><title><TMPL_VAR title></title></TMPL_LOOP></feed>\n".utf8).write(
+            to: theme.appendingPathComponent("atom.xml.tmpl"))
+        try Data("[Planet]\ntemplate_files = atom.xml.tmpl\npubsubhubbub_hub = \(site.hub)\n".utf8).write(
+            to: theme.appendingPathComponent("config.ini"))
+        let configuration = """
+            [Planet]
+            name = Themed
+            link = \(site.publicURL)www/
+            cache_directory = \(site.folder.path)/cache
+            output_dir = \(site.folder.path)/www
+            output_theme = \(theme.path)
+
+            [\(site.source)]
+            name = Source
+
+            """
+        let config = site.folder.appendingPathComponent("config.ini")
+        try Data(configuration.utf8).write(to: config)
+        let run = try CommandRun.feedmerge(["planet", "--now", "2025-01-10T00:00:00Z", config.path])
+        #expect(run.status == 0, "\(run.standardError)")
+        #expect(run.standardError.contains("pubsubhubbub_hub is not used"), "\(run.standardError)")
+        #expect(FileManager.default.fileExists(atPath: site.folder.appendingPathComponent("www/atom.xml").path))
+        #expect(try await site.published().isEmpty)
+    }
+
     @Test func aHubNeedsTheFeedsPublicAddress() throws {
         let run = try CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "https://hub.example/"])
         #expect(run.status == 2)

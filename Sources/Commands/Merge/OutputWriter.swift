@@ -39,8 +39,8 @@ enum OutputWriter {
         await withTaskGroup(of: (Int, Result).self) { group in
             for (index, output) in outputs.enumerated() {
                 group.addTask {
-                    let failure = await onOwnThread { write(output, content: content, verbose: verbose) }
-                    return (index, failure)
+                    let result = await onOwnThread { write(output, content: content, verbose: verbose) }
+                    return (index, result)
                 }
             }
             var results = [Result](repeating: Result(), count: outputs.count)
