@@ -7,8 +7,9 @@ its subscribers before it answers. Run with the interpreter of the virtual
 environment `scripts/setup --test` makes (see websub_python in the tests).
 
 Prints three ports on its first line: the hub, the site, the subscriber.
-  hub         POST / is the hub's endpoint (publish allowed); GET /_log lists
-              the publish pings it received ({"publish": [topic, ...]}).
+  hub         POST /hub is the hub's endpoint (publish allowed); GET /_log lists
+              the publish pings it received ({"publish": [topic, ...]});
+              POST /moved answers 307 to /hub.
   site        GET /files/ABSOLUTE/PATH serves that file, with the Link header
               a WebSub publisher sends (rel="hub": this hub, rel="self": the
               URL asked); GET /_log lists the paths fetched.
@@ -66,6 +67,10 @@ def hub_app():
     def log():
         with LOCK:
             return {"publish": list(PUBLISHED)}
+
+    @app.route("/moved", methods=["POST"])
+    def moved():
+        return Response("", status=307, headers={"Location": "/hub"})
 
     return app
 
