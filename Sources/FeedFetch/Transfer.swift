@@ -67,12 +67,22 @@ final class Transfer {
         try easy.set(CURLOPT_WRITEFUNCTION, callback: Transfer.receiveBody)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.receiveHeader)
+        if let form = request.formBody { try configurePost(form) }
         if !c.addressPolicy.refused.isEmpty {
             // Never through a proxy, whose address is all the check would see (see ProxyEnvironment).
             try easy.set(CURLOPT_PROXY, "")
             try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
             try easy.setOpenSocket(Transfer.openSocket)
         }
+    }
+
+    /// A form POSTed (a hub's publish ping): no validators, no redirect followed (a POST
+    /// redirected would be sent again as a GET).
+    private func configurePost(_ form: String) throws(CurlError) {
+        try easy.set(CURLOPT_FOLLOWLOCATION, 0)
+        try easy.set(CURLOPT_POSTFIELDSIZE, form.utf8.count)
+        try easy.set(CURLOPT_COPYPOSTFIELDS, form)
+        try easy.setHeaders(["Content-Type: application/x-www-form-urlencoded", "Accept: */*"])
     }
 
     // MARK: callbacks (C function pointers; `userdata` is the Transfer)

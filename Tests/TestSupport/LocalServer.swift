@@ -10,11 +10,13 @@ public final class LocalServer: @unchecked Sendable {
     /// The ports the script printed, in order.
     public let ports: [Int]
 
-    /// - Parameter script: the script's path.
-    public init(script: URL) throws {
+    /// - Parameters:
+    ///   - script: the script's path.
+    ///   - python: the interpreter (a virtual environment's, for a script with dependencies).
+    public init(script: URL, python: String = "python3") throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = [python, script.path]
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -27,9 +29,9 @@ public final class LocalServer: @unchecked Sendable {
     }
 
     /// Starts a script or stops the test run: without its server a suite cannot run at all.
-    public static func start(_ script: URL) -> LocalServer {
+    public static func start(_ script: URL, python: String = "python3") -> LocalServer {
         do {
-            return try LocalServer(script: script)
+            return try LocalServer(script: script, python: python)
         } catch {
             fatalError("cannot start \(script.lastPathComponent): \(error)")
         }
