@@ -79,6 +79,10 @@ public struct FeedReport: Sendable {
     /// gone is not asked, and does not fail every later run).
     public var failed: Bool { status == .failed || (status == .gone && !goneBefore) }
 
+    /// Not asked this run because it is failing and its backoff (or its
+    /// server's Retry-After) is not over: not a new failure, not fine either.
+    public var stillFailing: Bool { status == .deferred && failingBefore != nil }
+
     init(subscription: Subscription, status: Status) {
         self.subscription = subscription
         self.status = status

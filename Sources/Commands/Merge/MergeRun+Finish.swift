@@ -41,7 +41,7 @@ extension MergeRun {
         list: SubscriptionList, excerptWidth: Int?
     ) async -> (count: Int, changed: [String]) {
         // With a state, failing feeds still give their stored entries: write if anything is there.
-        guard reports.contains(where: { !$0.failed }) || !entries.isEmpty else {
+        guard reports.contains(where: { !$0.failed && !$0.stillFailing }) || !entries.isEmpty else {
             for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
             return (0, [])
         }

@@ -114,10 +114,12 @@ struct RunSummary {
             let partial =
                 (truncated > 0 ? "\(truncated) truncated, " : "") + (recovered > 0 ? "\(recovered) recovered, " : "")
             let notModified = reports.filter { $0.status == .notModified }.count
-            let deferred = reports.filter { $0.status == .deferred }.count
+            let stillFailing = reports.filter(\.stillFailing).count
+            let deferred = reports.filter { $0.status == .deferred }.count - stillFailing
             let gone = reports.filter(\.goneBefore).count
             let waiting =
                 (deferred > 0 ? ", \(deferred) not asked (not due, or asked to wait)" : "")
+                + (stillFailing > 0 ? ", \(stillFailing) still failing (not asked until their backoff ends)" : "")
                 + (gone > 0 ? ", \(gone) gone (410, not asked again)" : "")
             let feeds =
                 rendered
@@ -128,7 +130,7 @@ struct RunSummary {
                     + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
-        if written < outputs && failed.count == reports.count {
+        if written < outputs && reports.allSatisfy({ $0.failed || $0.stillFailing }) {
             say("every feed failed; outputs left as they were")
         }
     }
