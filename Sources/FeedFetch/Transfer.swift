@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import RequestSigning
 
 /// One HTTP transfer: its easy handle, what the callbacks gathered, and the
 /// continuation waiting for it. Made when the transfer starts, and touched
@@ -52,6 +53,7 @@ final class Transfer {
         ]
         if let etag = request.etag { headerLines.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified { headerLines.append("If-Modified-Since: \(lastModified)") }
+        headerLines += try signatureHeaderLines()
         try easy.setHeaders(headerLines)
         // The callbacks get this transfer back unretained: the engine holds
         // it for as long as its handle is attached to the multi handle.
@@ -66,6 +68,20 @@ final class Transfer {
             try easy.set(CURLOPT_PROXY, "")
             try easy.set(CURLOPT_OPENSOCKETDATA, pointer: me)
             try easy.setOpenSocket(Transfer.openSocket)
+        }
+    }
+
+    /// Web Bot Auth's headers when a key is configured, signed as the transfer starts (so
+    /// `created` is when the request leaves, however long it waited for its host) for the
+    /// URL's authority. libcurl sends the same headers on every redirect it follows: a
+    /// redirect within the authority keeps a valid signature, one to another authority
+    /// carries a signature that does not verify there (docs/politeness.md).
+    /// A request that cannot be signed fails rather than leave unsigned.
+    private func signatureHeaderLines() throws(CurlError) -> [String] {
+        do {
+            return try configuration.webBotAuth.headerLines(forRequestTo: request.url, at: Date())
+        } catch {
+            throw CurlError(call: "signing the request (Web Bot Auth)", message: error.description)
         }
     }
 
