@@ -15,7 +15,9 @@ final class OpenSSLKey {
     /// The key whose 32-byte private half (RFC 8032's seed) is `seed`.
     /// The corresponding C function is `EVP_PKEY_new_raw_private_key`.
     convenience init(seed: [UInt8]) throws(SigningError) {
-        guard seed.count == 32 else { throw SigningError("reading the key", "an Ed25519 key is 32 bytes, not \(seed.count)") }
+        guard seed.count == 32 else {
+            throw SigningError("reading the key", "an Ed25519 key is 32 bytes, not \(seed.count)")
+        }
         guard let key = EVP_PKEY_new_raw_private_key(EVP_PKEY_ED25519, nil, seed, seed.count) else {
             throw SigningError("reading the key", OpenSSLKey.lastError())
         }
@@ -123,7 +125,9 @@ enum Crypto {
     /// The corresponding C function is `RAND_bytes`.
     static func randomBytes(_ count: Int) throws(SigningError) -> [UInt8] {
         var bytes = [UInt8](repeating: 0, count: count)
-        guard RAND_bytes(&bytes, Int32(count)) == 1 else { throw SigningError("making a nonce", OpenSSLKey.lastError()) }
+        guard RAND_bytes(&bytes, Int32(count)) == 1 else {
+            throw SigningError("making a nonce", OpenSSLKey.lastError())
+        }
         return bytes
     }
 }

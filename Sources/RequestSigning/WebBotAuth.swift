@@ -26,11 +26,13 @@ public struct WebBotAuth: Sendable, Equatable {
     ///   header's string cannot.
     public mutating func setSignatureAgent(_ url: String) throws(SigningError) {
         // A URL never holds a space, a quote or a backslash unescaped (RFC 3986).
-        guard StructuredField.isPrintableASCII(url), !url.contains(where: { " \"\\".contains($0) }), let parts = URLComponents(string: url),
+        guard StructuredField.isPrintableASCII(url), !url.contains(where: { " \"\\".contains($0) }),
+            let parts = URLComponents(string: url),
             let scheme = parts.scheme?.lowercased(), let host = parts.host, !host.isEmpty
         else { throw SigningError("--signature-agent \(url)", "not an absolute URL") }
         guard scheme == "https" else {
-            throw SigningError("--signature-agent \(url)", "verifiers fetch the key directory over https: give an https URL")
+            throw SigningError(
+                "--signature-agent \(url)", "verifiers fetch the key directory over https: give an https URL")
         }
         guard parts.user == nil, parts.password == nil, parts.fragment == nil else {
             throw SigningError("--signature-agent \(url)", "a URL with no user name, password or fragment is needed")

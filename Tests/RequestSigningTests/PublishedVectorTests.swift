@@ -7,7 +7,8 @@ import Testing
 /// thumbprint, RFC 8037's JWS signature, RFC 9421's Ed25519 request signature.
 @Suite struct PublishedVectorTests {
     /// RFC 8037 appendix A.1: the private key's `d` and the public key's `x`.
-    static let rfc8037Private = #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
+    static let rfc8037Private =
+        #"{"kty":"OKP","crv":"Ed25519","d":"nWGxne_9WmC6hEr0kuwsxERJxWl7MmkZcDusAxyuf2A","x":"11qYAYKxCrfVS_7TyWQHOg7hcvPapiMlrwIaaPcHURo"}"#
 
     /// RFC 9421 appendix B.1.4: test-key-ed25519.
     static let rfc9421Private = """

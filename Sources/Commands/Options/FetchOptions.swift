@@ -1,5 +1,6 @@
 import FeedFetch
 import Foundation
+import RequestSigning
 
 /// The fetching options the main command and `feedmerge fetch` share,
 /// declared once for any settings that hold a `FetchConfiguration`.
@@ -11,7 +12,8 @@ enum FetchOptions {
             _ name: String, _ placeholder: String, _ help: String,
             _ field: WritableKeyPath<FetchConfiguration, Int> & Sendable, shown: @escaping @Sendable (Int) -> String
         ) -> Option<Settings> {
-            Option(name, value: placeholder, help: help, default: { shown($0[keyPath: configuration][keyPath: field]) }) {
+            Option(name, value: placeholder, help: help, default: { shown($0[keyPath: configuration][keyPath: field]) })
+            {
                 $0[keyPath: configuration][keyPath: field] = try OptionValue.positive($1, for: name)
             }
         }
@@ -24,7 +26,8 @@ enum FetchOptions {
                 number("--max-bytes", "N", maxBytesHelp, \.maximumBodyBytes, shown: { "\($0 >> 20) MiB" }),
                 Option(
                     "--public-only",
-                    help: "fetch only from globally reachable addresses (no loopback,\nprivate, link-local, ...); refused with a proxy set"
+                    help:
+                        "fetch only from globally reachable addresses (no loopback,\nprivate, link-local, ...); refused with a proxy set"
                 ) { settings, _ in
                     if let proxy = ProxyEnvironment.active(in: ProcessInfo.processInfo.environment) {
                         throw UsageError(
@@ -33,6 +36,36 @@ enum FetchOptions {
                     }
                     settings[keyPath: configuration].addressPolicy = .publicOnly
                 },
+                Option<Settings>(
+                    "--sign-with", value: "KEYFILE",
+                    help:
+                        "sign each request with this Ed25519 key (Web Bot Auth; PEM or\nJWK; feedmerge key new makes one)"
+                ) { (settings: inout Settings, path: String) throws in
+                    do {
+                        settings[keyPath: configuration].webBotAuth.key = try SigningKey(contentsOfFile: path)
+                    } catch {
+                        throw UsageError("--sign-with: \(error)")
+                    }
+                },
+                Option<Settings>(
+                    "--signature-agent", value: "URL",
+                    help:
+                        "the https site whose key directory lists that key, sent\nas Signature-Agent (feedmerge key directory writes it)"
+                ) { (settings: inout Settings, url: String) throws in
+                    do {
+                        try settings[keyPath: configuration].webBotAuth.setSignatureAgent(url)
+                    } catch {
+                        throw UsageError("\(error)")
+                    }
+                },
             ])
+    }
+
+    /// What the options of one command line need together: a Signature-Agent names where the
+    /// key of `--sign-with` is published, so it means nothing without one.
+    static func check(_ configuration: FetchConfiguration) throws(UsageError) {
+        if configuration.webBotAuth.signatureAgent != nil && configuration.webBotAuth.key == nil {
+            throw UsageError("--signature-agent names where the signing key is published: add --sign-with KEYFILE")
+        }
     }
 }

@@ -2,6 +2,7 @@ import FeedFetch
 import FeedModel
 import Foundation
 import PlanetPage
+import RequestSigning
 import Subscriptions
 import TimelineMerge
 import VenusConfig
@@ -179,6 +180,7 @@ struct PlanetCommand {
             }
             options.fetch.totalTimeoutSeconds = seconds
         }
+        try signing(&options, settings: settings, planet: planet)
         if let keep = settings["cache_keep_entries"] {
             options.keepPerFeed = try OptionValue.count(keep, for: "cache_keep_entries")
         }
@@ -296,6 +298,28 @@ struct PlanetCommand {
             throw UsageError("\(planet.path): no template to write (template_files, or output_theme)")
         }
         return options
+    }
+
+    /// `sign_with` and `signature_agent` (Web Bot Auth), each unless the command line gave
+    /// its option; a relative key file is read from the configuration's folder.
+    private func signing(_ options: inout MergeOptions, settings: [String: String], planet: VenusConfiguration)
+        throws(UsageError)
+    {
+        if options.fetch.webBotAuth.key == nil, let file = settings["sign_with"], !file.isEmpty {
+            do {
+                options.fetch.webBotAuth.key = try SigningKey(contentsOfFile: Self.address(file, in: planet.folder))
+            } catch {
+                throw UsageError("\(planet.path): sign_with: \(error)")
+            }
+        }
+        if options.fetch.webBotAuth.signatureAgent == nil, let url = settings["signature_agent"], !url.isEmpty {
+            do {
+                try options.fetch.webBotAuth.setSignatureAgent(url)
+            } catch {
+                throw UsageError("\(planet.path): signature_agent: \(error.reason)")
+            }
+        }
+        try FetchOptions.check(options.fetch)
     }
 
     /// A section's URL; a relative file path is taken from the configuration's folder.
