@@ -38,11 +38,14 @@ import Testing
     }
 
     /// What the verifier found: one report per request recorded under `prefix`, and the directory's.
-    static func verify(_ prefix: String, key: Key) throws -> (requests: [[String: Any]], directory: [String: Any]) {
+    /// `directory` and `headers` are the key's files unless given (a URL, and "-").
+    static func verify(_ prefix: String, key: Key, directory: String? = nil, headers: String? = nil) throws -> (
+        requests: [[String: Any]], directory: [String: Any]
+    ) {
         let python = try #require(ExternalProgram("python3"), "python3 is needed (scripts/setup --test)")
         let run = try python.run([
             folder.appendingPathComponent("verify_web_bot_auth.py").path, server.url("/log?prefix=/\(prefix)/"),
-            key.directory, key.headers, agent,
+            directory ?? key.directory, headers ?? key.headers, agent,
         ])
         try #require(
             run.status == 0,
@@ -115,6 +118,34 @@ import Testing
         #expect(parameters["tag"] as? String == "http-message-signatures-directory")
         #expect(parameters["keyid"] as? String == key.thumbprint)
         #expect(results.first?["covered"] as? [String] == [#""@authority";req"#, #""@signature-params""#])
+        #expect(Self.tampered(directory) == ["authority": "rejected"])
+    }
+
+    static let nginx = ExternalProgram("nginx")
+
+    /// The directory served by nginx with the directives `--headers-format nginx` wrote, as an
+    /// operator serves it, is what the verifier accepts.
+    @Test(.tags(.externalProgram), .enabled(if: nginx != nil, "nginx is not installed"))
+    func theDirectoryServedByNginxWithTheWrittenDirectivesVerifies() throws {
+        let key = try Key("signed-nginx")
+        let wellKnown = key.workspace.path("site/.well-known")
+        try FileManager.default.createDirectory(atPath: wellKnown, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: key.workspace.path("nginx"), withIntermediateDirectories: true)
+        let include = key.workspace.path("directory.conf")
+        let written = try CommandRun.feedmerge([
+            "key", "directory", "--signature-agent", Self.agent, "-o", wellKnown + "/http-message-signatures-directory",
+            "--headers", include, "--headers-format", "nginx", key.file,
+        ])
+        #expect(written.status == 0, "\(written.standardError)")
+        let server = try LocalServer(
+            script: Self.folder.appendingPathComponent("nginx_directory.py"),
+            arguments: [key.workspace.path("site"), include, key.workspace.path("nginx")])
+        let (requests, directory) = try Self.verify(
+            "nothing", key: key, directory: server.url("/.well-known/http-message-signatures-directory"),
+            headers: "-")
+        #expect(requests.isEmpty)
+        #expect(directory["verified"] as? Bool == true, "\(directory)")
+        #expect(directory["content_type"] as? String == "application/http-message-signatures-directory+json")
         #expect(Self.tampered(directory) == ["authority": "rejected"])
     }
 

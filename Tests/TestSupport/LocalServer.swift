@@ -10,11 +10,13 @@ public final class LocalServer: @unchecked Sendable {
     /// The ports the script printed, in order.
     public let ports: [Int]
 
-    /// - Parameter script: the script's path.
-    public init(script: URL) throws {
+    /// - Parameters:
+    ///   - script: the script's path.
+    ///   - arguments: what the script is given after its path.
+    public init(script: URL, arguments: [String] = []) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
+        process.arguments = ["python3", script.path] + arguments
         process.standardInput = input
         process.standardOutput = output
         try process.run()

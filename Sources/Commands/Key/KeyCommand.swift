@@ -9,6 +9,7 @@ struct KeyCommand {
     var signatureAgent: String?
     var output: String?
     var headers: String?
+    var headersFormat = DirectoryHeaders.Format.plain
     var validDays = 7
 
     static let interface = CommandInterface<KeyCommand>(
@@ -39,6 +40,12 @@ struct KeyCommand {
                         "--headers", value: "FILE",
                         help: "write the response headers there (Name: value lines)\ninstead of standard output"
                     ) { $0.headers = $1 },
+                    Option(
+                        "--headers-format", value: "plain|nginx|apache",
+                        help:
+                            "Name: value lines, an nginx include for the directory's\nlocation, or an Apache .htaccess for its folder",
+                        default: { $0.headersFormat.rawValue }
+                    ) { $0.headersFormat = try OptionValue.choice($1, for: "--headers-format") },
                     Option(
                         "--valid-days", value: "N", help: "how long the directory's signatures hold",
                         default: { "\($0.validDays)" }
@@ -144,8 +151,9 @@ struct KeyCommand {
         let lines: String
         do {
             let created = Int(Date().timeIntervalSince1970)
-            lines = try directory.responseHeaders(authority: authority, created: created, lifetime: validDays * 86_400)
-                .map { "\($0.name): \($0.value)\n" }.joined()
+            let fields = try directory.responseHeaders(
+                authority: authority, created: created, lifetime: validDays * 86_400)
+            lines = DirectoryHeaders.render(fields, as: headersFormat)
         } catch {
             StandardOutput.error("feedmerge: key: \(error)")
             return ExitStatus.nothingWritten.rawValue

@@ -7,7 +7,9 @@ jwcrypto's JWK thumbprint (RFC 7638), for SignedRequestTests.
 
 LOG is the test server's /log URL (the requests feedmerge made), DIRECTORY the
 JSON `feedmerge key directory` wrote, HEADERS the headers it said to serve
-it with, AGENT the Signature-Agent feedmerge was given. Each key is resolved
+it with, AGENT the Signature-Agent feedmerge was given. DIRECTORY may be a
+URL instead, where a web server serves it: then HEADERS is "-" and the
+response's own body and headers are checked. Each key is resolved
 by the thumbprint jwcrypto computes, never by the kid feedmerge wrote.
 Prints one JSON object: for each request whether its signature verifies,
 what it covers and its parameters, and whether each tampered copy is
@@ -136,14 +138,20 @@ def check_directory(verifier, headers, agent, count):
 
 def main():
     log, directory_file, headers_file, agent = sys.argv[1:5]
-    with open(directory_file) as f:
-        directory = Directory(f.read())
     headers = {}
-    with open(headers_file) as f:
-        for line in f:
-            if line.strip():
-                name, _, value = line.rstrip("\n").partition(": ")
-                headers[name] = value
+    if directory_file.startswith("http://"):
+        with urllib.request.urlopen(directory_file) as response:
+            directory = Directory(response.read().decode())
+            for name in ("Content-Type", "Signature-Input", "Signature"):
+                headers[name] = response.headers.get(name)
+    else:
+        with open(directory_file) as f:
+            directory = Directory(f.read())
+        with open(headers_file) as f:
+            for line in f:
+                if line.strip():
+                    name, _, value = line.rstrip("\n").partition(": ")
+                    headers[name] = value
     verifier = HTTPMessageVerifier(signature_algorithm=algorithms.ED25519, key_resolver=directory)
     with urllib.request.urlopen(log) as f:
         requests = json.load(f)
