@@ -149,6 +149,37 @@ import Testing
         #expect(Self.tampered(directory) == ["authority": "rejected"])
     }
 
+    /// `sign_with` and `signature_agent` in a planet's `[Planet]` section sign its requests, and
+    /// reach no template.
+    @Test func aPlanetSignsWithTheKeyItsConfigurationNames() throws {
+        let key = try Key("signed-planet")
+        let theme = key.workspace.path("theme")
+        try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
+        try "[Planet]\ntemplate_files = index.html.tmpl\n".write(
+            toFile: theme + "/config.ini", atomically: true, encoding: .utf8)
+        try "[<TMPL_VAR sign_with>]<TMPL_LOOP Items><p><TMPL_VAR title></p></TMPL_LOOP>".write(
+            toFile: theme + "/index.html.tmpl", atomically: true, encoding: .utf8)
+        try """
+        [Planet]
+        name = Signed
+        output_theme = theme
+        output_dir = site
+        sign_with = signing.pem
+        signature_agent = \(Self.agent)
+
+        [\(Self.server.url("/planet/feed.xml"))]
+        name = One
+        """.write(toFile: key.workspace.path("planet.ini"), atomically: true, encoding: .utf8)
+        let run = try CommandRun.feedmerge(["planet", "--no-state", "-q", key.workspace.path("planet.ini")])
+        #expect(run.status == 0, "\(run.standardError)")
+        let page = try String(contentsOfFile: key.workspace.path("site/index.html"), encoding: .utf8)
+        #expect(page.hasPrefix("[]<p>One</p>"), "\(page)")
+        let (requests, _) = try Self.verify("planet", key: key)
+        try #require(requests.count == 1)
+        #expect(requests[0]["verified"] as? Bool == true, "\(requests[0])")
+        #expect(requests[0]["signature_agent"] as? String == Self.agent)
+    }
+
     @Test func withoutSignatureAgentTheSignatureCoversTheAuthority() throws {
         let key = try Key("signed-fetch")
         let run = try CommandRun.feedmerge(["fetch", "--sign-with", key.file, Self.server.url("/fetch/feed.xml")])

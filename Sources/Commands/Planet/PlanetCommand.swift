@@ -160,7 +160,8 @@ struct PlanetCommand {
     func mergeOptions(for planet: VenusConfiguration, warnings: inout [String]) throws(UsageError) -> MergeOptions {
         var options = merge
         let settings = planet.planet
-        options.pageSettings = settings
+        // The private key's path is the operator's, never a page's.
+        options.pageSettings = settings.filter { $0.key != "sign_with" }
         options.title = settings["name"] ?? "Unconfigured Planet"
         options.link = settings["link"].flatMap { $0.isEmpty ? nil : $0 }
         let owner = Person(
