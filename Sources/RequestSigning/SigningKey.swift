@@ -74,7 +74,9 @@ public struct SigningKey: Sendable, Equatable {
     }
 }
 
-extension SigningKey: CustomStringConvertible {
-    /// Never the private half: a key in a log line or an error names its thumbprint.
+extension SigningKey: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+    /// Never the private half: a key in a log line, an error or a test's failure names its thumbprint.
     public var description: String { "Ed25519 key \(publicKey.thumbprint)" }
+    public var debugDescription: String { description }
+    public var customMirror: Mirror { Mirror(self, children: ["thumbprint": publicKey.thumbprint]) }
 }

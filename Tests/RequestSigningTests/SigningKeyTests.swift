@@ -57,5 +57,10 @@ import Testing
     @Test func descriptionNeverShowsThePrivateKey() throws {
         let key = try SigningKey(reading: PublishedVectorTests.rfc8037Private)
         #expect("\(key)" == "Ed25519 key kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k")
+        #expect(String(reflecting: key) == "\(key)")
+        var dumped = ""
+        dump(key, to: &dumped)
+        #expect(!dumped.contains("157"), "the seed's bytes (0x9d = 157 first) are not dumped: \(dumped)")
+        #expect(dumped.contains("kPrK_qmxVWaYVA9wwBF6Iuo3vVzz7TxHCTwXBygrS4k"))
     }
 }
