@@ -1,8 +1,8 @@
 internal import CLibCrypto
 
 /// One Ed25519 key held by OpenSSL: the only owner of its `EVP_PKEY`, freed
-/// when this goes. Made for one operation and dropped after it, so no C
-/// pointer outlives the call that needed it.
+/// when this goes, with the thread's OpenSSL state. Made for one operation
+/// and dropped after it, so no C pointer outlives the call that needed it.
 final class OpenSSLKey {
     private let key: OpaquePointer
 
@@ -10,7 +10,10 @@ final class OpenSSLKey {
         self.key = key
     }
 
-    deinit { EVP_PKEY_free(key) }
+    deinit {
+        EVP_PKEY_free(key)
+        CLibCrypto_releaseThreadState()
+    }
 
     /// The key whose 32-byte private half (RFC 8032's seed) is `seed`.
     /// The corresponding C function is `EVP_PKEY_new_raw_private_key`.
@@ -111,7 +114,7 @@ final class OpenSSLKey {
 
 @available(*, unavailable) extension OpenSSLKey: Sendable {}
 
-/// SHA-256 and random bytes, from the same library.
+/// SHA-256, from the same library, and random bytes.
 enum Crypto {
     /// The corresponding C function is `EVP_Digest` with `EVP_sha256`.
     static func sha256(_ bytes: [UInt8]) -> [UInt8] {
@@ -122,12 +125,11 @@ enum Crypto {
         return digest
     }
 
-    /// The corresponding C function is `RAND_bytes`.
-    static func randomBytes(_ count: Int) throws(SigningError) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        guard RAND_bytes(&bytes, Int32(count)) == 1 else {
-            throw SigningError("making a nonce", OpenSSLKey.lastError())
-        }
-        return bytes
+    /// The kernel's random bytes (`getrandom`, through the standard library's
+    /// `SystemRandomNumberGenerator`): all a nonce needs, with no generator of OpenSSL's kept
+    /// per thread.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
     }
 }

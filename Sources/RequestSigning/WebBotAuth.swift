@@ -45,7 +45,7 @@ public struct WebBotAuth: Sendable, Equatable {
     /// key, or for a URL with no authority (a local file).
     public func headerLines(forRequestTo url: String, at now: Date) throws(SigningError) -> [String] {
         guard key != nil, let authority = RequestAuthority.of(url) else { return [] }
-        let nonce = Base64URL.encode(try Crypto.randomBytes(32))
+        let nonce = Base64URL.encode(Crypto.randomBytes(32))
         return try headers(authority: authority, created: Int(now.timeIntervalSince1970), nonce: nonce)
             .map { "\($0.name): \($0.value)" }
     }
