@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 import Subscriptions
@@ -11,13 +12,17 @@ extension Aggregator {
         var recordsKnown = true
         /// What bounds each feed's stored entries' dates (a feed not here: not known).
         var storedDates: [String: StoredDates] = [:]
+        /// Hosts that asked everyone to wait (`FeedSchedule.hostWaits`).
+        var hostWaits: [String: Timestamp] = [:]
         var diagnostics: [String] = []
     }
 
     /// On the state thread: the feeds' records (moved feeds' records
     /// following them) and what bounds their stored entries' dates.
     /// - Parameter known: the store's feed records, when the caller has read them already.
-    static func start(_ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions) -> Start {
+    static func start(
+        _ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions, now: Timestamp
+    ) -> Start {
         var start = Start()
         do {
             start.records = try known ?? state.store.feeds()
@@ -28,6 +33,7 @@ extension Aggregator {
                     + "without its validators, Retry-After or cache lifetime")
         }
         adoptMovedRecords(of: list, records: &start.records, store: state.store, diagnostics: &start.diagnostics)
+        start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
         // What bounds each feed's stored entries' dates: a feed served from the state whose
         // entries all come too late for the timeline is not read. (Not known: it is read.)
         if state.store.keepsEntries && state.readsStoredDates {
@@ -47,15 +53,28 @@ extension Aggregator {
         _ list: SubscriptionList, start: Start, rules: TimelineRules, state: StateOptions
     ) -> [Plan] {
         list.subscriptions.map {
-            Plan(
-                subscription: $0, record: start.records[$0.url], rules: rules, force: state.force,
+            let record = start.records[$0.url]
+            let hostWait =
+                start.hostWaits.isEmpty
+                ? nil : start.hostWaits[URLAuthority.host(of: record?.movedTo ?? $0.url)]
+            return Plan(
+                subscription: $0, record: record, rules: rules, force: state.force,
                 alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
                 serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
-                due: state.dueOnly
+                // A local file costs no server anything: read on every run.
+                due: state.dueOnly && Self.isWebFeed($0.url)
                     ? Plan.dueCheck(
-                        record: start.records[$0.url], stored: start.storedDates[$0.url], state: state, now: rules.now)
-                    : nil)
+                        record: record, stored: start.storedDates[$0.url], state: state, now: rules.now,
+                        hostNotBefore: hostWait)
+                    : nil,
+                hostNotBefore: state.force ? nil : hostWait)
         }
+    }
+
+    /// An http or https feed: one a schedule spares a server.
+    static func isWebFeed(_ url: String) -> Bool {
+        let lower = url.prefix(8).lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://")
     }
 
     /// A subscription the state does not know under its URL (or knows only

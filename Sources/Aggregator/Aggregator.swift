@@ -193,7 +193,7 @@ public enum Aggregator {
         // Every call to the store runs on the run's state thread (see StateThread).
         let stateThread = StateThread(inline: !state.store.blocksCallers)
         defer { stateThread.stop() }
-        let start = await stateThread.run { Self.start(list, known: known, state: state) }
+        let start = await stateThread.run { Self.start(list, known: known, state: state, now: rules.now) }
         var settled = await fetchAndSettle(
             plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),
             client: client, start: start, state: state, dating: dating, firstIndex: firstIndex,

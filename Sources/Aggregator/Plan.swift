@@ -26,10 +26,13 @@ struct Plan: Sendable {
     /// - Parameters:
     ///   - serveOnly: not fetched: served from the state (`feedmerge render`;
     ///     in a shared state, a feed whose host another process holds).
-    ///   - due: with `--due-only`, when the feed is next due (nil: fetched as always).
+    ///   - due: when the feed is next due by the run's schedule (nil: fetched
+    ///     now, `--fetch-all`; a server's Retry-After or cache lifetime still holds).
+    ///   - hostNotBefore: its host asked everyone to wait (`FeedSchedule.hostWaits`).
     init(
         subscription: Subscription, record: FeedRecord?, rules: TimelineRules, force: Bool,
-        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false, serveOnly: Bool = false, due: Timestamp? = nil
+        alreadyRead: FetchResponse? = nil, keepsEntries: Bool = false, serveOnly: Bool = false, due: Timestamp? = nil,
+        hostNotBefore: Timestamp? = nil
     ) {
         self.subscription = subscription
         self.record = record
@@ -49,17 +52,24 @@ struct Plan: Sendable {
                 skip = .gone
             } else if let notBefore = record.notBefore, notBefore > rules.now {
                 skip = .deferred
+            } else if let hostNotBefore, hostNotBefore > rules.now {
+                skip = .deferred  // its host asked everyone to wait
             } else if let due, due > rules.now {
                 skip = .deferred  // not due yet: served from the state
             }
+        } else if let hostNotBefore, hostNotBefore > rules.now {
+            skip = .deferred  // a feed not asked yet whose host asked everyone to wait
         }
     }
 
     /// When a feed the state knows is next due, by the run's schedule.
-    static func dueCheck(record: FeedRecord?, stored: StoredDates?, state: StateOptions, now: Timestamp) -> Timestamp? {
+    static func dueCheck(
+        record: FeedRecord?, stored: StoredDates?, state: StateOptions, now: Timestamp, hostNotBefore: Timestamp?
+    ) -> Timestamp? {
         guard let record else { return nil }  // never fetched: due
         return state.schedule.nextCheck(
-            record: record, entriesStored: stored?.count ?? 0, keepDays: state.keepDays, now: now)
+            record: record, entriesStored: stored?.count ?? 0, keepDays: state.keepDays, now: now,
+            hostNotBefore: hostNotBefore)
     }
 
     func run(client: HTTPClient) async -> Outcome {
@@ -74,8 +84,11 @@ struct Plan: Sendable {
             cut = "\(error.message): the document was cut there"
         } catch let error where error.code == .withdrawn {
             return .withdrawn(error.message)
+        } catch let error where error.code == .hostThrottled {
+            return .skipped(.deferred)  // its host asked to be left alone: served from the state
         } catch {
-            let message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
+            var message = error.code == .httpStatus ? "HTTP \(error.status ?? 0)" : error.message
+            if let challenge = error.botChallenge { message = Self.blocked(challenge) }
             return .failed(
                 Failure(
                     message: message, status: error.status, gone: error.status == 410,
@@ -85,7 +98,10 @@ struct Plan: Sendable {
         if response.isNotModified {
             // A permanent redirect to an address whose copy is the one stored is a move all the same.
             let moved = response.permanentlyRedirected ? response.finalURL : nil
-            return .notModified(response.status, notBefore: notBefore, movedTo: moved)
+            // Validators a 304 carries replace the stored ones (RFC 9111, 4.3.4), byte for byte.
+            return .notModified(
+                response.status, notBefore: notBefore, movedTo: moved, etag: response.headers.etag,
+                lastModified: response.headers.lastModified)
         }
         if subscription.mayBeList && SubscriptionList.isOPML(response.body) {
             return .subscriptionList(response.body)
@@ -114,6 +130,12 @@ struct Plan: Sendable {
                 advertised.url != base, advertised.url.hasPrefix("http://") || advertised.url.hasPrefix("https://")
             {
                 return await follow(advertised.url, from: base, client: client)
+            }
+            if let marker = BotChallenge.challengeMarker(in: response.body) {
+                // An HTML challenge where the feed was expected: blocked, not broken.
+                let challenge = "HTTP \(response.status), a challenge page (\(marker))"
+                return .failed(
+                    Failure(message: Self.blocked(challenge), status: response.status, gone: false, retryAfter: nil))
             }
             let message = cut.map { "\($0); \(error.message)" } ?? error.message
             return .failed(Failure(message: message, status: response.status, gone: false, retryAfter: nil))
@@ -146,6 +168,12 @@ struct Plan: Sendable {
         return properties
     }
 
+    /// A bot-protection block's reason, as stored and reported: the schedule
+    /// tells a blocked feed by its prefix (`FeedSchedule.isBlocked`).
+    static func blocked(_ evidence: String) -> String {
+        "\(FeedSchedule.blockedPrefix) (\(evidence))"
+    }
+
     /// Fetches the feed a page advertises, and reads it.
     private func follow(_ url: String, from page: String, client: HTTPClient) async -> Outcome {
         let response: FetchResponse
@@ -167,12 +195,12 @@ struct Plan: Sendable {
 
     /// Seconds the response may be reused before it is fetched again: its
     /// freshness lifetime (`Cache-Control: max-age`, else `Expires` minus
-    /// `Date`; none under `no-cache` or `no-store`), at most a day, so a
-    /// wrong header cannot silence a feed.
+    /// `Date`; none under `no-cache` or `no-store`), honoured up to a week
+    /// (`RetryAfter.longestWait`), so a wrong header cannot silence a feed for good.
     /// - Parameter receivedAt: when the response arrived by the wall clock,
     ///   used only when the server sent no `Date`.
     static func cacheLifetime(_ headers: ResponseHeaders, receivedAt: Int64 = Int64(time(nil))) -> Int? {
-        headers.freshnessLifetime(receivedAt: receivedAt).map { min($0, 86_400) }
+        headers.freshnessLifetime(receivedAt: receivedAt).map { min($0, Int(RetryAfter.longestWait)) }
     }
 }
 
@@ -201,8 +229,9 @@ struct Failure: Sendable {
 
 enum Outcome: Sendable {
     case fetched(Fetched)
-    /// The status, the cache lifetime, and where a permanent redirect moved the feed.
-    case notModified(Int, notBefore: Int?, movedTo: String? = nil)
+    /// The status, the cache lifetime, where a permanent redirect moved the
+    /// feed, and the validators the 304 carried.
+    case notModified(Int, notBefore: Int?, movedTo: String? = nil, etag: String? = nil, lastModified: String? = nil)
     case skipped(FeedReport.Status)
     case failed(Failure)
     /// A SOURCE of the command line that is an OPML document, not a feed.
@@ -235,9 +264,10 @@ enum Outcome: Sendable {
                     entries: f.prepared ?? .notKept, etag: f.etag, lastModified: f.lastModified,
                     metadata: f.feed.metadata, restamping: restamping),
                 status: f.status, movedTo: f.movedTo, notBefore: later(f.notBefore), now: now)
-        case .notModified(let status, let notBefore, let movedTo):
+        case .notModified(let status, let notBefore, let movedTo, let etag, let lastModified):
             return FeedUpdate(
-                url: url, outcome: .notModified, status: status, movedTo: movedTo, notBefore: later(notBefore),
+                url: url, outcome: .notModified(etag: etag, lastModified: lastModified), status: status,
+                movedTo: movedTo, notBefore: later(notBefore),
                 now: now)
         case .skipped, .subscriptionList, .withdrawn:
             return nil

@@ -36,6 +36,10 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
         /// the host (`HTTPClient.withdraw`, or its `allow` deadline passed).
         /// Not the feed's failure: its host's next holder asks it.
         case withdrawn
+        /// Not asked: its host answered 429 to this process several times
+        /// (`FetchConfiguration.throttledHostAfter429s`). Not the feed's
+        /// failure: it is asked when its host's wait is over.
+        case hostThrottled
         /// libcurl refused a call setting up or running the transfer; the
         /// call and libcurl's message are in `curlError`.
         case curl
@@ -56,6 +60,9 @@ public struct FetchError: Error, Sendable, CustomStringConvertible {
     /// For `tooLarge`: a 2xx response with its body cut at the cap, from
     /// which the parser can still take the entries that arrived whole.
     public var partialResponse: FetchResponse?
+    /// For `httpStatus`: the answer was a bot-protection challenge, with
+    /// what showed it (`BotChallenge`); such a feed is blocked, not broken.
+    public var botChallenge: String?
     /// For `curl`: the call that failed and what libcurl said.
     public var curlError: CurlError?
 

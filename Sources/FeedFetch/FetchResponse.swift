@@ -35,6 +35,8 @@ public struct ResponseHeaders: Sendable, Hashable {
     /// When the server made the response, by its clock.
     public var date: String?
     public var retryAfter: String?
+    /// Cloudflare's `cf-mitigated` (`challenge`: the answer is a bot-protection challenge).
+    public var cfMitigated: String?
 
     public init() {}
 
@@ -53,13 +55,14 @@ public struct ResponseHeaders: Sendable, Hashable {
         case .expires: expires = value
         case .date: date = value
         case .retryAfter: retryAfter = value
+        case .cfMitigated: cfMitigated = value
         }
     }
 
     /// The fields kept, told by their name's bytes before any string is made
     /// (a response's other fields cost a comparison, not an allocation).
     enum Field: CaseIterable {
-        case contentType, etag, lastModified, cacheControl, expires, date, retryAfter
+        case contentType, etag, lastModified, cacheControl, expires, date, retryAfter, cfMitigated
 
         var name: StaticString {
             switch self {
@@ -70,6 +73,7 @@ public struct ResponseHeaders: Sendable, Hashable {
             case .expires: "expires"
             case .date: "date"
             case .retryAfter: "retry-after"
+            case .cfMitigated: "cf-mitigated"
             }
         }
 

@@ -21,6 +21,16 @@ extension HTTPClient {
         engine.setDeadlines(hosts, to: nil)
     }
 
+    /// Waits until `minimumHostSpacing` has passed since the last transfer to
+    /// any of these hosts started: a process that lets a host go does so only
+    /// then, so the next holder's first request keeps the spacing too.
+    public func waitForSpacing(of hosts: some Sequence<String>) async {
+        let spacing = engine.configuration.minimumHostSpacing
+        guard spacing > .zero, let last = engine.lastStart(among: hosts) else { return }
+        let until = last + spacing
+        if until > .now { try? await Task.sleep(until: until, clock: .continuous) }
+    }
+
     /// Forgets what was said of these hosts (the process let them go and asks them no more).
     public func forget(_ hosts: some Sequence<String>) {
         engine.forgetDeadlines(hosts)

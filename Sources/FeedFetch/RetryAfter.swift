@@ -23,7 +23,7 @@ public enum RetryAfter: Sendable, Hashable {
     }
 
     /// The longest wait honoured: a wrong or hostile header must not
-    /// silence a feed for good (cache lifetimes stop at a day).
+    /// silence a feed for good (cache lifetimes stop there too).
     public static let longestWait: Int64 = 7 * 86_400
 
     /// The earliest time to ask again, for a response received at `now`:
@@ -79,4 +79,3 @@ enum HTTPDate {
         )?.secondsSince1970
     }
 }
-

@@ -8,6 +8,8 @@ import RequestSigning
 final class Transfer {
     let id: UInt64
     let request: FetchRequest
+    /// What this hop asks: the request's URL, or where a redirect led.
+    let url: String
     let host: String
     let configuration: FetchConfiguration
     let continuation: TransferEngine.Continuation
@@ -25,6 +27,8 @@ final class Transfer {
     init(_ submission: TransferEngine.Submission, host: String, configuration: FetchConfiguration) throws(CurlError) {
         id = submission.id
         request = submission.request
+        url = submission.url
+        statuses = submission.hop?.statuses ?? []
         continuation = submission.continuation
         self.host = host
         self.configuration = configuration
@@ -34,10 +38,12 @@ final class Transfer {
 
     private func configure() throws(CurlError) {
         let c = configuration
-        try easy.set(CURLOPT_URL, request.url)
+        try easy.set(CURLOPT_URL, url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        try easy.set(CURLOPT_FOLLOWLOCATION, 1)
+        // With a host spacing, each hop of a redirect is a transfer of its own, spaced as any
+        // other (`TransferLoop.follow`); else libcurl follows.
+        try easy.set(CURLOPT_FOLLOWLOCATION, c.minimumHostSpacing > .zero ? 0 : 1)
         try easy.set(CURLOPT_MAXREDIRS, c.maximumRedirects)
         try easy.set(CURLOPT_CONNECTTIMEOUT, c.connectTimeoutSeconds)
         try easy.set(CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedBytesPerSecond)
@@ -47,7 +53,7 @@ final class Transfer {
         // "" offers every encoding this libcurl decodes: gzip, deflate, br, zstd.
         try easy.set(CURLOPT_ACCEPT_ENCODING, "")
         try easy.set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        try easy.set(CURLOPT_USERAGENT, c.userAgent)
+        try easy.set(CURLOPT_USERAGENT, c.userAgentHeader)
         var headerLines = [
             "Accept: application/atom+xml, application/rss+xml, application/feed+json, application/xml;q=0.9, text/xml;q=0.9, */*;q=0.8"
         ]

@@ -30,6 +30,12 @@ final class TransferEngine: Sendable {
         let id: UInt64
         let request: FetchRequest
         let continuation: Continuation
+        /// A redirect followed by the loop (`TransferLoop.follow`): where this
+        /// hop goes, and the statuses of the responses before it.
+        var hop: (url: String, statuses: [Int])? = nil
+
+        /// The URL this hop asks.
+        var url: String { hop?.url ?? request.url }
     }
 
     /// Why the engine takes no more transfers.
@@ -76,6 +82,8 @@ final class TransferEngine: Sendable {
         /// whether they changed since the thread last took them.
         var deadlines = HostDeadlines()
         var deadlinesChanged = false
+        /// With a host spacing: when each host's last transfer started.
+        var lastStarts: [String: ContinuousClock.Instant] = [:]
 
         /// Called with the lock held (see the type's comment).
         mutating func wakeThread() {
@@ -227,6 +235,16 @@ final class TransferEngine: Sendable {
             }
             return batch
         }
+    }
+
+    /// A transfer to `host` started (with a host spacing only).
+    func started(host: String, at instant: ContinuousClock.Instant) {
+        shared.withLock { $0.lastStarts[host] = instant }
+    }
+
+    /// When the last transfer to any of these hosts started; nil: none did.
+    func lastStart(among hosts: some Sequence<String>) -> ContinuousClock.Instant? {
+        shared.withLock { state in hosts.compactMap { state.lastStarts[$0] }.max() }
     }
 
     /// A transfer has finished and its continuation is about to be resumed.

@@ -11,6 +11,12 @@ final class TransferLoop {
     private var waiting = WaitingTransfers<TransferEngine.Submission>()
     private var active: [UInt64: Transfer] = [:]
     private var perHost: [String: Int] = [:]
+    /// With a host spacing: when each host last had a transfer started or ended, and
+    /// the hosts held back by it, with when they may start again.
+    private var lastStart: [String: ContinuousClock.Instant] = [:]
+    private var resting: [String: ContinuousClock.Instant] = [:]
+    /// Answers of 429 by host (with `throttledHostAfter429s`).
+    private var tooManyRequests: [String: Int] = [:]
     /// Cancellations for transfers not seen yet (a task cancelled before its
     /// submission arrived): each leaves when its submission does, since
     /// arrivals join `waiting` before the cancellations are tried, and the
@@ -53,7 +59,7 @@ final class TransferLoop {
         while true {
             let batch = engine.takeBatch(held: pendingCancellations.count)
             for submission in batch.arrivals {
-                waiting.append(submission, host: TransferEngine.host(of: submission.request.url))
+                waiting.append(submission, host: TransferEngine.host(of: submission.url))
             }
             if let reason = batch.stopReason { return reason }
             pendingCancellations.formUnion(batch.cancellations)
@@ -101,14 +107,34 @@ final class TransferLoop {
     /// per-host limits allow; a transfer whose host is full waits without
     /// holding up the ones behind it.
     private func startWaitingTransfers() {
+        let spacing = configuration.minimumHostSpacing
+        let now = ContinuousClock.now
+        if !resting.isEmpty {
+            for (host, until) in resting where until <= now {
+                resting[host] = nil
+                waiting.hostHasRoom(host)
+            }
+        }
         while active.count < configuration.maximumConcurrentTransfers,
-            let (submission, host) = waiting.popFirst(where: {
-                perHost[$0, default: 0] < configuration.maximumTransfersPerHost
+            let (submission, host) = waiting.popFirst(where: { host in
+                guard perHost[host, default: 0] < configuration.maximumTransfersPerHost else { return false }
+                guard spacing > .zero, let last = lastStart[host], now < last + spacing else { return true }
+                resting[host] = last + spacing  // parked until then
+                return false
             })
         {
             // Read right before the start: a process resumed past its host's deadline starts nothing there.
             if !deadlines.isEmpty && deadlines.withdraws(host, at: .now) {
                 finish(submission, .failure(withdrawnError(submission.request.url)))
+                continue
+            }
+            if let limit = configuration.throttledHostAfter429s, tooManyRequests[host, default: 0] >= limit {
+                finish(
+                    submission,
+                    .failure(
+                        FetchError(
+                            code: .hostThrottled, url: submission.request.url, stage: .request,
+                            message: "not asked: its host answered 429 Too Many Requests to \(limit) feeds")))
                 continue
             }
             start(submission, host: host)
@@ -127,10 +153,14 @@ final class TransferLoop {
         }
     }
 
-    /// At most a second; sooner when a host's deadline comes first, so that its transfers stop then.
+    /// At most a second; sooner when a host's deadline comes first, so that
+    /// its transfers stop then, or when a resting host may start again.
     private func pollTimeout() -> Int32 {
-        guard !deadlines.isEmpty, let next = deadlines.next(after: .now) else { return 1000 }
-        let (seconds, attoseconds) = (next - .now).components
+        let now = ContinuousClock.now
+        let deadline = deadlines.isEmpty ? nil : deadlines.next(after: now)
+        guard let next = [deadline, resting.values.min()].compactMap({ $0 }).min() else { return 1000 }
+        guard next > now else { return 1 }
+        let (seconds, attoseconds) = (next - now).components
         return Int32(min(1000, max(1, seconds * 1000 + attoseconds / 1_000_000_000_000_000 + 1)))
     }
 
@@ -146,6 +176,7 @@ final class TransferLoop {
         }
         perHost[transfer.host, default: 0] += 1
         active[transfer.id] = transfer
+        markSpacing(transfer.host)
     }
 
     private func collectFinishedTransfers() throws(CurlError) {
@@ -159,8 +190,47 @@ final class TransferLoop {
             let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
             try multi.remove(transfer.easy)
             release(transfer)
-            finish(transfer, TransferOutcome.result(of: transfer, code: code))
+            if code == CURLE_OK, configuration.minimumHostSpacing > .zero, try follow(transfer) { continue }
+            let result = TransferOutcome.result(of: transfer, code: code)
+            if configuration.throttledHostAfter429s != nil, case .failure(let failure) = result, failure.status == 429 {
+                tooManyRequests[transfer.host, default: 0] += 1
+            }
+            finish(transfer, result)
         }
+    }
+
+    /// A redirect, when this loop follows them (with a host spacing): its
+    /// next hop waits its turn as a transfer of its own, so the spacing and
+    /// the per-host limit hold for every request, as libcurl following
+    /// would not. - Returns: whether the transfer goes on as a next hop.
+    private func follow(_ transfer: Transfer) throws(CurlError) -> Bool {
+        let status = try transfer.easy.long(CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE")
+        guard [301, 302, 303, 307, 308].contains(status), !transfer.exceededSizeLimit,
+            let target = try transfer.easy.string(CURLINFO_REDIRECT_URL, "CURLINFO_REDIRECT_URL")
+        else { return false }
+        let hops = transfer.statuses.filter { $0 >= 200 }
+        let lower = target.lowercased()
+        let failure: FetchError?
+        if hops.count > configuration.maximumRedirects {
+            failure = FetchError(
+                code: .tooManyRedirects, url: transfer.request.url, stage: .request,
+                message: "Maximum (\(configuration.maximumRedirects)) redirects followed")
+        } else if !(lower.hasPrefix("http://") || lower.hasPrefix("https://")) {
+            failure = FetchError(
+                code: .refusedProtocol, url: transfer.request.url, stage: .request,
+                message: "only http and https are fetched: a redirect to \(target)")
+        } else {
+            failure = nil
+        }
+        if let failure {
+            finish(transfer, .failure(failure))
+            return true
+        }
+        var next = TransferEngine.Submission(
+            id: transfer.id, request: transfer.request, continuation: transfer.continuation)
+        next.hop = (target, hops)
+        waiting.append(next, host: TransferEngine.host(of: target))
+        return true
     }
 
     /// Cancels a waiting or running transfer. - Returns: whether it was found.
@@ -178,7 +248,19 @@ final class TransferLoop {
         return false
     }
 
+    /// With a host spacing, the host's next transfer waits the spacing from
+    /// now: marked when a transfer is added and again when it ends, since
+    /// its request may leave well after it was added (connecting, or
+    /// waiting in libcurl), and the spacing counts at the server.
+    private func markSpacing(_ host: String) {
+        guard configuration.minimumHostSpacing > .zero else { return }
+        let now = ContinuousClock.now
+        lastStart[host] = now
+        engine.started(host: host, at: now)
+    }
+
     private func release(_ transfer: Transfer) {
+        markSpacing(transfer.host)
         active[transfer.id] = nil
         perHost[transfer.host, default: 1] -= 1
         if perHost[transfer.host] == 0 { perHost[transfer.host] = nil }

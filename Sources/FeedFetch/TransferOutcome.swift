@@ -58,6 +58,7 @@ enum TransferOutcome {
         if status == 429 || status == 503, let retry = transfer.headers.retryAfter {
             failure.retryAfter = RetryAfter(parsing: retry)
         }
+        failure.botChallenge = BotChallenge.evidence(status: status, headers: transfer.headers, body: transfer.body)
         return .failure(failure)
     }
 

@@ -63,7 +63,9 @@ public final class MemoryStateStore: StateStore {
             record.link = metadata.link ?? record.link
             record.metadata = metadata
             record.restamping = restamping
-        case .notModified:
+        case .notModified(let etag, let lastModified):
+            record.etag = etag ?? record.etag
+            record.lastModified = lastModified ?? record.lastModified
             record.lastSuccess = now
             record.consecutiveFailures = 0
             record.failingSince = nil

@@ -39,13 +39,14 @@ extension SQLiteDatabase {
                 .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
                 .blob(FeedMetadataCodec.encode(metadata)), .integer(restamping ? 1 : 0), .integer(feed),
             ])
-        case .notModified:
+        case .notModified(let etag, let lastModified):
             try prepare(
                 """
-                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL
+                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL,
+                    etag = COALESCE(?, etag), last_modified = COALESCE(?, last_modified)
                 WHERE id = ?
                 """
-            ).run([.integer(now), .integer(feed)])
+            ).run([.integer(now), .text(etag), .text(lastModified), .integer(feed)])
         case .skipped:
             break
         case .failed(let message, let gone):

@@ -224,7 +224,8 @@ public struct FeedUpdate: Sendable {
         indirect case fetched(
             entries: PreparedEntries, etag: String?, lastModified: String?, metadata: FeedMetadata,
             restamping: Bool)
-        case notModified
+        /// 304: validators it carried replace the stored ones (nil keeps what was stored).
+        case notModified(etag: String?, lastModified: String?)
         /// The feed was not asked (deferred: a Retry-After or cache lifetime not over, or not due;
         /// or gone): nothing is stored but how the run reported it (`reported`), on a feed stored before.
         case skipped

@@ -238,12 +238,15 @@ enum Statements {
     static let skipped = Statement(
         name: "skipped", sql: "UPDATE feeds SET last_report = COALESCE($2, last_report) WHERE url = $1",
         types: [25, 25])
+    /// $8 etag, $9 last modified: what the 304 carried (NULL keeps the stored one).
     static let notModified = Statement(
         name: "not_modified",
         sql: """
-            \(insert), last_report, last_success) VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2) \(conflict),
-                last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL
-            """, types: common)
+            \(insert), last_report, last_success, etag, last_modified)
+            VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2, $8, $9) \(conflict),
+                last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL,
+                etag = COALESCE(excluded.etag, f.etag), last_modified = COALESCE(excluded.last_modified, f.last_modified)
+            """, types: common + [25, 25])
     /// $8 message, $9 gone.
     static let failed = Statement(
         name: "failed",

@@ -380,8 +380,8 @@ public final class PostgreSQLStateStore: StateStore {
             // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
             if before?.bytes == bytes { return (Statements.fetched, parameters) }
             return (Statements.fetchedWithDocument, parameters + [.bytes(bytes)])
-        case .notModified:
-            return (Statements.notModified, common)
+        case .notModified(let etag, let lastModified):
+            return (Statements.notModified, common + [.text(etag), .text(lastModified)])
         case .skipped:
             return (Statements.skipped, [.text(update.url), .text(update.reported?.encoded)])
         case .failed(let message, let gone):

@@ -21,7 +21,9 @@ import Testing
         let python = try #require(Self.python)
         let process = Process()
         process.executableURL = python
-        process.arguments = [Self.root.appendingPathComponent("scripts/check-architecture").path, "--root", Self.root.path]
+        process.arguments = [
+            Self.root.appendingPathComponent("scripts/check-architecture").path, "--root", Self.root.path,
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output

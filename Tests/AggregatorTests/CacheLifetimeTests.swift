@@ -34,7 +34,10 @@ import Testing
         Case(cacheControl: "max-age=600", lifetime: 600),
         Case(cacheControl: "Public, MAX-AGE=600", lifetime: 600),
         Case(cacheControl: #"max-age="600""#, lifetime: 600),
-        Case(cacheControl: "max-age=90000", lifetime: 86_400),
+        // Honoured past a day (two days, three), up to a week.
+        Case(cacheControl: "max-age=90000", lifetime: 90_000),
+        Case(cacheControl: "max-age=172800", lifetime: 172_800),
+        Case(cacheControl: "max-age=9999999", lifetime: 604_800),
         Case(cacheControl: "max-age=0", lifetime: 0),
         Case(cacheControl: "max-age=soon", lifetime: 0),
         Case(cacheControl: "no-cache", lifetime: nil),
@@ -53,7 +56,8 @@ import Testing
         Case(cacheControl: nil, expires: "Tue, 01 Dec 2026 12:30:00 GMT", lifetime: 1800),
         Case(cacheControl: "public", expires: "Tue, 01 Dec 2026 12:30:00 GMT", lifetime: 1800),
         Case(cacheControl: "max-age=60", expires: "Tue, 01 Dec 2026 12:30:00 GMT", lifetime: 60),
-        Case(cacheControl: nil, expires: "Wed, 02 Dec 2026 18:00:00 GMT", lifetime: 86_400),
+        Case(cacheControl: nil, expires: "Wed, 02 Dec 2026 18:00:00 GMT", lifetime: 108_000),
+        Case(cacheControl: nil, expires: "Fri, 04 Dec 2026 12:00:00 GMT", lifetime: 259_200),
         Case(cacheControl: nil, expires: "Tue, 01 Dec 2026 11:00:00 GMT", lifetime: 0),
         // An invalid Expires means already expired.
         Case(cacheControl: nil, expires: "0", lifetime: 0),

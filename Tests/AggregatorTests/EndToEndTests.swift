@@ -2,8 +2,8 @@ import FeedFetch
 import FeedModel
 import FeedParse
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 /// The main command against a planet served from 127.0.0.1: 48 healthy
 /// feeds in every format, shared entries, undated and future-dated ones,

@@ -1,10 +1,10 @@
 import FeedEmit
+import FeedParse
 import Foundation
-import Testing
 import TestSupport
+import Testing
 
 @testable import Aggregator
-import FeedParse
 
 /// One feed merged alone (`--limit 0 --no-state`) writes every entry that
 /// `feedmerge parse` finds, once per distinct id, each with the title, link,
@@ -26,7 +26,9 @@ import FeedParse
     }
 
     static var realWorld: [String] {
-        guard let folder = SharedCorpora.path("realworld"), let walker = FileManager.default.enumerator(atPath: folder.path) else { return [] }
+        guard let folder = SharedCorpora.path("realworld"),
+            let walker = FileManager.default.enumerator(atPath: folder.path)
+        else { return [] }
         return walker.compactMap { $0 as? String }
             .filter { ["xml", "rss", "atom", "rdf", "json"].contains(($0 as NSString).pathExtension) }
             .filter { !$0.hasSuffix("feedparser_reference.json") }

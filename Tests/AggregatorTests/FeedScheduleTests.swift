@@ -1,5 +1,6 @@
 import FeedFetch
 import FeedModel
+import FeedState
 import Foundation
 import Testing
 
@@ -13,6 +14,7 @@ import Testing
     var noJitter: FeedSchedule {
         var schedule = FeedSchedule()
         schedule.jitter = 0
+        schedule.failureJitter = 0
         return schedule
     }
 
@@ -45,11 +47,13 @@ import Testing
             $0.entries = 30; $0.collectedSince = Timestamp(secondsSince1970: t0.secondsSince1970 - 30 * 86_400)
         }
         #expect(delay(daily) == 21_600)
-        // A post every 10 minutes: not more often than every 15 minutes.
+        // A post every 10 minutes: not more often than the hour's floor.
         let busy = facts {
             $0.entries = 144; $0.collectedSince = Timestamp(secondsSince1970: t0.secondsSince1970 - 86_400)
         }
-        #expect(delay(busy) == 900)
+        #expect(delay(busy) == 3_600)
+        #expect(noJitter.check(busy).reason == .floor)
+        #expect(noJitter.check(daily).reason == .postingRate)
         // Two posts in 90 days: at most a day.
         let quiet = facts {
             $0.entries = 2; $0.collectedSince = Timestamp(secondsSince1970: t0.secondsSince1970 - 90 * 86_400)
@@ -64,6 +68,15 @@ import Testing
         // sy:updatePeriod weekly, a week at most even past the daily bound; a month is capped at a week.
         #expect(delay(facts { $0.updateInterval = 604_800 }) == 604_800)
         #expect(delay(facts { $0.updateInterval = 2_592_000 }) == 604_800)
+        #expect(noJitter.check(facts { $0.ttlMinutes = 180 }).reason == .ttl)
+        // Jitter only lengthens: a ttl is a floor however the feed's number falls.
+        let jittered = (0..<200).map { n in
+            delay(
+                facts {
+                    $0.url = "https://host\(n).example/feed"; $0.ttlMinutes = 180
+                }, FeedSchedule())!
+        }
+        #expect(jittered.allSatisfy { $0 >= 10_800 && $0 < 11_880 })
     }
 
     /// RSS 2.0 `skipHours` (GMT hours) and `skipDays`: never asked in them,
@@ -84,11 +97,80 @@ import Testing
     }
 
     @Test func failuresBackOffByDoublingToAWeek() {
-        #expect(delay(facts { $0.consecutiveFailures = 1 }) == 900)
-        #expect(delay(facts { $0.consecutiveFailures = 2 }) == 1_800)
-        #expect(delay(facts { $0.consecutiveFailures = 5 }) == 14_400)
-        #expect(delay(facts { $0.consecutiveFailures = 12 }) == 604_800)
+        #expect(delay(facts { $0.consecutiveFailures = 1 }) == 3_600)
+        #expect(delay(facts { $0.consecutiveFailures = 2 }) == 7_200)
+        #expect(delay(facts { $0.consecutiveFailures = 5 }) == 57_600)
+        #expect(delay(facts { $0.consecutiveFailures = 9 }) == 604_800)
         #expect(delay(facts { $0.consecutiveFailures = 1_000 }) == 604_800)
+        #expect(noJitter.check(facts { $0.consecutiveFailures = 2 }).reason == .backoff)
+    }
+
+    /// A bot-protection challenge: 4 h, then 8 h, …, a week at most.
+    @Test func aBlockedFeedWaitsFourHoursAndDoubling() {
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 1; $0.blocked = true
+                }) == 14_400)
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 2; $0.blocked = true
+                }) == 28_800)
+        #expect(
+            delay(
+                facts {
+                    $0.consecutiveFailures = 20; $0.blocked = true
+                }) == 604_800)
+        #expect(
+            noJitter.check(
+                facts {
+                    $0.consecutiveFailures = 1; $0.blocked = true
+                }
+            ).reason == .blocked)
+    }
+
+    /// 20 feeds that failed together (with or without a Retry-After) come
+    /// back spread over the window after their wait, never before it.
+    @Test func failuresTogetherComeBackSpreadOverTheWindow() {
+        let schedule = FeedSchedule()
+        let asked = Timestamp(secondsSince1970: t0.secondsSince1970 + 7_200)
+        for retryAfter in [nil, asked] {
+            let delays = (0..<20).map { n in
+                delay(
+                    facts {
+                        $0.url = "https://one.example/feed\(n)"; $0.consecutiveFailures = 1; $0.notBefore = retryAfter
+                    }, schedule)!
+            }
+            let wait: Int64 = retryAfter == nil ? 3_600 : 7_200
+            #expect(delays.allSatisfy { $0 >= wait && $0 < 2 * wait })
+            #expect(delays.max()! - delays.min()! >= wait / 2, "spread over at least half the window: \(delays)")
+        }
+    }
+
+    /// Two or more feeds of a host answered 429 and still wait: the host
+    /// waits until the first of them is due; one 429 holds only its feed.
+    @Test func twoTooManyRequestsMakeTheWholeHostWait() {
+        func record(_ url: String, status: Int, notBefore: Int64?) -> FeedRecord {
+            var record = FeedRecord(url: url, firstSeen: t0)
+            record.lastFetch = t0
+            record.lastStatus = status
+            record.consecutiveFailures = status == 429 ? 1 : 0
+            record.notBefore = notBefore.map { Timestamp(secondsSince1970: t0.secondsSince1970 + $0) }
+            return record
+        }
+        let one = [
+            record("https://a.example/1", status: 429, notBefore: 7_200),
+            record("https://a.example/2", status: 200, notBefore: nil),
+        ]
+        #expect(noJitter.hostWaits(one, now: t0).isEmpty)
+        let two = one + [record("https://a.example/3", status: 429, notBefore: 10_800)]
+        let waits = noJitter.hostWaits(two, now: t0)
+        #expect(waits == ["a.example": Timestamp(secondsSince1970: t0.secondsSince1970 + 7_200)])
+        // Over: no wait.
+        #expect(noJitter.hostWaits(two, now: Timestamp(secondsSince1970: t0.secondsSince1970 + 7_200)).isEmpty)
+        let held = noJitter.check(facts { $0.hostNotBefore = waits["a.example"] })
+        #expect(held.time == waits["a.example"] && held.reason == .hostRetryAfter)
     }
 
     @Test func neverBeforeWhatTheServerAsked() {
@@ -99,7 +181,29 @@ import Testing
             delay(
                 facts {
                     $0.notBefore = asked; $0.consecutiveFailures = 10
-                }) == 460_800, "the later of the two")
+                }) == 604_800, "the later of the two")
+        #expect(noJitter.check(facts { $0.notBefore = asked }).reason == .maxAge)
+        #expect(
+            noJitter.check(
+                facts {
+                    $0.notBefore = asked; $0.consecutiveFailures = 1
+                }
+            ).reason == .retryAfter)
+        // A week's max-age is a week, not a day.
+        let week = Timestamp(secondsSince1970: t0.secondsSince1970 + 604_800)
+        #expect(delay(facts { $0.notBefore = week }) == 604_800)
+    }
+
+    /// A run that falls in a skipped hour asks nothing, even of a feed long due.
+    @Test func aRunInASkippedHourAsksNothing() {
+        // Due at 21:26 Thursday; the run is at Friday 00:10, a skipped day.
+        let run = Timestamp(secondsSince1970: t0.secondsSince1970 + 13_400)
+        let skipping = facts { $0.skipDays = [5] }
+        #expect(!noJitter.isDue(skipping, now: run))
+        let check = noJitter.check(skipping, now: run)
+        #expect(check.reason == .skipHours)
+        #expect(check.time == Timestamp(secondsSince1970: t0.secondsSince1970 + 99_200), "Saturday 00:00")
+        #expect(noJitter.isDue(facts(), now: run))
     }
 
     @Test func jitterSpreadsFeedsAddedTogetherAndIsTheSameForTheSameState() {
@@ -107,7 +211,7 @@ import Testing
         let delays = (0..<200).map { n in
             delay(FeedSchedule.Facts(url: "https://host\(n).example/feed", lastFetch: t0), schedule)!
         }
-        #expect(delays.allSatisfy { $0 >= 3_240 && $0 <= 3_960 }, "within ±10% of an hour")
+        #expect(delays.allSatisfy { $0 >= 3_600 && $0 < 3_960 }, "within 10% over an hour, never under")
         #expect(Set(delays).count > 150, "spread, not in step")
         #expect(
             delays
@@ -117,7 +221,7 @@ import Testing
     }
 }
 
-/// `--due-only`: a run fetches only the feeds its schedule says are due,
+/// A run with a state fetches only the feeds its schedule says are due,
 /// and serves the others from the state (counted at the server).
 @Suite(.serialized) struct DueOnlyTests {
     let server = PlanetServer.state
@@ -133,7 +237,7 @@ import Testing
         let feed = server.url("/feed/dueonly")
         func run(_ now: String, dueOnly: Bool = true) throws -> CommandRun {
             try CommandRun.feedmerge(
-                [feed, "-o", w.path("out.atom"), "--state", w.state, "--now", now] + (dueOnly ? ["--due-only"] : []))
+                [feed, "-o", w.path("out.atom"), "--state", w.state, "--now", now] + (dueOnly ? [] : ["--fetch-all"]))
         }
         let before = try await requests("/feed/dueonly")
         // Never fetched: due.
@@ -145,7 +249,7 @@ import Testing
         #expect(early.status == 0, "\(early.standardError)")
         #expect(try await requests("/feed/dueonly") == before + 1, "asked though not due")
         #expect(try String(contentsOfFile: w.path("out.atom"), encoding: .utf8) == written)
-        // Without --due-only every run asks, as always.
+        // --fetch-all asks every feed now.
         _ = try run("2024-05-01T00:20:00Z", dueOnly: false)
         #expect(try await requests("/feed/dueonly") == before + 2)
         // Two hours on, it is due again.

@@ -53,7 +53,9 @@ struct HostsServer {
         let process = Process()
         process.executableURL = CommandRun.binary
         process.arguments =
+            // The hosts are the test's own loopback ports: no spacing between requests (docs/politeness.md).
             ["worker", list, "--state", state, "--name", name, "--now", now, "--per-host", "2", "--jobs", "16"]
+            + ["--host-spacing", "0"]
             + extra
         _ = FileManager.default.createFile(atPath: w.path("\(name).err"), contents: nil)
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: w.path("\(name).err")))

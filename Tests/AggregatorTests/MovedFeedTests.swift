@@ -20,15 +20,17 @@ import Testing
         var records: [String: FeedRecord] = [:]
         for index in 0..<20 {
             let url = "https://old\(index).example/feed"
-            records[url] = Self.record(url, movedTo: "https://new.example/feed", lastSuccess: index == 13 ? 2_000 : 1_000)
+            records[url] = Self.record(
+                url, movedTo: "https://new.example/feed", lastSuccess: index == 13 ? 2_000 : 1_000)
         }
         records["https://elsewhere.example/feed"] = Self.record(
             "https://elsewhere.example/feed", movedTo: "https://other.example/feed", lastSuccess: nil)
         let moved = Aggregator.movedRecords(records)
-        #expect(moved == [
-            "https://new.example/feed": "https://old13.example/feed",
-            "https://other.example/feed": "https://elsewhere.example/feed",
-        ])
+        #expect(
+            moved == [
+                "https://new.example/feed": "https://old13.example/feed",
+                "https://other.example/feed": "https://elsewhere.example/feed",
+            ])
     }
 
     @Test func equalHistoriesGoToTheFirstURL() {

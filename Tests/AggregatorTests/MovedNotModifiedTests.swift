@@ -24,7 +24,7 @@ import Testing
     func run(_ feed: String, state: String, _ w: StateTests.Workspace) throws -> CommandRun {
         try CommandRun.feedmerge([
             server.url("/feed/\(feed)"), "-o", w.path("out.atom"), "--health", w.path("health.json"),
-            "--now", "2024-02-01T00:00:00Z", "--state", state,
+            "--now", "2024-02-01T00:00:00Z", "--state", state, "--fetch-all",
         ])
     }
 

@@ -52,7 +52,8 @@ import Testing
         #expect(result.count == 1)
         #expect(result.bytes == encode(document.before) + encode(expected) + encode(document.after))
         var list = SubscriptionList()
-        try OPMLReader.read(result.bytes, source: "list.opml", into: &list, localFile: "list.opml", namesLocalFiles: true)
+        try OPMLReader.read(
+            result.bytes, source: "list.opml", into: &list, localFile: "list.opml", namesLocalFiles: true)
         #expect(list.subscriptions.map(\.url) == [Self.new, "http://example.org/other"])
     }
 
@@ -114,12 +115,14 @@ import Testing
     @Test func aMoveTheRewriterCannotFindIsReported() throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-opml-9796-\(getpid()).opml")
         defer { try? FileManager.default.removeItem(at: file) }
-        let text = #"<?xml version="1.0" encoding="ISO-8859-15"?><opml version="2.0"><body>"#
+        let text =
+            #"<?xml version="1.0" encoding="ISO-8859-15"?><opml version="2.0"><body>"#
             + #"<outline text="a" xmlUrl="http://caf\#u{E9}.example/feed"/>"#
             + #"<outline text="b" xmlUrl="http://plain.example/feed"/></body></opml>"#
         try Data(Self.latin1(text)).write(to: file)
         var list = SubscriptionList()
-        try OPMLReader.read(Self.latin1(text), source: file.path, into: &list, localFile: file.path, namesLocalFiles: true)
+        try OPMLReader.read(
+            Self.latin1(text), source: file.path, into: &list, localFile: file.path, namesLocalFiles: true)
         #expect(list.subscriptions.map(\.url) == ["http://caf\u{E9}.example/feed", "http://plain.example/feed"])
         let result = OPMLRewriter.apply(
             list.subscriptions.map { ($0, $0.url.replacingOccurrences(of: ".example/", with: ".example/new/")) })
@@ -149,12 +152,15 @@ import Testing
         let bytes = try [UInt8](Data(contentsOf: Self.findings.appendingPathComponent(name)))
         let urls = try Self.read(bytes)
         // The target's prefix is in one of them (the fuzzer learned it): this one is not.
-        try #require(!urls.contains { $0.lowercased().contains("rewritten.test") }, "the moved URLs must be told from the list's own")
+        try #require(
+            !urls.contains { $0.lowercased().contains("rewritten.test") },
+            "the moved URLs must be told from the list's own")
         var moves: [String: String] = [:]
         for (index, url) in urls.enumerated() { moves[url] = "http://rewritten.test/\(index)" }
         let result = OPMLRewriter.rewrite(bytes, moves: moves)
         let moved = try Self.read(result.bytes).filter { $0.hasPrefix("http://rewritten.test/") }
-        #expect(moved == urls.indices.filter { result.applied.contains(urls[$0]) }.map { "http://rewritten.test/\($0)" })
+        #expect(
+            moved == urls.indices.filter { result.applied.contains(urls[$0]) }.map { "http://rewritten.test/\($0)" })
     }
 
     static let findings = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
@@ -164,7 +170,9 @@ import Testing
         let bytes = Self.list(#"<outhine xmlUrl="http://a.example/f"/><outline text="a" xmlUrl="http://a.example/f"/>"#)
         let result = OPMLRewriter.rewrite(bytes, moves: ["http://a.example/f": "http://b.example/f"])
         #expect(result.count == 1)
-        #expect(result.bytes == Self.list(#"<outhine xmlUrl="http://a.example/f"/><outline text="a" xmlUrl="http://b.example/f"/>"#))
+        #expect(
+            result.bytes
+                == Self.list(#"<outhine xmlUrl="http://a.example/f"/><outline text="a" xmlUrl="http://b.example/f"/>"#))
     }
 
     /// The reader lists a feed spelled twice once; both spellings move, or the other would come back.
@@ -188,15 +196,18 @@ import Testing
     /// the value, but the moved list no longer reads (the check `rewrite` makes on every result).
     @Test func aRewriteThatDoesNotReadBackIsNotMade() {
         let bytes = Self.list(#"<outline text="a" xmlUrl="http://a.example/f"/>"#)
-        #expect(OPMLRewriter.readsAsMoved(
-            original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://c.example/f"/>"#),
-            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
-        #expect(OPMLRewriter.readsAsMoved(
-            original: bytes, rewritten: Array("<opml><body><outline".utf8),
-            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
-        #expect(OPMLRewriter.readsAsMoved(
-            original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://b.example/f"/>"#),
-            moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]))
+        #expect(
+            OPMLRewriter.readsAsMoved(
+                original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://c.example/f"/>"#),
+                moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
+        #expect(
+            OPMLRewriter.readsAsMoved(
+                original: bytes, rewritten: Array("<opml><body><outline".utf8),
+                moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]) == false)
+        #expect(
+            OPMLRewriter.readsAsMoved(
+                original: bytes, rewritten: Self.list(#"<outline text="a" xmlUrl="http://b.example/f"/>"#),
+                moves: ["http://a.example/f": "http://b.example/f"], applied: ["http://a.example/f"]))
     }
 }
 
@@ -229,10 +240,12 @@ import Testing
         func facts(_ list: SubscriptionList) -> [String] {
             list.subscriptions.map { $0.url + " " + $0.folder.joined(separator: "/") }
         }
-        #expect(facts(list) == [
-            "http://a.example/ Blogs/Deep", "http://b.example/ Blogs", "http://c.example/ News",
-            "http://d.example/ Blogs/Deep", "http://e.example/ ", "http://f.example/ Blogs", "http://g.example/ Blogs",
-        ])
+        #expect(
+            facts(list) == [
+                "http://a.example/ Blogs/Deep", "http://b.example/ Blogs", "http://c.example/ News",
+                "http://d.example/ Blogs/Deep", "http://e.example/ ", "http://f.example/ Blogs",
+                "http://g.example/ Blogs",
+            ])
         #expect(facts(again) == facts(list), "\(String(decoding: written, as: UTF8.self))")
         // Neighbours in one folder share its outline: four "Blogs" would mean one per feed.
         #expect(String(decoding: written, as: UTF8.self).components(separatedBy: "text=\"Blogs\"").count - 1 == 3)

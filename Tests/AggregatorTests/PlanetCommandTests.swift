@@ -1,7 +1,7 @@
 import FeedEmit
+import FeedFetch
 import FeedModel
 import FeedParse
-import FeedFetch
 import Foundation
 import TestSupport
 import Testing
@@ -18,7 +18,7 @@ import Testing
     func run(_ sources: [String], _ w: StateTests.Workspace, extra: [String] = []) throws -> CommandRun {
         try CommandRun.feedmerge(
             sources + ["-o", w.path("index.html"), "-o", w.path("feed.atom"), "-o", w.path("subs.opml")] + [
-                "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--title", "Planet Test",
+                "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--title", "Planet Test", "--fetch-all",
             ] + extra)
     }
 
@@ -62,7 +62,8 @@ import Testing
         let reason = { (page: String) in
             page.components(separatedBy: "Failing since ").dropFirst().first?.prefix { $0 != "<" }
         }
-        #expect(reason(deferredPage) == reason(retried) && reason(retried)?.contains("HTTP 429") == true,
+        #expect(
+            reason(deferredPage) == reason(retried) && reason(retried)?.contains("HTTP 429") == true,
             "\(String(describing: reason(retried))) became \(String(describing: reason(deferredPage)))")
         try await control("/set/atompage/ok")
     }
@@ -121,8 +122,11 @@ import Testing
             let text = line[start.upperBound...].prefix { $0 != "\"" }
             return line.hasPrefix("<outline type=\"rss\"") ? "feed \(text)" : "folder \(text)"
         }
-        #expect(shape == ["folder Tech", "folder Deep", "feed my name for it", "end", "feed r", "end", "feed j"], "\(exported)")
-        let atom = "<outline type=\"rss\" text=\"my name for it\" title=\"my name for it\" "
+        #expect(
+            shape == ["folder Tech", "folder Deep", "feed my name for it", "end", "feed r", "end", "feed j"],
+            "\(exported)")
+        let atom =
+            "<outline type=\"rss\" text=\"my name for it\" title=\"my name for it\" "
             + "xmlUrl=\"\(server.url("/feed/atomfold"))\" htmlUrl=\"http://state.example/atomfold/\"/>"
         #expect(exported.contains(atom), "the curated name and the feed's home page: \(exported)")
         // What we write, we read back as the same list.
@@ -192,7 +196,8 @@ import Testing
         let w = try StateTests.Workspace("venus-\(theme.split(separator: "/")[0])")
         let result = try CommandRun.feedmerge(
             files.map { server.url("/" + $0) } + [
-                "-o", w.path("index.html"), "-o", w.path("all.atom"), "--theme", Self.themes!.appendingPathComponent(theme).path,
+                "-o", w.path("index.html"), "-o", w.path("all.atom"), "--theme",
+                Self.themes!.appendingPathComponent(theme).path,
                 "--no-state", "--now", "2026-12-01T00:00:00Z", "-q",
             ])
         #expect(result.status <= 1, "\(result.standardError)")

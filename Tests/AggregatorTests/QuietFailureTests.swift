@@ -16,7 +16,7 @@ import Testing
         let feeds = [server.url("/feed/quietfail"), server.url("/feed/quietok")]
         func run(_ now: String) throws -> String {
             let run = try CommandRun.feedmerge(
-                feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", now, "--quiet"])
+                feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", now, "--quiet", "--fetch-all"])
             return run.standardError
         }
         try await control("/set/quietfail/ok")
@@ -36,9 +36,9 @@ import Testing
         // Without --quiet, every run says it.
         try await control("/set/quietfail/fail")
         let loud = try CommandRun.feedmerge(
-            feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:00:00Z"])
+            feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:00:00Z", "--fetch-all"])
         let again = try CommandRun.feedmerge(
-            feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:30:00Z"])
+            feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:30:00Z", "--fetch-all"])
         #expect(loud.standardError.contains(failing) && again.standardError.contains(failing), "\(again.standardError)")
     }
 }

@@ -43,7 +43,7 @@ import Testing
             _ = try CommandRun.feedmerge(
                 feeds + [
                     "-o", w.path("run.atom"), "--health", w.path("run.json"), "--max-bytes", "20000", "--now", now,
-                    "--state", state, "-q",
+                    "--state", state, "-q", "--fetch-all",
                 ])
             _ = try CommandRun.feedmerge(
                 ["render"] + feeds + [

@@ -69,7 +69,9 @@ import Testing
         try Data("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>R</title>\(items)</channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: feed))
         func run(_ now: String) throws -> CommandRun {
-            try CommandRun.feedmerge([feed, "-o", w.path("out.json"), "--now", now, "--state", w.state, "-q"])
+            try CommandRun.feedmerge([
+                feed, "-o", w.path("out.json"), "--now", now, "--state", w.state, "-q", "--fetch-all",
+            ])
         }
         let first = try run("2024-02-01T00:00:00Z")
         #expect(first.status == 0, "\(first.standardError)")
@@ -98,7 +100,7 @@ import Testing
         let w = try StateTests.Workspace("review-damaged-304")
         let arguments = [
             server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
-            "-q",
+            "-q", "--fetch-all",
         ]
         let first = try CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")

@@ -190,7 +190,8 @@ import Testing
             let process = Process()
             process.executableURL = CommandRun.binary
             process.arguments = [
-                list, "--state", state, "--now", Self.now, "--per-host", "2", "--limit", "0", "-o",
+                list, "--state", state, "--now", Self.now, "--per-host", "2", "--host-spacing", "0", "--limit", "0",
+                "-o",
                 w.path("\(name).json"),
                 "-q",
             ]
@@ -275,7 +276,11 @@ import Testing
         _ = try await counts(reset: true)
         let run = Process()
         run.executableURL = CommandRun.binary
-        run.arguments = [list, "--state", state, "--now", Self.now, "--per-host", "1", "-o", w.path("out.json"), "-q"]
+        run.arguments = [
+            list, "--state", state, "--now", Self.now, "--per-host", "1", "--host-spacing", "0", "-o",
+            w.path("out.json"),
+            "-q",
+        ]
         run.standardError = FileHandle.nullDevice
         try run.run()
         try await waitForRequests(10)

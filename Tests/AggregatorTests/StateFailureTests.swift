@@ -1,12 +1,12 @@
 import FeedFetch
 import FeedModel
 import Foundation
+import Subscriptions
 import Testing
+import TimelineMerge
 
 @testable import Aggregator
 @testable import FeedState
-import Subscriptions
-import TimelineMerge
 
 /// A state that fails is said so, never silently worked around: a run
 /// whose feed records cannot be read fetches unconditionally and says why;
@@ -126,7 +126,9 @@ import TimelineMerge
                 """)
         }
         var list = SubscriptionList()
-        list.subscriptions = [Subscription(url: good, mayReadLocalFile: true), Subscription(url: refused, mayReadLocalFile: true)]
+        list.subscriptions = [
+            Subscription(url: good, mayReadLocalFile: true), Subscription(url: refused, mayReadLocalFile: true),
+        ]
         let result = await Aggregator.run(
             list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600)),
             state: StateOptions(store: store))
@@ -147,7 +149,8 @@ import TimelineMerge
     @Test func aDamagedStoredEntryCostsOnlyThatEntry() async throws {
         let w = try StateTests.Workspace("damaged-row")
         let arguments = [
-            server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state, "-q",
+            server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
+            "-q",
         ]
         let first = try CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")
@@ -164,7 +167,8 @@ import TimelineMerge
         #expect(second.status == 74, "\(second.standardError)")
         #expect(second.standardError.contains("1 stored entries cannot be read"), "\(second.standardError)")
         let items = { (run: Int) throws -> Int in
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            let object = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
             return ((object as? [String: Any])?["items"] as? [Any])?.count ?? -run
         }
         #expect(try items(2) == 3)  // four before
@@ -181,7 +185,8 @@ import TimelineMerge
                 "--keep-per-feed", "2", "-q",
             ])
             #expect(result.status == 0, "\(result.standardError)")
-            let object = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
+            let object = try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
             return ((object as? [String: Any])?["items"] as? [Any])?.count ?? 0
         }
         let listed = try run("2024-06-01T00:00:00Z")

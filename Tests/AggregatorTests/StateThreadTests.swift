@@ -1,12 +1,12 @@
 import FeedFetch
 import FeedModel
 import Foundation
+import Subscriptions
 import Testing
+import TimelineMerge
 
 @testable import Aggregator
 @testable import FeedState
-import Subscriptions
-import TimelineMerge
 
 /// The store's calls never run on Swift's cooperative pool: SQLite's reads
 /// and busy timeout, and the writer's back-pressure, block the run's state
@@ -28,7 +28,9 @@ import TimelineMerge
         func feed(_ url: String) throws(StateError) -> FeedRecord? { note("feed"); return try inner.feed(url) }
         func record(_ update: FeedUpdate) throws(StateError) { note("record"); try inner.record(update) }
         func commit() throws(StateError) -> [String: StateError] { note("commit"); return try inner.commit() }
-        func record(all updates: [FeedUpdate]) throws(StateError) { note("record(all:)"); try inner.record(all: updates) }
+        func record(all updates: [FeedUpdate]) throws(StateError) {
+            note("record(all:)"); try inner.record(all: updates)
+        }
         func forgetValidators(of urls: [String]) throws(StateError) {
             note("forgetValidators")
             try inner.forgetValidators(of: urls)
@@ -37,8 +39,12 @@ import TimelineMerge
             note("history")
             return try inner.history(of: url)
         }
-        func rename(feed url: String, to newURL: String) throws(StateError) { note("rename"); try inner.rename(feed: url, to: newURL) }
-        func storedDates() throws(StateError) -> [String: StoredDates] { note("storedDates"); return try inner.storedDates() }
+        func rename(feed url: String, to newURL: String) throws(StateError) {
+            note("rename"); try inner.rename(feed: url, to: newURL)
+        }
+        func storedDates() throws(StateError) -> [String: StoredDates] {
+            note("storedDates"); return try inner.storedDates()
+        }
         func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
             note("prune")
             try inner.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
@@ -61,7 +67,8 @@ import TimelineMerge
         let store = try #require(options.store as? ThreadNotingStore)
         for run in 0..<2 {  // a first run, then one that reads back what the first stored
             let result = await Aggregator.run(
-                list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600 + Int64(run))),
+                list, client: HTTPClient(),
+                rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600 + Int64(run))),
                 state: options)
             #expect(result.timeline.count == 60 && result.diagnostics.isEmpty, "\(result.diagnostics)")
         }

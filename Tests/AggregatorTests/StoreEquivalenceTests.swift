@@ -3,12 +3,12 @@ import FeedModel
 import FeedState
 import Foundation
 import PostgreSQLState
+import Subscriptions
 import TestSupport
 import Testing
+import TimelineMerge
 
 @testable import Aggregator
-import Subscriptions
-import TimelineMerge
 
 /// The SQLite store, the PostgreSQL store and the memory store hold the
 /// same facts: the same run sequence (new feed with a backlog, dropped,
@@ -53,7 +53,9 @@ import TimelineMerge
         let a = folder.appendingPathComponent("a.xml").path
         let b = folder.appendingPathComponent("b.xml").path
         var list = SubscriptionList()
-        list.subscriptions = [Subscription(url: a, mayReadLocalFile: true), Subscription(url: b, mayReadLocalFile: true)]
+        list.subscriptions = [
+            Subscription(url: a, mayReadLocalFile: true), Subscription(url: b, mayReadLocalFile: true),
+        ]
         var results: [([MergedEntry], [String])] = []
         for (run, offset) in [0, 1, 2, 100, 101].enumerated() {
             let now = Self.start + Int64(offset) * Self.day

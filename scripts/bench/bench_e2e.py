@@ -20,6 +20,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from bench_fetch import check_outputs, remove, run, start_nginx  # noqa: E402
+from timing import loopback_flags  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -70,10 +71,10 @@ def main():
         tools = [
             ("feedmerge, 3 outputs, all entries",
              lambda: checked([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
-                              "--limit", "0"] + common, feedmerge_outputs)),
+                              "--limit", "0"] + common + loopback_flags(args.feedmerge), feedmerge_outputs)),
             ("feedmerge, 3 outputs, --limit 100",
              lambda: checked([args.feedmerge, opml, "-o", out + ".atom", "-o", out + ".rss", "-o", out + ".json",
-                              "--limit", "100"] + common, feedmerge_outputs)),
+                              "--limit", "100"] + common + loopback_flags(args.feedmerge), feedmerge_outputs)),
             ("sfeed_update + sfeed_atom",
              lambda: (shutil.rmtree(sfeedpath, True),
                       checked(["sh", "-c", 'sfeed_update "$0" >/dev/null 2>&1; sfeed_atom "$1"/* > "$2"', rc,
@@ -87,7 +88,8 @@ def main():
             for label, limit in (("all entries", "0"), ("--limit 100", "100")):
                 tools.append(("compared build, %s" % label,
                               lambda limit=limit: checked([other, opml, "-o", out + ".atom", "-o", out + ".rss", "-o",
-                                                           out + ".json", "--limit", limit] + common, feedmerge_outputs)))
+                                                           out + ".json", "--limit", limit] + common + loopback_flags(other),
+                                                   feedmerge_outputs)))
         if args.with_feedparser:
             tools.append(("python: urllib + feedparser",
                           lambda: checked([sys.executable, os.path.join(HERE, "reference_aggregator.py"), url_file,

@@ -69,6 +69,9 @@ import socket
 import statistics
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import loopback_flags  # noqa: E402
 import tempfile
 import time
 import urllib.request
@@ -419,8 +422,10 @@ def run_workers(args, count, opml, dsn, work, tag, others):
     try:
         for k in range(1, count + 1):
             name = "w%d" % k
+            # The loopback hosts are the benchmark's own: no spacing between requests (docs/politeness.md).
             cmd = [args.feedmerge, "worker", opml, "--state", dsn, "--drain", "--name", name,
-                   "--per-host", str(args.per_host)] + (["--jobs", str(args.jobs)] if args.jobs else [])
+                   "--per-host", str(args.per_host)] + (["--jobs", str(args.jobs)] if args.jobs else []) \
+                + loopback_flags(args.feedmerge)
             out = os.path.join(work, "%s-%s.out" % (tag, name))
             with open(out, "w") as f:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=f)

@@ -20,3 +20,20 @@ def timed(cmd, outputs):
             sys.exit('benchmark stopped: %s left %s missing or empty' % (cmd[0], o))
     e, u, s, m = out.stderr.strip().splitlines()[-1].split()
     return float(e), float(u) + float(s), int(m) / 1000
+
+
+def loopback_flags(binary):
+    """What a benchmark passes so that feedmerge asks the loopback servers it
+    owns as fast as they answer: no spacing between two requests to one host
+    (the default is a second, docs/politeness.md). Empty for a binary that has
+    no such option (it had no spacing)."""
+    help_text = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
+    return ['--host-spacing', '0'] if '--host-spacing' in help_text else []
+
+
+def fetch_all_flags(binary):
+    """A run with a state that must ask every feed again (a second run timed
+    for its conditional GETs): `--fetch-all`, where the binary knows it (one
+    that does not asked every feed on every run)."""
+    help_text = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
+    return ['--fetch-all'] if '--fetch-all' in help_text else []

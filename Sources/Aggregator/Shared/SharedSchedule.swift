@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 
@@ -6,19 +7,34 @@ import FeedState
 /// server's Retry-After, max-age or Expires: whichever process claims the
 /// host next honours it).
 public enum SharedSchedule {
+    /// - Parameter listed: every listed feed of a host (asked only of a host
+    ///   that asked everyone to wait: its feeds outside the claim wait too).
     public static func release(
-        _ leases: [HostLease], feeds urls: [String], store: any SharedStateStore, state: StateOptions, now: Timestamp
+        _ leases: [HostLease], feeds urls: [String], store: any SharedStateStore, state: StateOptions, now: Timestamp,
+        listed: (String) -> [String] = { _ in [] }
     ) throws(StateError) -> [HostLease] {
         guard !leases.isEmpty else { return [] }
         let facts = urls.isEmpty ? [:] : try store.feeds(urls)
         var schedule: [ScheduledFeed] = []
+        let hostWaits = state.schedule.hostWaits(facts.values.map(\.0), now: now)
         for url in urls {
             guard let (record, dates) = facts[url] else { continue }
             schedule.append(
                 ScheduledFeed(
                     url: url,
                     nextCheck: state.schedule.nextCheck(
-                        record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now)))
+                        record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now,
+                        hostNotBefore: hostWaits[URLAuthority.host(of: record.movedTo ?? url)])))
+        }
+        // A host that asked everyone to wait: its other feeds are not due before the wait is over.
+        let held = Set(leases.map(\.host))
+        let claimed = Set(urls)
+        for (host, wait) in hostWaits where held.contains(host) {
+            let others = listed(host).filter { !claimed.contains($0) }
+            guard !others.isEmpty else { continue }
+            for (url, (record, _)) in try store.feeds(others) where !record.gone {
+                schedule.append(ScheduledFeed(url: url, nextCheck: max(record.nextCheck ?? wait, wait)))
+            }
         }
         return try store.release(leases, schedule: schedule)
     }

@@ -1,3 +1,4 @@
+import Basics
 import FeedModel
 import FeedState
 import Subscriptions
@@ -59,7 +60,13 @@ extension Worker {
             reports = ran
             batch.stateFailed = failed
         }
-        let release = Release(leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds)
+        // The next holder's first request keeps the host spacing after this process's last.
+        await client.waitForSpacing(of: leases.map(\.host))
+        let release = Release(
+            leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds,
+            listed: { [list] host in
+                list.subscriptions.map(\.url).filter { URLAuthority.host(of: $0) == host }
+            })
         var lost: [HostLease] = []
         var dropped: [String] = []
         var releaseFailure: StateError?
@@ -172,9 +179,16 @@ struct Release {
     /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
     let runsOut: ContinuousClock.Instant
 
-    init(leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int) {
+    /// Every listed feed of a host (`SharedSchedule.release`).
+    let listed: @Sendable (String) -> [String]
+
+    init(
+        leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int,
+        listed: @escaping @Sendable (String) -> [String]
+    ) {
         self.leases = leases
         self.feeds = feeds
+        self.listed = listed
         self.now = now
         runsOut = .now + .seconds(leaseSeconds)
     }
@@ -183,7 +197,7 @@ struct Release {
 
     /// - Returns: the leases found lost.
     func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now)
+        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now, listed: listed)
     }
 }
 

@@ -9,7 +9,7 @@ import Foundation
 /// quick way to see which feeds of a list are broken.
 struct FetchCommand {
     var urls: [String] = []
-    var configuration = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
+    var configuration = FetchConfiguration.polite(userAgent: "feedmerge/\(feedmergeVersion)")
 
     static let interface = CommandInterface<FetchCommand>(
         name: "feedmerge fetch",

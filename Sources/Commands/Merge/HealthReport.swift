@@ -32,17 +32,16 @@ enum HealthReport {
             json.field("moved_to", report.record?.movedTo)
             json.field("last_fetch", date: report.record?.lastFetch)
             json.field("last_success", date: report.record?.lastSuccess)
-            // When `--due-only` (FeedSchedule) would next ask it (a shared state: as scheduled there);
-            // absent: never (gone), or not known yet.
-            json.field(
-                "next_check",
-                date: report.record.flatMap { record in
-                    record.lastFetch == nil
-                        ? nil
-                        : record.nextCheck
-                            ?? FeedSchedule().nextCheck(
-                                record: record, entriesStored: report.entriesStored ?? 0, keepDays: keepDays, now: now)
-                })
+            // When the schedule (FeedSchedule) next asks it, and why (a shared state: as scheduled
+            // there); absent: never (gone), or not known yet.
+            let check = report.record.flatMap { record in
+                record.lastFetch == nil
+                    ? nil
+                    : FeedSchedule().check(
+                        record: record, entriesStored: report.entriesStored ?? 0, keepDays: keepDays, now: now)
+            }
+            json.field("next_check", date: report.record?.nextCheck ?? check?.time)
+            json.field("next_check_reason", check?.reason.rawValue)
             json.field("fetched_by", report.record?.fetchedBy)
             json.field("lease_holder", report.record?.leaseHolder)
             json.field("consecutive_failures", report.record?.consecutiveFailures)
@@ -67,9 +66,16 @@ enum HealthReport {
     }
 
     /// ok, partial (read in part: `error` says why), not-modified, deferred,
-    /// failed, gone, or stale (answers, but nothing new for `staleDays`).
+    /// failed, blocked (by bot protection), gone, or stale (answers, but
+    /// nothing new for `staleDays`).
     static func status(of report: FeedReport, now: Timestamp) -> String {
         if report.partialReason != nil { return "partial" }
+        // Blocked by bot protection: as long as it has failed so since (asked again or not).
+        if report.status == .failed || report.status == .deferred, (report.record?.consecutiveFailures ?? 0) > 0,
+            FeedSchedule.isBlocked(report.record?.lastError)
+        {
+            return "blocked"
+        }
         if (report.status == .ok || report.status == .notModified), let newest = report.newestEntry,
             now.secondsSince1970 - newest.secondsSince1970 > staleDays * 86_400
         {

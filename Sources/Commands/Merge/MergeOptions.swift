@@ -75,14 +75,23 @@ struct MergeOptions {
     /// Pages show a subscription's address as its feed gives it (`rel="self"`), as Venus does.
     var showsFeedsOwnAddress = false
     var now: Timestamp?
-    var fetch = FetchConfiguration(userAgent: "feedmerge/\(feedmergeVersion)")
+    var fetch = FetchConfiguration.polite(userAgent: "feedmerge/\(feedmergeVersion)")
     var statePath: String?
     var useState = true
     var force = false
     var keepDays = StateOptions.defaultKeepDays
     var keepPerFeed = StateOptions.defaultKeepPerFeed
     var newFeedItems = StateOptions.defaultNewFeedItems
-    var dueOnly = false
+    /// `fetch`, its contact the site's address (`--link`) unless `--contact` gave one.
+    var fetchConfiguration: FetchConfiguration {
+        var configuration = fetch
+        if configuration.contactURL == nil, let link, let contact = try? FetchOptions.contact(link) {
+            configuration.contactURL = contact
+        }
+        return configuration
+    }
+    /// With a state, only the feeds the schedule says are due are fetched; `--fetch-all`: every one.
+    var dueOnly = true
     /// `feedmerge render`: nothing fetched, nothing stored; the outputs made from the state.
     var renderOnly = false
     /// `feedmerge render` with no SOURCE: every feed the shared state lists.
@@ -257,9 +266,14 @@ struct MergeOptions {
                         options, _ in options.force = true
                     },
                     Option(
+                        "--fetch-all",
+                        help: "ask every feed now, due or not (still conditionally; a\n"
+                            + "Retry-After or cache lifetime is still honoured: --force)"
+                    ) { options, _ in options.dueOnly = false },
+                    Option(
                         "--due-only",
-                        help: "fetch only the feeds that are due (by how often each posts,\n"
-                            + "its ttl, failures, the server's wishes); serve the others\nfrom the state"
+                        help: "fetch only the feeds that are due (the default with a state:\n"
+                            + "by how often each posts, its ttl, failures, the server's\nwishes); serve the others from the state"
                     ) { options, _ in options.dueOnly = true },
                     Option(
                         "--keep-days", value: "N", help: "keep entries a feed no longer lists for N days",

@@ -72,7 +72,7 @@ struct MergeRun {
             let outputs = try reserveOutputs()
             let start = try openState(outputs)
             defer { withExtendedLifetime(start.opened) {} }
-            let client = HTTPClient(configuration: options.fetch)
+            let client = HTTPClient(configuration: options.fetchConfiguration)
             var (list, filters) = try await readSources(listedInState: start.listed, client: client, outputs: outputs)
             var merged = await fetch(&list, filters: &filters, client: client, start: start)
             tellWarnings(list: list, filters: filters)

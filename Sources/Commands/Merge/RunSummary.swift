@@ -52,7 +52,9 @@ struct RunSummary {
         if !verbose { sayStateFailures() }
         for report in failed where !quiet || report.failureIsToldAt(now) {
             let since = report.failingBefore.map { " (failing since \(Self.day($0)))" } ?? ""
-            say("failed: \(report.subscription.url): \(report.reason ?? report.status.rawValue)\(since)")
+            // A challenge is a block, not a breakage: said as such (asked again in 4 h at the soonest).
+            let word = FeedSchedule.isBlocked(report.reason) ? "blocked" : "failed"
+            say("\(word): \(report.subscription.url): \(report.reason ?? report.status.rawValue)\(since)")
         }
         // A feed read in part is named with why, whatever its place in the summary's counts.
         if !quiet {

@@ -5,6 +5,20 @@ import RequestSigning
 /// The fetching options the main command and `feedmerge fetch` share,
 /// declared once for any settings that hold a `FetchConfiguration`.
 enum FetchOptions {
+    /// A contact URL fit for a User-Agent: http or https, and nothing that
+    /// would end the comment it is sent in or the header itself.
+    static func contact(_ text: String) throws(UsageError) -> String {
+        let lower = text.lowercased()
+        guard lower.hasPrefix("https://") || lower.hasPrefix("http://"), text.count <= 512,
+            !text.unicodeScalars.contains(where: {
+                $0.value <= 0x20 || $0.value >= 0x7F || "()\\".unicodeScalars.contains($0)
+            })
+        else {
+            throw UsageError("--contact wants an http or https URL without spaces or parentheses, not \(text)")
+        }
+        return text
+    }
+
     static func group<Settings>(
         _ configuration: WritableKeyPath<Settings, FetchConfiguration> & Sendable, maxBytesHelp: String
     ) -> OptionGroup<Settings> {
@@ -21,7 +35,26 @@ enum FetchOptions {
             "Fetching",
             [
                 number("--jobs", "N", "transfers at once", \.maximumConcurrentTransfers, shown: { "\($0)" }),
-                number("--per-host", "N", "transfers at once per host", \.maximumTransfersPerHost, shown: { "\($0)" }),
+                number(
+                    "--per-host", "N", "transfers at once per host (raise it only for hosts\nyou run)",
+                    \.maximumTransfersPerHost, shown: { "\($0)" }),
+                Option(
+                    "--host-spacing", value: "S",
+                    help: "least seconds between two requests' starts on one host\n(0 only for hosts you run)",
+                    default: { "\(Double($0[keyPath: configuration].minimumHostSpacing.components.seconds))" }
+                ) {
+                    guard let seconds = Double($1), seconds >= 0, seconds <= 3_600 else {
+                        throw UsageError("--host-spacing wants seconds from 0 to 3600, not \($1)")
+                    }
+                    $0[keyPath: configuration].minimumHostSpacing = .milliseconds(Int64((seconds * 1000).rounded()))
+                },
+                Option(
+                    "--contact", value: "URL",
+                    help: "a page saying who runs this and how to reach them, sent in\n"
+                        + "the User-Agent as (+URL) (default: --link's address)"
+                ) {
+                    $0[keyPath: configuration].contactURL = try FetchOptions.contact($1)
+                },
                 number("--timeout", "S", "seconds per transfer", \.totalTimeoutSeconds, shown: { "\($0)" }),
                 number("--max-bytes", "N", maxBytesHelp, \.maximumBodyBytes, shown: { "\($0 >> 20) MiB" }),
                 Option(

@@ -60,9 +60,14 @@ struct PlanetCommand {
                     Option("--force", help: "fetch feeds that are gone or asked to be left alone for now") {
                         command, _ in command.merge.force = true
                     },
-                    Option("--due-only", help: "fetch only the feeds that are due; serve the others from the state") {
-                        command, _ in command.merge.dueOnly = true
-                    },
+                    Option(
+                        "--fetch-all",
+                        help: "ask every feed now, due or not (still conditionally)"
+                    ) { command, _ in command.merge.dueOnly = false },
+                    Option(
+                        "--due-only",
+                        help: "fetch only the feeds that are due; serve the others from the\nstate (the default)"
+                    ) { command, _ in command.merge.dueOnly = true },
                     Option("--health", value: "FILE", help: "write the per-feed health report (JSON) here") {
                         $0.merge.healthPath = $1
                     },
@@ -164,6 +169,14 @@ struct PlanetCommand {
         options.pageSettings = settings.filter { $0.key != "sign_with" }
         options.title = settings["name"] ?? "Unconfigured Planet"
         options.link = settings["link"].flatMap { $0.isEmpty ? nil : $0 }
+        // contact_url: the User-Agent's contact (else the planet's link), unless --contact gave one.
+        if options.fetch.contactURL == nil, let contact = settings["contact_url"], !contact.isEmpty {
+            do {
+                options.fetch.contactURL = try FetchOptions.contact(contact)
+            } catch {
+                throw UsageError("contact_url: \(error.message)")
+            }
+        }
         let owner = Person(
             name: settings["owner_name"] ?? "Anonymous Coward",
             email: settings["owner_email"].flatMap { $0.isEmpty ? nil : $0 })

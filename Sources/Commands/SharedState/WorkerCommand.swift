@@ -162,7 +162,7 @@ struct WorkerCommand {
             StandardOutput.error("feedmerge worker: state: not a shared state")
             return ExitStatus.stateUnusable.rawValue
         }
-        let client = HTTPClient(configuration: merge.fetch)
+        let client = HTTPClient(configuration: merge.fetchConfiguration)
         var list: SubscriptionList
         do {
             list = try await SourceReader.read(merge.sources, configured: [], client: client)
