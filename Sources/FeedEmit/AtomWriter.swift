@@ -22,6 +22,12 @@ enum AtomWriter {
                 $0.attribute("href", selfURL)
             }
         }
+        for hub in metadata.hubs {
+            out.emptyElement("link", indent: 2) {
+                $0.attribute("rel", "hub")
+                $0.attribute("href", hub)
+            }
+        }
         // Atom needs an author for every entry: the feed's covers those without.
         out.atomPerson("author", metadata.author ?? Person(name: metadata.title), indent: 2)
         out.element("generator", metadata.generator, indent: 2) {
@@ -81,7 +87,6 @@ enum AtomWriter {
             out.markupElement(name, value.value, indent: 4) { $0.attribute("type", "html") }
         }
     }
-
 
     /// Provenance: the feed the entry was copied from (RFC 4287, 4.2.11).
     private static func source(_ item: UnsafePointer<MergedEntry>, into out: inout TextBuffer) {

@@ -10,6 +10,16 @@ enum JSONFeedWriter {
             json.field("title", metadata.title)
             json.field("home_page_url", metadata.link)
             json.field("feed_url", metadata.selfURL)
+            if !metadata.hubs.isEmpty {
+                json.beginArray("hubs")
+                for hub in metadata.hubs {
+                    json.beginObject()
+                    json.field("type", "WebSub")
+                    json.field("url", hub)
+                    json.endObject()
+                }
+                json.endArray()
+            }
             // Items without authors would inherit these (JSON Feed 1.1): only
             // when every item names its own are they safe to write.
             if let author = metadata.author, entries.allSatisfy({ !$0.entry.authors.isEmpty }) {

@@ -2,7 +2,7 @@ import FeedModel
 import TextOutput
 
 /// RSS 2.0, with `content:encoded` for full content, `dc:creator` for
-/// authors without an address, and `atom:link rel="self"`.
+/// authors without an address, and `atom:link rel="self"` (and `rel="hub"`).
 enum RSSWriter {
     static func render(_ entries: [MergedEntry], metadata: OutputMetadata, into out: inout TextBuffer) {
         out.append(
@@ -21,6 +21,12 @@ enum RSSWriter {
                 $0.attribute("rel", "self")
                 $0.attribute("type", "application/rss+xml")
                 $0.attribute("href", selfURL)
+            }
+        }
+        for hub in metadata.hubs {
+            out.emptyElement("atom:link", indent: 2) {
+                $0.attribute("rel", "hub")
+                $0.attribute("href", hub)
             }
         }
         out.element("lastBuildDate", metadata.updated, .rfc822, indent: 2)

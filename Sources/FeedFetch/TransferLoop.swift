@@ -205,7 +205,8 @@ final class TransferLoop {
     /// would not. - Returns: whether the transfer goes on as a next hop.
     private func follow(_ transfer: Transfer) throws(CurlError) -> Bool {
         let status = try transfer.easy.long(CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE")
-        guard [301, 302, 303, 307, 308].contains(status), !transfer.exceededSizeLimit,
+        // A form POSTed (a hub's publish ping) is not followed, as libcurl does not follow it (`Transfer`).
+        guard transfer.request.formBody == nil, [301, 302, 303, 307, 308].contains(status), !transfer.exceededSizeLimit,
             let target = try transfer.easy.string(CURLINFO_REDIRECT_URL, "CURLINFO_REDIRECT_URL")
         else { return false }
         let hops = transfer.statuses.filter { $0 >= 200 }

@@ -80,6 +80,9 @@ public struct OutputMetadata: Sendable {
     public var title: String
     public var link: String?
     public var selfURL: String?
+    /// The WebSub hubs that announce its changes (`--hub`): written as `rel="hub"` links beside
+    /// `rel="self"` (Atom, RSS's `atom:link`) and as JSON Feed's `hubs`.
+    public var hubs: [String]
     public var id: String
     public var author: Person?
     /// The newest entry's date (not the clock), so output is reproducible.
@@ -91,7 +94,7 @@ public struct OutputMetadata: Sendable {
 
     public init(
         title: String, link: String?, selfURL: String?, id: String, author: Person?, updated: Timestamp,
-        generator: String, generatorVersion: String, generatorURI: String? = nil
+        generator: String, generatorVersion: String, generatorURI: String? = nil, hubs: [String] = []
     ) {
         self.title = title
         self.link = link
@@ -102,5 +105,6 @@ public struct OutputMetadata: Sendable {
         self.generator = generator
         self.generatorVersion = generatorVersion
         self.generatorURI = generatorURI
+        self.hubs = hubs
     }
 }

@@ -38,6 +38,8 @@ enum PlanetDocument {
         if let selfURL = metadata.selfURL {
             linkElement(rel: "self", href: selfURL, type: "application/atom+xml", indent: 2, into: &out)
         }
+        // Venus's splice names its hub (`pubsubhubbub_hub`) here; a theme's Atom copies it.
+        for hub in metadata.hubs { linkElement(rel: "hub", href: hub, type: nil, indent: 2, into: &out) }
         if let author = metadata.author { out.atomPerson("author", author.withSafePage, indent: 2) }
         out.element("generator", metadata.generator, indent: 2) {
             $0.attribute("uri", metadata.generatorURI)

@@ -82,12 +82,20 @@ public final class AtomicFile: Sendable {
     /// Streams a document into the file: `body` appends to a buffer that is
     /// written out a megabyte at a time, so the document is never whole in
     /// memory. The file is replaced only once all of it is on disk.
-    public func commit(_ body: (inout TextBuffer) -> Void) throws(WriteError) {
+    /// - Returns: whether its bytes differ from the file it replaced (true
+    ///   when there was none): what a WebSub hub is told of.
+    @discardableResult
+    public func commit(_ body: (inout TextBuffer) -> Void) throws(WriteError) -> Bool {
         guard let descriptor = take() else { throw WriteError(path: path, message: "already written or given up") }
         let file = TemporaryFile(descriptor: descriptor)
-        var buffer = TextBuffer(drainingAt: 1 << 20) { file.write($0) }
+        let previous = PreviousContent(path: target)
+        var buffer = TextBuffer(drainingAt: 1 << 20) { bytes in
+            file.write(bytes)
+            previous.compare(bytes)
+        }
         body(&buffer)
         buffer.flush()
+        let changed = previous.differsAtEnd()
         var failure = file.failure
         if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush: \(errorText())" }
         close(descriptor)
@@ -102,9 +110,11 @@ public final class AtomicFile: Sendable {
             fsync(folderDescriptor)  // the rename itself is durable too
             close(folderDescriptor)
         }
+        return changed
     }
 
-    public func commit(bytes: [UInt8]) throws(WriteError) {
+    @discardableResult
+    public func commit(bytes: [UInt8]) throws(WriteError) -> Bool {
         try commit { $0.append(bytes: bytes) }
     }
 
@@ -167,6 +177,62 @@ public final class AtomicFile: Sendable {
                 _ = clinux_start_writeback(descriptor, Int64(flushStarted), Int64(written - flushStarted))
                 flushStarted = written
             }
+        }
+    }
+
+    /// The file being replaced, read alongside the new bytes as they are
+    /// written, until the first difference: whether the new file differs
+    /// is known without holding either whole in memory.
+    private final class PreviousContent {
+        private var descriptor: Int32
+        private var differs: Bool
+        private var chunk: [UInt8] = []
+
+        init(path: String) {
+            descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            differs = descriptor < 0
+        }
+
+        deinit { stop() }
+
+        private func stop() {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+
+        /// Reads as many bytes of the previous file as `bytes` holds and compares them.
+        func compare(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard !differs, let new = bytes.baseAddress, bytes.count > 0 else { return }
+            if chunk.count < bytes.count { chunk = [UInt8](repeating: 0, count: bytes.count) }
+            let read = readFully(count: bytes.count)
+            differs =
+                read != bytes.count
+                || !chunk.withUnsafeBufferPointer { old in
+                    memcmp(old.baseAddress!, new, bytes.count) == 0
+                }
+            if differs { stop() }
+        }
+
+        /// Whether the new bytes differ, once all are written: also when the previous file is longer.
+        func differsAtEnd() -> Bool {
+            if !differs {
+                if chunk.isEmpty { chunk = [0] }
+                differs = readFully(count: 1) != 0
+            }
+            stop()
+            return differs
+        }
+
+        /// Reads up to `count` bytes into `chunk`; fewer only at the end of the file (or on an error).
+        private func readFully(count: Int) -> Int {
+            var total = 0
+            while total < count {
+                let got = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress! + total, count - total) }
+                if got < 0 && errno == EINTR { continue }
+                if got <= 0 { break }
+                total += got
+            }
+            return total
         }
     }
 

@@ -16,11 +16,13 @@ struct ThemeSettings {
     var warnings: [String] = []
 
     /// `[Planet]` options a theme may not set: where outputs, state and
-    /// filters live, what entries are kept, how feeds are fetched.
+    /// filters live, what entries are kept, how feeds are fetched, which
+    /// WebSub hub is sent requests.
     static let refused: Set<String> = [
         "output_dir", "cache_directory", "filter_directories", "output_theme", "filters", "filter", "exclude",
         "ignore_in_feed", "spider_threads", "feed_timeout", "http_cache_directory", "cache_sources_directory",
-        "cache_lists_directory", "log_level", "log_format", "new_feed_items", "future_dates",
+        "cache_lists_directory", "log_level", "log_format", "new_feed_items", "future_dates", "pubsubhubbub_hub",
+        "pubsubhubbub_feeds",
     ]
 
     /// Reads a theme's configuration `text` (`file`, in `folder`).

@@ -124,7 +124,6 @@ public struct VenusConfiguration: Sendable {
         "cache_lists_directory": "reading lists are fetched each run",
         "log_format": "feedmerge writes its own lines (-q, -v)",
         "django_autoescape": "Django templates are not supported",
-        "pubsubhubbub_feeds": "feedmerge does not ping a hub (pubsubhubbub_hub still reaches the templates)",
         "name_type": "normalization overrides are not supported",
         "title_type": "normalization overrides are not supported",
         "summary_type": "normalization overrides are not supported",

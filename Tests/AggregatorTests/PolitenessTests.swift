@@ -242,7 +242,9 @@ import Testing
         let busy = requests.filter { $0.port == server.ports[5] }
         let first = try #require(busy.first).run
         #expect(busy.filter { $0.run == first }.filter { $0.status == 429 }.count == 2)
-        #expect(busy.allSatisfy { $0.run == first || $0.run >= first + 14_400 }, "\(busy.map { ($0.path, $0.run - first) })")
+        #expect(
+            busy.allSatisfy { $0.run == first || $0.run >= first + 14_400 }, "\(busy.map { ($0.path, $0.run - first) })"
+        )
         #expect(
             Set(requests.compactMap { $0.headers["user-agent"] }).allSatisfy {
                 $0.hasPrefix("feedmerge/") && $0.hasSuffix(" (+https://planet.example.org/about)")

@@ -12,11 +12,12 @@ public final class LocalServer: @unchecked Sendable {
 
     /// - Parameters:
     ///   - script: the script's path.
+    ///   - python: the interpreter (a virtual environment's, for a script with dependencies).
     ///   - arguments: what the script is given after its path.
-    public init(script: URL, arguments: [String] = []) throws {
+    public init(script: URL, python: String = "python3", arguments: [String] = []) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path] + arguments
+        process.arguments = [python, script.path] + arguments
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -29,9 +30,9 @@ public final class LocalServer: @unchecked Sendable {
     }
 
     /// Starts a script or stops the test run: without its server a suite cannot run at all.
-    public static func start(_ script: URL) -> LocalServer {
+    public static func start(_ script: URL, python: String = "python3") -> LocalServer {
         do {
-            return try LocalServer(script: script)
+            return try LocalServer(script: script, python: python)
         } catch {
             fatalError("cannot start \(script.lastPathComponent): \(error)")
         }

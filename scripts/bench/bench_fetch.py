@@ -22,6 +22,9 @@ import sys
 import tempfile
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from timing import loopback_flags  # noqa: E402
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -129,8 +132,9 @@ def main():
                         f.write('\tfeed "f%04d" "%s"\n' % (i, u))
                     f.write("}\n")
                 tools = [
-                    ("feedmerge fetch", lambda: run([args.feedmerge, "fetch", "--jobs", str(n), "--per-host", str(n),
-                                                     url_file.replace(url_file, url_file)][:-1] + urls)),
+                    # The loopback server is the benchmark's own: no spacing (docs/politeness.md).
+                    ("feedmerge fetch", lambda: run([args.feedmerge, "fetch", "--jobs", str(n), "--per-host", str(n)]
+                                                    + loopback_flags(args.feedmerge) + urls)),
                     ("curl --parallel", lambda: run(["curl", "--parallel", "--parallel-max", str(n), "-s",
                                                      "-K", curl_config])),
                     ("sfeed_update", lambda: (shutil.rmtree("%s/sfeed-%d-%d" % (work, port, n), True),

@@ -88,7 +88,7 @@ def main():
     def feedmerge(n, *flags, state=None, binary=args.binary):
         # The loopback servers are the benchmark's own: no spacing between requests (docs/politeness.md).
         cmd = [binary, opml_files[n], "-o", outputs[0], "-o", outputs[1], "-o", outputs[2], "-q",
-               "--link", "http://bench.example/"] + loopback_flags(binary) + list(flags)
+               "--link", "http://bench.example/", "--per-host", "4"] + loopback_flags(binary) + list(flags)
         return cmd + (["--state", state] if state else ["--no-state"])
 
     def fresh_state(n):

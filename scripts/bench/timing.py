@@ -26,7 +26,7 @@ def loopback_flags(binary):
     """What a benchmark passes so that feedmerge asks the loopback servers it
     owns as fast as they answer: no spacing between two requests to one host
     (the default is a second, docs/politeness.md). Empty for a binary that has
-    no such option (it had no spacing)."""
+    no such option (it had no spacing). Each benchmark names its `--per-host`."""
     help_text = subprocess.run([binary, '--help'], capture_output=True, text=True).stdout
     return ['--host-spacing', '0'] if '--host-spacing' in help_text else []
 

@@ -64,6 +64,8 @@ struct MergeOptions {
     var title: String?
     var link: String?
     var selfURL: String?
+    /// WebSub (`--hub`, `--public-url`): see `MergeOptions+WebSub`.
+    var webSub = WebSubRequest()
     var id: String?
     var author: Person?
     var limit = TimelineRules.defaultLimit
@@ -160,6 +162,19 @@ struct MergeOptions {
                         help: "its home page (default: the OPML's htmlUrl or ownerId; RSS needs one)"
                     ) { $0.link = $1 },
                     Option("--self-url", value: "URL", help: "where it will be published") { $0.selfURL = $1 },
+                    Option(
+                        "--public-url", value: "URL",
+                        help: "where the outputs' folder is published: each feed's rel=\"self\"\n"
+                            + "is its file name there (over --self-url)"
+                    ) { options, text in
+                        let folder = try WebSubRequest.webURL(text, for: "--public-url")
+                        options.webSub.publicFolder = folder.hasSuffix("/") ? folder : folder + "/"
+                    },
+                    Option(
+                        "--hub", value: "URL",
+                        help: "a WebSub hub the feeds name (rel=\"hub\"), told of each feed a\n"
+                            + "run changes (repeatable; needs --public-url or --self-url)"
+                    ) { $0.webSub.hubs.append(try WebSubRequest.webURL($1, for: "--hub")) },
                     Option(
                         "--id", value: "ID",
                         help:
@@ -356,6 +371,7 @@ struct MergeOptions {
         var kinds: [OutputKind] = []
         for output in options.outputs { kinds.append(try output.resolvedFormat()) }
         try options.placePageSettings(kinds: kinds)
+        try options.checkWebSub(kinds: kinds)
         if !kinds.contains(.page) {
             if let theme = options.page.themePath {
                 throw UsageError("--theme \(theme) is for the planet page: add -o index.html")

@@ -59,6 +59,10 @@ extension MergeRun {
             listFailures = await mergeLists(into: &result, list: &list, filters: &filters, fetching: &fetching)
         }
         fetching.progress.finish()
+        // The next holder of a claimed host keeps the spacing after this run's last request there.
+        if let leases = fetching.shared?.leases, !leases.isEmpty {
+            await client.waitForSpacing(of: leases.map(\.host))
+        }
         if let failure = fetching.shared?.release(state: fetching.state, reports: &result.reports) {
             result.diagnostics.append(failure)
         }

@@ -11,6 +11,8 @@ extension MergeRun {
         var health = true
         var metrics = true
         var opml = true
+        /// The outputs whose files this run changed, by path (what WebSub hubs are told of).
+        var changed: [String] = []
     }
 
     /// The warnings of the lists and the filters: every one with `-v`; else
@@ -33,25 +35,32 @@ extension MergeRun {
 
     /// Step 5: each output written, or, when every feed failed and nothing
     /// is stored for them, each discarded.
-    /// - Returns: how many were written.
+    /// - Returns: how many were written, and the paths of those whose files changed.
     func writeOutputs(
         _ outputs: Outputs, entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
         list: SubscriptionList, excerptWidth: Int?
-    ) async -> Int {
+    ) async -> (count: Int, changed: [String]) {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         guard reports.contains(where: { !$0.failed }) || !entries.isEmpty else {
             for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
-            return 0
+            return (0, [])
         }
         var content = outputContent(
             outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
         if let excerptWidth { content.page?.input.excerptLength = excerptWidth }
+        content.selfURLs = publicURLs
         var written = 0
-        let failures = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
-        for failure in failures {
-            if let failure { StandardOutput.error("feedmerge: \(failure)") } else { written += 1 }
+        var changed: [String] = []
+        let results = await OutputWriter.write(outputs.outputs, content: content, verbose: options.verbose)
+        for (output, result) in zip(outputs.outputs, results) {
+            if let failure = result.failure {
+                StandardOutput.error("feedmerge: \(failure)")
+            } else {
+                written += 1
+                if result.changed { changed.append(output.path) }
+            }
         }
-        return written
+        return (written, changed)
     }
 
     /// `--health FILE`: every feed's health, and the run's diagnostics.

@@ -96,7 +96,7 @@ struct MergeRun {
             for failure in merged.listFailures { StandardOutput.error("feedmerge: failed: \(failure)") }
             let diagnostics = merged.result.diagnostics
             var written = Written()
-            written.outputs = await writeOutputs(
+            (written.outputs, written.changed) = await writeOutputs(
                 outputs, entries: entries,
                 metadata: outputMetadata(list: list, link: link, id: feedID, entries: entries, reports: reports),
                 reports: reports, list: list, excerptWidth: filters.excerptWidth)
@@ -111,6 +111,7 @@ struct MergeRun {
                 written: written.outputs, outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started),
                 now: rules.now)
             summary.rendered = options.renderOnly
+            summary.hubFailures = await tellHubs(written.changed)
             summary.print(quiet: options.quiet, verbose: options.verbose)
             // The timeline's memory goes back with the process, at once, where
             // freeing its entries one string at a time would cost a tenth of a
@@ -165,6 +166,6 @@ struct MergeRun {
             title: options.title ?? list.title ?? "feedmerge", link: link, selfURL: options.selfURL,
             id: id, author: options.author ?? owner,
             updated: entries.first?.date ?? sourcesUpdated ?? rules.now, generator: "feedmerge",
-            generatorVersion: feedmergeVersion)
+            generatorVersion: feedmergeVersion, hubs: options.webSub.hubs)
     }
 }

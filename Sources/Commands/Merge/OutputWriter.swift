@@ -15,6 +15,8 @@ struct OutputContent: Sendable {
     var page: (input: PlanetPageInput, links: @Sendable (String) -> [String: String])?
     /// The subscription list as OPML, when one is written.
     var subscriptionList: [UInt8]?
+    /// Each output's public address, by path (`MergeOptions.publicURLs`): a feed's `rel="self"`.
+    var selfURLs: [String: String] = [:]
 }
 
 /// Writes every output of a run at once, each on its own thread: rendering
@@ -24,27 +26,39 @@ struct OutputContent: Sendable {
 /// so the feeds never sit whole in memory; the page (whose theme needs
 /// the whole document) and the OPML are made in memory.
 enum OutputWriter {
-    /// For each output in order: nil when it was written, else why not.
-    static func write(_ outputs: [Outputs.Output], content: OutputContent, verbose: Bool) async -> [String?] {
-        await withTaskGroup(of: (Int, String?).self) { group in
+    /// What became of one output.
+    struct Result: Sendable {
+        /// Nil when it was written, else why not.
+        var failure: String?
+        /// Whether a file's bytes differ from those it replaced (standard output: never known, false).
+        var changed = false
+    }
+
+    /// For each output in order: whether it was written, and changed.
+    static func write(_ outputs: [Outputs.Output], content: OutputContent, verbose: Bool) async -> [Result] {
+        await withTaskGroup(of: (Int, Result).self) { group in
             for (index, output) in outputs.enumerated() {
                 group.addTask {
-                    let failure = await onOwnThread { write(output, content: content, verbose: verbose) }
-                    return (index, failure)
+                    let result = await onOwnThread { write(output, content: content, verbose: verbose) }
+                    return (index, result)
                 }
             }
-            var failures = [String?](repeating: nil, count: outputs.count)
-            for await (index, failure) in group { failures[index] = failure }
-            return failures
+            var results = [Result](repeating: Result(), count: outputs.count)
+            for await (index, result) in group { results[index] = result }
+            return results
         }
     }
 
-    private static func write(_ output: Outputs.Output, content: OutputContent, verbose: Bool) -> String? {
+    private static func write(_ output: Outputs.Output, content: OutputContent, verbose: Bool) -> Result {
         let start = Date()
         let render: (inout TextBuffer) -> Void
         switch output.kind {
         case .feed(let format):
-            render = { format.render(content.entries, metadata: content.metadata, into: &$0) }
+            var metadata = content.metadata
+            if let selfURL = content.selfURLs[output.path] { metadata.selfURL = selfURL }
+            // WebSub discovery needs both links: a feed with no address of its own names no hub.
+            if metadata.selfURL == nil { metadata.hubs = [] }
+            render = { format.render(content.entries, metadata: metadata, into: &$0) }
         case .page:
             // The theme runs first: a page is written only once its theme has succeeded.
             let page: RenderedPage
@@ -62,7 +76,7 @@ enum OutputWriter {
                 page = try PlanetPage.render(input, theme: setting.theme)
             } catch {
                 if case .file(let file) = output.destination { file.discard() }  // the old page stays
-                return "\(output.path): \(error)"
+                return Result(failure: "\(output.path): \(error)")
             }
             // A page named .html (or written to standard output) is HTML; another file (Venus's
             // atom.xml, opml.xml), or a page with filters (Venus's filters read the file its
@@ -97,25 +111,28 @@ enum OutputWriter {
             let bytes = content.subscriptionList ?? []
             render = { $0.append(bytes: bytes) }
         }
+        var changed = false
         switch output.destination {
         case .standardOutput:
             var failure: Int32 = 0
             var buffer = TextBuffer(drainingAt: 1 << 20) { if failure == 0 { failure = StandardOutput.write($0) } }
             render(&buffer)
             buffer.flush()
-            if failure != 0 { return "standard output: cannot write: \(String(cString: strerror(failure)))" }
+            if failure != 0 {
+                return Result(failure: "standard output: cannot write: \(String(cString: strerror(failure)))")
+            }
         case .file(let file):
             do {
-                try file.commit(render)
+                changed = try file.commit(render)
             } catch {
-                return error.description
+                return Result(failure: error.description)
             }
         }
         if verbose {
             let seconds = String(format: "%.3f", Date().timeIntervalSince(start))
             StandardOutput.error("feedmerge: wrote \(output.path) (\(label(output))) in \(seconds) s")
         }
-        return nil
+        return Result(changed: changed)
     }
 
     /// What an output is, as `-v` names it: a page named as HTML is one, another is

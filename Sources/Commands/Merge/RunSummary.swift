@@ -22,6 +22,8 @@ struct RunSummary {
     var now: Timestamp
     /// `feedmerge render`: every feed came from the state.
     var rendered = false
+    /// The WebSub hubs that could not be told of a changed feed: always said, never a failed run.
+    var hubFailures: [String] = []
 
     /// Each distinct state failure once, with the first feed it struck and how many more: a
     /// server gone mid-run fails every feed after it the same way, and says so in one line, not
@@ -48,6 +50,7 @@ struct RunSummary {
     func print(quiet: Bool, verbose: Bool) {
         let failed = reports.filter(\.failed)
         for diagnostic in diagnostics { say(diagnostic) }
+        for failure in hubFailures { say("warning: \(failure)") }
         // The state's failures are said even with `--quiet` (with `--verbose`, as each feed's notices).
         if !verbose { sayStateFailures() }
         for report in failed where !quiet || report.failureIsToldAt(now) {

@@ -311,6 +311,7 @@ struct PlanetCommand {
         guard !options.outputs.isEmpty else {
             throw UsageError("\(planet.path): no template to write (template_files, or output_theme)")
         }
+        Self.placeWebSub(planet, into: &options)
         return options
     }
 

@@ -18,7 +18,7 @@ enum RenderCommand {
             every feed some run or worker listed in the last 2 days, each under its own
             title. SOURCE and OUTPUT are as for feedmerge.
             """
-        let fetching: Set<String> = ["--no-state", "--force", "--due-only", "--update-opml"]
+        let fetching: Set<String> = ["--no-state", "--force", "--due-only", "--fetch-all", "--update-opml"]
         interface.groups = interface.groups.filter { $0.title != "Fetching" }.map { group in
             var group = group
             group.options.removeAll { !fetching.isDisjoint(with: $0.names) }

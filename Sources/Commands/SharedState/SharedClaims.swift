@@ -17,6 +17,8 @@ struct SharedClaims {
     let keeper: any LeaseKeeper
     private(set) var leases: [HostLease] = []
     private(set) var feeds: [String] = []
+    /// Every feed the run lists (a host that asked everyone to wait holds them all).
+    private var listed: [String] = []
     private(set) var failures: [String] = []
     private var claimed: Set<String> = []
     /// What the keeper found when a renewal failed (said with the release).
@@ -55,6 +57,7 @@ struct SharedClaims {
     /// Subscribes the feeds and claims their free hosts.
     /// - Returns: every feed this run holds now (those it may fetch).
     mutating func claim(_ urls: [String], records: inout [String: FeedRecord]?) -> Set<String> {
+        listed += urls
         do throws(StateError) {
             // A feed the state cannot store is no other process's: this run fetches it (its
             // outcome is not kept), rather than serving it from a state that has none of it.
@@ -88,7 +91,9 @@ struct SharedClaims {
         keeper.stop()
         var said = failures + renewalFailures.withLock { $0 }
         do throws(StateError) {
-            let lost = try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: rules.now)
+            let lost = try SharedSchedule.release(
+                leases, feeds: feeds, store: store, state: state, now: rules.now,
+                listed: { [listed] host in listed.filter { URLAuthority.host(of: $0) == host } })
             if state.health {
                 let records = try store.feeds(feeds)
                 for index in reports.indices {
