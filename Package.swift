@@ -61,6 +61,14 @@ let package = Package(
             pkgConfig: "libpsl",
             providers: [.apt(["libpsl-dev"])]
         ),
+        // OpenSSL's libcrypto: Ed25519 and SHA-256 for signed requests (Web Bot Auth).
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        // Signed requests (Web Bot Auth): keys, RFC 9421 signatures, the key directory.
+        .target(name: "RequestSigning", dependencies: ["CLibCrypto"]),
         // Small helpers every layer shares (hashing, trimming, hosts and their registrable domains).
         .target(name: "Basics", dependencies: ["CPSL"]),
         .target(name: "FeedModel"),
@@ -80,7 +88,7 @@ let package = Package(
         .executableTarget(
             name: "sanitize-bench", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Benchmarks/SanitizeBench"),
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
-        .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel"]),
+        .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel", "RequestSigning"]),
         .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CLZ4", "FeedModel"]),
         // The state on a PostgreSQL server, behind FeedState's public boundary only.
         .target(name: "PostgreSQLState", dependencies: ["Basics", "CLibPQ", "FeedModel", "FeedState"]),
@@ -117,7 +125,7 @@ let package = Package(
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
                 "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "Telemetry", "TextOutput",
-                "TimelineMerge", "EntryFilters", "VenusConfig",
+                "TimelineMerge", "EntryFilters", "VenusConfig", "RequestSigning",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
@@ -157,6 +165,7 @@ let package = Package(
             exclude: ["Golden"]
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
+        .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
         .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),

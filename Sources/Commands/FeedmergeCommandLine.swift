@@ -21,6 +21,8 @@ public enum FeedmergeCommandLine {
           feedmerge parse [options] FILE...           \(ParseCommand.interface.brief)
           feedmerge fetch [options] URL... | -        \(FetchCommand.interface.brief)
           feedmerge state copy FROM TO                \(StateCommand.interface.brief)
+          feedmerge key new FILE | key directory [options] KEYFILE...
+                                                      \(KeyCommand.interface.brief)
           feedmerge --version
           feedmerge [COMMAND] --help
           feedmerge help [COMMAND]                    \(HelpCommand.interface.brief)
@@ -81,6 +83,10 @@ public enum FeedmergeCommandLine {
             return await run(
                 try StateCommand.parse(arguments.dropFirst()), help: StateCommand.interface, StateCommand()
             ) {
+                $0.run()
+            }
+        case "key":
+            return await run(try KeyCommand.parse(arguments.dropFirst()), help: KeyCommand.interface, KeyCommand()) {
                 $0.run()
             }
         case "help":
@@ -146,6 +152,7 @@ public enum FeedmergeCommandLine {
         case "parse": ParseCommand.interface.help(defaults: ParseCommand())
         case "fetch": FetchCommand.interface.help(defaults: FetchCommand())
         case "state": StateCommand.interface.help(defaults: StateCommand())
+        case "key": KeyCommand.interface.help(defaults: KeyCommand())
         case "help": HelpCommand.interface.help(defaults: HelpCommand())
         default: overview + "\n\n" + MergeOptions.interface.help(defaults: MergeOptions())
         }

@@ -1,3 +1,5 @@
+import RequestSigning
+
 /// How the client fetches: limits, timeouts, identity and address policy.
 public struct FetchConfiguration: Sendable {
     /// Transfers in flight at once, in all.
@@ -37,6 +39,8 @@ public struct FetchConfiguration: Sendable {
     }
     /// Which peer addresses are refused; `.allowAll` unless the guard is on.
     public var addressPolicy: AddressPolicy = .allowAll
+    /// The key and Signature-Agent each request is signed with (Web Bot Auth); no key, no signature.
+    public var webBotAuth = WebBotAuth()
 
     public init(userAgent: String = "feedmerge") {
         self.userAgent = userAgent

@@ -1,5 +1,6 @@
 internal import CCurl
 import Foundation
+import RequestSigning
 
 /// One HTTP transfer: its easy handle, what the callbacks gathered, and the
 /// continuation waiting for it. Made when the transfer starts, and touched
@@ -58,7 +59,8 @@ final class Transfer {
         ]
         if let etag = request.etag { headerLines.append("If-None-Match: \(etag)") }
         if let lastModified = request.lastModified { headerLines.append("If-Modified-Since: \(lastModified)") }
-        try easy.setHeaders(headerLines)
+        let signature = try signatureHeaderLines()
+        try easy.setHeaders(headerLines + signature)
         // The callbacks get this transfer back unretained: the engine holds
         // it for as long as its handle is attached to the multi handle.
         let me = Unmanaged.passUnretained(self).toOpaque()
@@ -67,7 +69,7 @@ final class Transfer {
         try easy.set(CURLOPT_WRITEFUNCTION, callback: Transfer.receiveBody)
         try easy.set(CURLOPT_HEADERDATA, pointer: me)
         try easy.set(CURLOPT_HEADERFUNCTION, callback: Transfer.receiveHeader)
-        if let form = request.formBody { try configurePost(form) }
+        if let form = request.formBody { try configurePost(form, signature: signature) }
         if !c.addressPolicy.refused.isEmpty {
             // Never through a proxy, whose address is all the check would see (see ProxyEnvironment).
             try easy.set(CURLOPT_PROXY, "")
@@ -76,13 +78,28 @@ final class Transfer {
         }
     }
 
+    /// Web Bot Auth's headers when a key is configured, signed as the transfer starts (so
+    /// `created` is when the request leaves, however long it waited for its host) for this
+    /// hop's authority. With a host spacing each hop of a redirect is a transfer of its own,
+    /// signed for its own authority; without one libcurl follows and sends the same headers
+    /// on every hop: a redirect within the authority keeps a valid signature, one to another
+    /// authority carries a signature that does not verify there (docs/politeness.md).
+    /// A request that cannot be signed fails rather than leave unsigned.
+    private func signatureHeaderLines() throws(CurlError) -> [String] {
+        do {
+            return try configuration.webBotAuth.headerLines(forRequestTo: url, at: Date())
+        } catch {
+            throw CurlError(call: "signing the request (Web Bot Auth)", message: error.description)
+        }
+    }
+
     /// A form POSTed (a hub's publish ping): no validators, no redirect followed (a POST
-    /// redirected would be sent again as a GET).
-    private func configurePost(_ form: String) throws(CurlError) {
+    /// redirected would be sent again as a GET); signed as any request.
+    private func configurePost(_ form: String, signature: [String]) throws(CurlError) {
         try easy.set(CURLOPT_FOLLOWLOCATION, 0)
         try easy.set(CURLOPT_POSTFIELDSIZE, form.utf8.count)
         try easy.set(CURLOPT_COPYPOSTFIELDS, form)
-        try easy.setHeaders(["Content-Type: application/x-www-form-urlencoded", "Accept: */*"])
+        try easy.setHeaders(["Content-Type: application/x-www-form-urlencoded", "Accept: */*"] + signature)
     }
 
     // MARK: callbacks (C function pointers; `userdata` is the Transfer)

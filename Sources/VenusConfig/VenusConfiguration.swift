@@ -112,6 +112,8 @@ public struct VenusConfiguration: Sendable {
         "name", "link", "cache_directory", "log_level", "feed_timeout", "date_format", "new_date_format",
         "generator", "generator_uri", "owner_name", "owner_email", "output_theme", "output_dir", "template_files",
         "bill_of_materials", "template_directories", "filter_directories",
+        // feedmerge's own: Web Bot Auth's key file and Signature-Agent (--sign-with, --signature-agent).
+        "sign_with", "signature_agent",
     ]
 
     /// Options that have no meaning in feedmerge: named in a warning.

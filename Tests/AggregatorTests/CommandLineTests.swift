@@ -176,7 +176,7 @@ import Testing
         #expect(unknown.status == 2)
         #expect(
             unknown.standardError.split(separator: "\n") == [
-                "feedmerge help: unknown command nosuch (planet, worker, render, parse, fetch, state)",
+                "feedmerge help: unknown command nosuch (planet, worker, render, parse, fetch, state, key)",
                 "Try 'feedmerge help --help'.",
             ])
         #expect(try CommandRun.feedmerge(["help", "planet", "worker"]).status == 2)

@@ -107,7 +107,7 @@ import Testing
         ])
         #expect(
             offered == [
-                "copy", folder.path + "/planet.ini", "planet worker render parse fetch state", "planet", "", "help",
+                "copy", folder.path + "/planet.ini", "planet worker render parse fetch state key", "planet", "", "help",
                 folder.path + "/venus", "--lease", "--health",
             ])
         let worker = try Self.bashCompletions([["feedmerge", "worker", "--"], ["feedmerge", "render", "--"]])

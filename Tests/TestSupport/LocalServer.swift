@@ -13,10 +13,11 @@ public final class LocalServer: @unchecked Sendable {
     /// - Parameters:
     ///   - script: the script's path.
     ///   - python: the interpreter (a virtual environment's, for a script with dependencies).
-    public init(script: URL, python: String = "python3") throws {
+    ///   - arguments: what the script is given after its path.
+    public init(script: URL, python: String = "python3", arguments: [String] = []) throws {
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [python, script.path]
+        process.arguments = [python, script.path] + arguments
         process.standardInput = input
         process.standardOutput = output
         try process.run()

@@ -41,6 +41,7 @@ struct FetchCommand {
     static func parse(_ arguments: some Sequence<String>) throws(UsageError) -> Request<FetchCommand> {
         let request = try interface.parse(arguments, into: FetchCommand())
         if case .run(let command) = request, command.urls.isEmpty { throw UsageError("no URL given") }
+        if case .run(let command) = request { try FetchOptions.check(command.configuration) }
         return request
     }
 

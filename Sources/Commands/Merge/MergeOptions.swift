@@ -384,6 +384,7 @@ struct MergeOptions {
         if options.sources.filter({ $0 == "-" }).count > 1 {
             throw UsageError("standard input (-) is given as a SOURCE twice")
         }
+        try FetchOptions.check(options.fetch)
         return .run(options)
     }
 

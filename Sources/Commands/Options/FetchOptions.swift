@@ -1,5 +1,6 @@
 import FeedFetch
 import Foundation
+import RequestSigning
 
 /// The fetching options the main command and `feedmerge fetch` share,
 /// declared once for any settings that hold a `FetchConfiguration`.
@@ -68,6 +69,36 @@ enum FetchOptions {
                     }
                     settings[keyPath: configuration].addressPolicy = .publicOnly
                 },
+                Option<Settings>(
+                    "--sign-with", value: "KEYFILE",
+                    help:
+                        "sign each request with this Ed25519 key (Web Bot Auth; PEM or\nJWK; feedmerge key new makes one)"
+                ) { (settings: inout Settings, path: String) throws in
+                    do {
+                        settings[keyPath: configuration].webBotAuth.key = try SigningKey(contentsOfFile: path)
+                    } catch {
+                        throw UsageError("--sign-with: \(error)")
+                    }
+                },
+                Option<Settings>(
+                    "--signature-agent", value: "URL",
+                    help:
+                        "the https site whose key directory lists that key, sent\nas Signature-Agent (feedmerge key directory writes it)"
+                ) { (settings: inout Settings, url: String) throws in
+                    do {
+                        try settings[keyPath: configuration].webBotAuth.setSignatureAgent(url)
+                    } catch {
+                        throw UsageError("\(error)")
+                    }
+                },
             ])
+    }
+
+    /// What the options of one command line need together: a Signature-Agent names where the
+    /// key of `--sign-with` is published, so it means nothing without one.
+    static func check(_ configuration: FetchConfiguration) throws(UsageError) {
+        if configuration.webBotAuth.signatureAgent != nil && configuration.webBotAuth.key == nil {
+            throw UsageError("--signature-agent names where the signing key is published: add --sign-with KEYFILE")
+        }
     }
 }

@@ -2,6 +2,7 @@ import FeedFetch
 import FeedModel
 import Foundation
 import PlanetPage
+import RequestSigning
 import Subscriptions
 import TimelineMerge
 import VenusConfig
@@ -164,7 +165,8 @@ struct PlanetCommand {
     func mergeOptions(for planet: VenusConfiguration, warnings: inout [String]) throws(UsageError) -> MergeOptions {
         var options = merge
         let settings = planet.planet
-        options.pageSettings = settings
+        // The private key's path is the operator's, never a page's.
+        options.pageSettings = settings.filter { $0.key != "sign_with" }
         options.title = settings["name"] ?? "Unconfigured Planet"
         options.link = settings["link"].flatMap { $0.isEmpty ? nil : $0 }
         // contact_url: the User-Agent's contact (else the planet's link), unless --contact gave one.
@@ -192,6 +194,7 @@ struct PlanetCommand {
             }
             options.fetch.totalTimeoutSeconds = seconds
         }
+        try signing(&options, settings: settings, planet: planet)
         if let keep = settings["cache_keep_entries"] {
             options.keepPerFeed = try OptionValue.count(keep, for: "cache_keep_entries")
         }
@@ -310,6 +313,28 @@ struct PlanetCommand {
         }
         Self.placeWebSub(planet, into: &options)
         return options
+    }
+
+    /// `sign_with` and `signature_agent` (Web Bot Auth), each unless the command line gave
+    /// its option; a relative key file is read from the configuration's folder.
+    private func signing(_ options: inout MergeOptions, settings: [String: String], planet: VenusConfiguration)
+        throws(UsageError)
+    {
+        if options.fetch.webBotAuth.key == nil, let file = settings["sign_with"], !file.isEmpty {
+            do {
+                options.fetch.webBotAuth.key = try SigningKey(contentsOfFile: Self.address(file, in: planet.folder))
+            } catch {
+                throw UsageError("\(planet.path): sign_with: \(error)")
+            }
+        }
+        if options.fetch.webBotAuth.signatureAgent == nil, let url = settings["signature_agent"], !url.isEmpty {
+            do {
+                try options.fetch.webBotAuth.setSignatureAgent(url)
+            } catch {
+                throw UsageError("\(planet.path): signature_agent: \(error.reason)")
+            }
+        }
+        try FetchOptions.check(options.fetch)
     }
 
     /// A section's URL; a relative file path is taken from the configuration's folder.

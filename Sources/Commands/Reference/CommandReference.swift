@@ -58,6 +58,7 @@ extension CommandReference {
             CommandReference(ParseCommand.interface, defaults: ParseCommand()),
             CommandReference(FetchCommand.interface, defaults: FetchCommand()),
             CommandReference(StateCommand.interface, defaults: StateCommand()),
+            CommandReference(KeyCommand.interface, defaults: KeyCommand()),
             CommandReference(HelpCommand.interface, defaults: HelpCommand()),
         ]
     }

@@ -4,7 +4,7 @@ struct HelpCommand {
     var operands: [String] = []
 
     /// The words of the commands it explains (`help` itself is not one of them).
-    static let commandWords = ["planet", "worker", "render", "parse", "fetch", "state"]
+    static let commandWords = ["planet", "worker", "render", "parse", "fetch", "state", "key"]
 
     static let interface = CommandInterface<HelpCommand>(
         name: "feedmerge help",

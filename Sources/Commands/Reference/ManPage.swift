@@ -40,7 +40,7 @@ enum ManPage {
     /// layout, so that their links hold), the only ones the page names.
     static let installedDocuments = [
         "README.md", "SECURITY.md", "docs/command-line.md", "docs/planet.md", "docs/state.md", "docs/venus.md",
-        "docs/workers.md", "docs/robustness.md",
+        "docs/workers.md", "docs/robustness.md", "docs/politeness.md",
     ]
 
     /// - Parameter documents: the folder the documents are installed in (`--doc-dir`).

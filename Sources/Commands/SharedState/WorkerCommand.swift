@@ -146,6 +146,7 @@ struct WorkerCommand {
             throw UsageError("--state \(state): workers share a PostgreSQL state (postgresql://... or key=value words)")
         }
         _ = try command.merge.rules(now: Timestamp(secondsSince1970: 0))
+        try FetchOptions.check(command.merge.fetch)
         return request
     }
 
