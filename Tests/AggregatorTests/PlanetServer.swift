@@ -18,6 +18,20 @@ enum PlanetServer {
 
 /// Runs the built `feedmerge` executable (built beside the test bundle).
 struct CommandRun {
+    /// A fetching run's arguments (the main command with an output, `planet`, `worker`,
+    /// `fetch`) with `--host-spacing 0` after the command's name, unless they set it.
+    static func withoutSpacing(_ arguments: [String]) -> [String] {
+        guard !arguments.contains("--host-spacing"), let first = arguments.first else { return arguments }
+        if ["planet", "worker", "fetch"].contains(first) {
+            return [first, "--host-spacing", "0"] + arguments.dropFirst()
+        }
+        let subcommands = ["parse", "render", "state", "help", "key", "completion"]
+        guard !subcommands.contains(first), arguments.contains("-o") || arguments.contains("--output") else {
+            return arguments
+        }
+        return ["--host-spacing", "0"] + arguments
+    }
+
     var status: Int32
     var standardOutput: String
     var standardError: String
@@ -26,14 +40,17 @@ struct CommandRun {
         .appendingPathComponent("feedmerge")
 
     /// Runs the built binary; `input` (if any) is its standard input; in `workingDirectory` if given.
+    /// - Parameter atDefaults: a run that fetches is given `--host-spacing 0` unless this is
+    ///   true: the tests' servers are their own loopback ports (docs/politeness.md), and only the
+    ///   politeness tests check the spacing a run keeps by default.
     static func feedmerge(
         _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-        standardOutput: FileHandle? = nil, workingDirectory: String? = nil
+        standardOutput: FileHandle? = nil, workingDirectory: String? = nil, atDefaults: Bool = false
     ) throws -> CommandRun {
         let process = Process()
         process.executableURL = binary
         if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        process.arguments = arguments
+        process.arguments = atDefaults ? arguments : withoutSpacing(arguments)
         var env = ProcessInfo.processInfo.environment
         env.removeValue(forKey: "SOURCE_DATE_EPOCH")
         env.merge(environment) { $1 }

@@ -30,6 +30,22 @@ import Testing
         return try JSONDecoder().decode([Request].self, from: Data(response.body))
     }
 
+    /// P7 at the origin: on each host, no request begins before the one
+    /// before it ended, and two asked in one run (or period) start a second apart.
+    func expectOneAtATimeASecondApart(_ requests: [Request]) {
+        for (port, onHost) in Dictionary(grouping: requests, by: \.port) {
+            let sorted = onHost.sorted { $0.start < $1.start }
+            for (before, after) in zip(sorted, sorted.dropFirst()) {
+                #expect(after.start >= before.end, "port \(port): \(before.path) and \(after.path) at once")
+                if after.runIndex == before.runIndex {
+                    #expect(
+                        after.start - before.start >= 0.99,
+                        "port \(port): \(before.path) then \(after.path) \(after.start - before.start) s apart")
+                }
+            }
+        }
+    }
+
     /// Which host (port index) serves which feeds.
     var layout: [(host: Int, paths: [String])] {
         [
@@ -62,10 +78,11 @@ import Testing
         var requests: [Request] = []
         for (index, tick) in ticks.enumerated() {
             let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(tick)))
-            let run = try CommandRun.feedmerge([
-                w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", now,
-                "--link", "https://planet.example.org/", "--quiet",
-            ])
+            let run = try CommandRun.feedmerge(
+                [
+                    w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", now,
+                    "--link", "https://planet.example.org/", "--quiet",
+                ], atDefaults: true)
             #expect(run.status <= 1, "\(now): \(run.standardError)")
             for var request in try await log(from: origin + requests.count) {
                 request.run = tick
@@ -110,17 +127,7 @@ import Testing
         #expect(retries.allSatisfy { $0 >= Self.start + 3_600 })
         #expect(retries.max()! - retries.min()! >= 1_800, "\(retries.map { $0 - Self.start })")
         // P7: one request at a time per host, a second between two starts (within a run).
-        for (port, onHost) in Dictionary(grouping: requests, by: \.port) {
-            let sorted = onHost.sorted { $0.start < $1.start }
-            for (before, after) in zip(sorted, sorted.dropFirst()) {
-                #expect(after.start >= before.end, "port \(port): overlapping requests")
-                if after.runIndex == before.runIndex {
-                    #expect(
-                        after.start - before.start >= 0.99,
-                        "port \(port): \(before.path) then \(after.path) \(after.start - before.start) s apart")
-                }
-            }
-        }
+        expectOneAtATimeASecondApart(requests)
         // P8: an honest User-Agent with the operator's contact.
         let agents = Set(requests.compactMap { $0.headers["user-agent"] })
         #expect(agents.count == 1)
@@ -163,10 +170,11 @@ import Testing
 
         // Health says when and why each feed is next asked, and which are blocked.
         let last = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(ticks.last! + 60)))
-        let health = try CommandRun.feedmerge([
-            w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", last,
-            "--health", w.path("health.json"), "--quiet",
-        ])
+        let health = try CommandRun.feedmerge(
+            [
+                w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", last,
+                "--health", w.path("health.json"), "--quiet",
+            ], atDefaults: true)
         #expect(health.status <= 1)
         let report = try JSONSerialization.jsonObject(
             with: Data(contentsOf: URL(fileURLWithPath: w.path("health.json"))))
@@ -227,17 +235,7 @@ import Testing
             #expect(zip(times.dropFirst(), times).allSatisfy { $0 - $1 >= 3_600 }, "\(path): \(times)")
         }
         // One request at a time per host, a second between two starts, across the three workers.
-        for (port, onHost) in Dictionary(grouping: requests, by: \.port) {
-            let sorted = onHost.sorted { $0.start < $1.start }
-            for (before, after) in zip(sorted, sorted.dropFirst()) {
-                #expect(after.start >= before.end, "port \(port): \(before.path) and \(after.path) at once")
-                if after.runIndex == before.runIndex {
-                    #expect(
-                        after.start - before.start >= 0.99,
-                        "port \(port): \(before.path) then \(after.path) \(after.start - before.start) s apart")
-                }
-            }
-        }
+        expectOneAtATimeASecondApart(requests)
         // Two 429s (Retry-After 4 h) hold the whole host, for every worker.
         let busy = requests.filter { $0.port == server.ports[5] }
         let first = try #require(busy.first).run

@@ -206,7 +206,7 @@ import Testing
             let run = try CommandRun.feedmerge(
                 ["fetch", "--sign-with", key.file, "--signature-agent", Self.agent] + spacing + [
                     Self.server.url("/\(prefix)/elsewhere.xml")
-                ])
+                ], atDefaults: true)
             #expect(run.status == 0, "\(run.standardError)")
             let (requests, _) = try Self.verify(prefix, key: key)
             #expect(
