@@ -91,7 +91,7 @@ import Testing
         for run in 1...2 {
             let result = try CommandRun.feedmerge([
                 list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("out.json"),
-                "--health", w.path("health.json"), "-q",
+                "--health", w.path("health.json"), "-q", "--fetch-all",  // the second run asks again
             ])
             #expect(result.status == 1, "run \(run): \(result.standardError)")
             #expect(!result.standardError.contains("state:"), "run \(run): \(result.standardError)")
