@@ -55,6 +55,17 @@ import Testing
         }
     }
 
+    /// Writes `feeds.opml` into the workspace: each host's paths as feeds on its port.
+    /// - Returns: the feeds' URLs, in the list's order.
+    func writeList(_ layout: [(host: Int, paths: [String])], into w: StateTests.Workspace) throws -> [String] {
+        let urls = layout.flatMap { host, paths in paths.map { server.url($0, port: host) } }
+        let opml =
+            "<opml version=\"2.0\"><body>\n"
+            + urls.map { "<outline type=\"rss\" xmlUrl=\"\($0)\"/>" }.joined(separator: "\n") + "\n</body></opml>\n"
+        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
+        return urls
+    }
+
     /// Which host (port index) serves which feeds.
     var layout: [(host: Int, paths: [String])] {
         [
@@ -78,11 +89,7 @@ import Testing
 
     @Test func aSimulatedWeekOfCronRunsKeepsEveryRuleAtTheOrigin() async throws {
         let w = try StateTests.Workspace("politeness")
-        let urls = layout.flatMap { host, paths in paths.map { server.url($0, port: host) } }
-        let opml =
-            "<opml version=\"2.0\"><body>\n"
-            + urls.map { "<outline type=\"rss\" xmlUrl=\"\($0)\"/>" }.joined(separator: "\n") + "\n</body></opml>\n"
-        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
+        let urls = try writeList(layout, into: w)
         let origin = try await log(from: 0).count
         var requests: [Request] = []
         for (index, tick) in ticks.enumerated() {
@@ -205,11 +212,7 @@ import Testing
         let layout: [(host: Int, paths: [String])] =
             (1...4).map { host in (host, (0..<5).map { "/w\(host)-\($0).xml" }) }
             + [(5, ["/busy-1.xml", "/busy-2.xml", "/ok-1.xml", "/ok-2.xml", "/ok-3.xml"])]
-        let urls = layout.flatMap { host, paths in paths.map { server.url($0, port: host) } }
-        let opml =
-            "<opml version=\"2.0\"><body>\n"
-            + urls.map { "<outline type=\"rss\" xmlUrl=\"\($0)\"/>" }.joined(separator: "\n") + "\n</body></opml>\n"
-        try opml.write(toFile: w.path("feeds.opml"), atomically: true, encoding: .utf8)
+        let urls = try writeList(layout, into: w)
         let origin = try await log(from: 0).count
         var requests: [Request] = []
         let periods: [Int64] = [0, 600, 1_800, 4_200, 10_800, 18_000, 25_200]
