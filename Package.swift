@@ -140,7 +140,7 @@ let package = Package(
             ] + allocator,
             path: "Benchmarks/PipelineBench", swiftSettings: allocatorSettings),
         // Starts the tests' Python servers on loopback; used by test targets only.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Basics"], path: "Tests/TestSupport"),
         .testTarget(
             name: "XMLTreeTests",
             dependencies: ["TestSupport", "XMLTree"],

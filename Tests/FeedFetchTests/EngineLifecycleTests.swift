@@ -1,5 +1,6 @@
 import Basics
 import Foundation
+import TestSupport
 import Testing
 
 @testable import FeedFetch
@@ -249,11 +250,13 @@ import Testing
 /// with other suites running, a few seconds can pass before a task starts.
 /// Under a sanitizer the wait is `SanitizerRuntime.timeScale` times longer
 /// (and so is the transfer timeout of the tests that fetch `/hang`).
+/// The body and its child tasks run on a thread of their own (`ThreadExecutor`), so the
+/// wait measures the engine, not how long other suites kept the cooperative pool busy.
 func finished<T: Sendable>(within seconds: Double, _ body: @escaping @Sendable () async -> T) async -> T? {
     let slot = ContinuationSlot<T?>()
     return await withCheckedContinuation { continuation in
         slot.set(continuation)
-        Task { slot.resume(returning: await body()) }
+        Task(executorPreference: ThreadExecutor.shared) { slot.resume(returning: await body()) }
         DispatchQueue.global().asyncAfter(deadline: .now() + seconds * SanitizerRuntime.timeScale) {
             slot.resume(returning: nil)
         }
