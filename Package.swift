@@ -113,11 +113,13 @@ let package = Package(
         .target(name: "TimelineMerge", dependencies: ["Basics", "FeedModel", "FeedParse"]),
         // What a long-running process tells its operator: log lines, metrics, /healthz.
         .target(name: "Telemetry", dependencies: ["Basics", "FeedModel"]),
+        // The WebSub subscriber of workers: subscriptions, the callback, signed deliveries.
+        .target(name: "WebSub", dependencies: ["Basics", "FeedFetch", "RequestSigning"]),
         .target(
             name: "Aggregator",
             dependencies: [
                 "Basics", "EntryFilters", "FeedModel", "FeedFetch", "FeedParse", "FeedState", "FeedEmit", "Subscriptions",
-                "Telemetry", "TimelineMerge",
+                "Telemetry", "TimelineMerge", "WebSub",
             ]),
         // The command line: options, the three commands, the run, the reports.
         .target(
@@ -125,7 +127,7 @@ let package = Package(
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
                 "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "Telemetry", "TextOutput",
-                "TimelineMerge", "EntryFilters", "VenusConfig", "RequestSigning",
+                "TimelineMerge", "EntryFilters", "VenusConfig", "RequestSigning", "WebSub",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(

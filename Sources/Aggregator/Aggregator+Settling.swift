@@ -92,6 +92,7 @@ extension Aggregator {
             report.warnings = fetched.feed.warnings
             report.notices = fetched.notice.map { [$0] } ?? []
             report.movedTo = fetched.movedTo
+            report.websub = fetched.websub
         case .notModified(let status, _, let movedTo, _, _):
             report.status = .notModified
             report.httpStatus = status

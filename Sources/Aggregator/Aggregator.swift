@@ -6,6 +6,7 @@ import FeedState
 import Foundation
 import Subscriptions
 import TimelineMerge
+import WebSub
 
 /// How one subscription fared in a run.
 public struct FeedReport: Sendable {
@@ -56,6 +57,8 @@ public struct FeedReport: Sendable {
     private var sourceBox: Boxed<FeedSource>?
     /// Where a permanent redirect (301/308) moved the feed in this run.
     public var movedTo: String?
+    /// The WebSub hubs and topic the fetched feed advertises (nil: none, or not fetched).
+    public var websub: WebSubAdvert?
     /// The state failed for this feed (its notices say how): the run says so
     /// even with `--quiet`, and its exit status says the state is unusable.
     public var stateFailed = false

@@ -6,6 +6,7 @@ import FeedState
 import Foundation
 import Subscriptions
 import TimelineMerge
+import WebSub
 
 /// What a task-group child does for one subscription: decide whether to
 /// fetch (politeness), fetch conditionally, and parse. Plain values only.
@@ -47,7 +48,7 @@ struct Plan: Sendable {
             servedOnly = true
             // As its last fetch left it.
             skip = record?.gone == true ? .gone : (record?.consecutiveFailures ?? 0) > 0 ? .failed : .notModified
-        } else if !force, let record {
+        } else if !force, alreadyRead == nil, let record {
             if record.gone {
                 skip = .gone
             } else if let notBefore = record.notBefore, notBefore > rules.now {
@@ -57,7 +58,7 @@ struct Plan: Sendable {
             } else if let due, due > rules.now {
                 skip = .deferred  // not due yet: served from the state
             }
-        } else if let hostNotBefore, hostNotBefore > rules.now {
+        } else if alreadyRead == nil, let hostNotBefore, hostNotBefore > rules.now {
             skip = .deferred  // a feed not asked yet whose host asked everyone to wait
         }
     }
@@ -151,8 +152,20 @@ struct Plan: Sendable {
                 // A cut document's validators are not kept: a 304 would serve the cut entries for good.
                 etag: cut == nil ? response.headers.etag : nil,
                 lastModified: cut == nil ? response.headers.lastModified : nil,
-                movedTo: moved, notBefore: notBefore,
+                movedTo: moved, notBefore: notBefore, websub: Self.websub(response, feed.metadata),
                 notice: cut ?? discovered.map { "an HTML page: followed the feed it advertises, \($0)" }))
+    }
+
+    /// The WebSub hubs and topic a response advertises: its `Link` header, else the document.
+    static func websub(_ response: FetchResponse, _ metadata: FeedMetadata) -> WebSubAdvert? {
+        let base = response.finalURL
+        func targets(_ relation: String) -> [String] {
+            (response.headers.link.map { WebLink.targets($0, relation: relation) } ?? [])
+                .map { URLReference.resolve($0, against: base) }
+        }
+        return WebSubAdvert.discover(
+            header: (targets("hub"), targets("self").first), document: (metadata.hubs, metadata.selfLink),
+            fetched: base)
     }
 
     /// What Venus's spider records of a subscription before its filters
@@ -215,6 +228,8 @@ struct Fetched: Sendable {
     var lastModified: String?
     var movedTo: String?
     var notBefore: Int?
+    /// The WebSub hubs it advertises.
+    var websub: WebSubAdvert?
     /// What the user must hear of even without `--verbose` (a body cut at the size cap).
     var notice: String?
 }

@@ -5,6 +5,7 @@
 #include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 
 /// BIO_get_mem_data is a macro over the variadic-free but untyped BIO_ctrl:

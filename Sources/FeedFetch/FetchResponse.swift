@@ -37,6 +37,9 @@ public struct ResponseHeaders: Sendable, Hashable {
     public var retryAfter: String?
     /// Cloudflare's `cf-mitigated` (`challenge`: the answer is a bot-protection challenge).
     public var cfMitigated: String?
+    /// Every `Link` line (RFC 8288), joined with commas: where a WebSub publisher names its hub
+    /// and the feed's own address (`WebLink.targets`).
+    public var link: String?
 
     public init() {}
 
@@ -56,13 +59,14 @@ public struct ResponseHeaders: Sendable, Hashable {
         case .date: date = value
         case .retryAfter: retryAfter = value
         case .cfMitigated: cfMitigated = value
+        case .link: link = link.map { "\($0), \(value)" } ?? value
         }
     }
 
     /// The fields kept, told by their name's bytes before any string is made
     /// (a response's other fields cost a comparison, not an allocation).
     enum Field: CaseIterable {
-        case contentType, etag, lastModified, cacheControl, expires, date, retryAfter, cfMitigated
+        case contentType, etag, lastModified, cacheControl, expires, date, retryAfter, cfMitigated, link
 
         var name: StaticString {
             switch self {
@@ -74,6 +78,7 @@ public struct ResponseHeaders: Sendable, Hashable {
             case .date: "date"
             case .retryAfter: "retry-after"
             case .cfMitigated: "cf-mitigated"
+            case .link: "link"
             }
         }
 

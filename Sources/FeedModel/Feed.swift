@@ -12,6 +12,9 @@ public struct FeedMetadata: Sendable, Hashable {
     /// `link rel="self"`; JSON Feed: `feed_url`. Its author's claim, which
     /// Venus shows as the subscription's address.
     public var selfLink: String?
+    /// The WebSub hubs the feed says announce its changes: Atom (and `atom:link` in RSS):
+    /// `link rel="hub"`; JSON Feed: `hubs[].url`.
+    public var hubs: [String] = []
     /// Atom: `updated` (0.3: `modified`); RSS: `lastBuildDate`, `dc:date`.
     public var updated: Timestamp?
     /// RSS: `lastBuildDate` (also `updated`, unless the feed gives a

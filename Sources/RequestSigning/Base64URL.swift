@@ -2,8 +2,8 @@ import Foundation
 
 /// RFC 4648 section 5's URL-safe alphabet without padding, as JWKs (RFC 7515
 /// section 2) and JWK thumbprints (RFC 7638) write bytes.
-enum Base64URL {
-    static func encode(_ bytes: [UInt8]) -> String {
+public enum Base64URL {
+    public static func encode(_ bytes: [UInt8]) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")
@@ -11,7 +11,7 @@ enum Base64URL {
     }
 
     /// nil when `text` is not unpadded base64url.
-    static func decode(_ text: String) -> [UInt8]? {
+    public static func decode(_ text: String) -> [UInt8]? {
         guard !text.contains("="), !text.contains("+"), !text.contains("/") else { return nil }
         var standard = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         standard += String(repeating: "=", count: (4 - standard.count % 4) % 4)

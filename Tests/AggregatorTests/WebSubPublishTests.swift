@@ -73,8 +73,14 @@ import Testing
 
         /// The site's paths the hub fetched.
         func fetched() async throws -> [String] {
-            let log = try #require(try await json("/_log", port: 1) as? [String: [String]])
-            return (log["fetched"] ?? []).filter { $0.hasPrefix(folder.path + "/") }
+            let log = try #require(try await json("/_log", port: 1) as? [String: Any])
+            return (log["fetched"] as? [String] ?? []).filter { $0.hasPrefix(folder.path + "/") }
+        }
+
+        /// The User-Agents that fetched the site's file at `path`, in order.
+        func agents(fetching path: String) async throws -> [String] {
+            let log = try #require(try await json("/_log", port: 1) as? [String: Any])
+            return (log["agents"] as? [[String]] ?? []).filter { $0.first == path }.map { $0.last ?? "" }
         }
 
         /// What the hub delivered to the subscriber named `name`.

@@ -183,9 +183,11 @@ enum Operations {
         }
     }
 
-    static func wait(upTo seconds: Double, until condition: () async throws -> Bool) async throws {
+    static func wait(
+        upTo seconds: Double, every interval: Duration = .milliseconds(200), until condition: () async throws -> Bool
+    ) async throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while try await !condition(), Date() < deadline { try await Task.sleep(for: .milliseconds(200)) }
+        while try await !condition(), Date() < deadline { try await Task.sleep(for: interval) }
     }
 
     /// Debian's Prometheus server on 127.0.0.1, scraping one target every second.

@@ -7,11 +7,14 @@ import FeedState
 /// server's Retry-After, max-age or Expires: whichever process claims the
 /// host next honours it).
 public enum SharedSchedule {
-    /// - Parameter listed: every listed feed of a host (asked only of a host
-    ///   that asked everyone to wait: its feeds outside the claim wait too).
+    /// - Parameters:
+    ///   - listed: every listed feed of a host (asked only of a host that
+    ///     asked everyone to wait: its feeds outside the claim wait too).
+    ///   - backstop: for a feed whose changes a WebSub hub pushes, the earliest
+    ///     it is polled again (nil: polled by its schedule alone).
     public static func release(
         _ leases: [HostLease], feeds urls: [String], store: any SharedStateStore, state: StateOptions, now: Timestamp,
-        listed: (String) -> [String] = { _ in [] }
+        listed: (String) -> [String] = { _ in [] }, backstop: (String) -> Timestamp? = { _ in nil }
     ) throws(StateError) -> [HostLease] {
         guard !leases.isEmpty else { return [] }
         let facts = urls.isEmpty ? [:] : try store.feeds(urls)
@@ -19,12 +22,11 @@ public enum SharedSchedule {
         let hostWaits = state.schedule.hostWaits(facts.values.map(\.0), now: now)
         for url in urls {
             guard let (record, dates) = facts[url] else { continue }
-            schedule.append(
-                ScheduledFeed(
-                    url: url,
-                    nextCheck: state.schedule.nextCheck(
-                        record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now,
-                        hostNotBefore: hostWaits[URLAuthority.host(of: record.movedTo ?? url)])))
+            var next = state.schedule.nextCheck(
+                record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now,
+                hostNotBefore: hostWaits[URLAuthority.host(of: record.movedTo ?? url)])
+            if let polled = next, let pushed = backstop(url) { next = max(polled, pushed) }
+            schedule.append(ScheduledFeed(url: url, nextCheck: next))
         }
         // A host that asked everyone to wait: its other feeds are not due before the wait is over.
         let held = Set(leases.map(\.host))

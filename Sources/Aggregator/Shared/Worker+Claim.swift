@@ -1,9 +1,11 @@
 import Basics
+import FeedFetch
 import FeedModel
 import FeedState
 import Subscriptions
 import Telemetry
 import TimelineMerge
+import WebSub
 
 extension Worker {
     /// What one claim came to, for its line: each outcome counted once, as
@@ -22,10 +24,13 @@ extension Worker {
     }
 
     /// One claim's feeds fetched and stored, then its hosts let go with their schedule.
-    /// - Parameter claimedAt: when the claim was sent (its leases hold from then).
-    func fetch(_ claims: [HostClaim], claimedAt: ContinuousClock.Instant, rules: TimelineRules, thread: StateThread)
-        async -> Batch
-    {
+    /// - Parameters:
+    ///   - claimedAt: when the claim was sent (its leases hold from then).
+    ///   - pushes: feeds a WebSub hub delivered: stored as if fetched, not fetched.
+    func fetch(
+        _ claims: [HostClaim], claimedAt: ContinuousClock.Instant, rules: TimelineRules, thread: StateThread,
+        pushes: [String: WebSubSubscriber.Push] = [:]
+    ) async -> Batch {
         var batch = Batch()
         let leases = claims.map(\.lease)
         hold(leases, from: claimedAt)
@@ -56,7 +61,7 @@ extension Worker {
                     [("reason", .text("\(readFailure)"))]))
             batch.stateFailed = true
         } else {
-            let (ran, failed) = await run(urls, records: records, rules: rules)
+            let (ran, failed) = await run(urls, records: records, rules: rules, pushes: pushes)
             reports = ran
             batch.stateFailed = failed
         }
@@ -66,6 +71,10 @@ extension Worker {
             leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds,
             listed: { [list] host in
                 list.subscriptions.map(\.url).filter { URLAuthority.host(of: $0) == host }
+            },
+            backstop: { [subscriber, now = rules.now] url in
+                guard let subscriber, subscriber.isPushed(url) else { return nil }
+                return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)
             })
         var lost: [HostLease] = []
         var dropped: [String] = []
@@ -105,11 +114,22 @@ extension Worker {
 
     /// The claimed feeds through `Aggregator.run`; what the state could not do is said now.
     /// - Returns: the reports, and whether the state failed for any.
-    private func run(_ urls: [String], records: [String: FeedRecord], rules: TimelineRules) async
-        -> (reports: [FeedReport], stateFailed: Bool)
-    {
+    private func run(
+        _ urls: [String], records: [String: FeedRecord], rules: TimelineRules, pushes: [String: WebSubSubscriber.Push]
+    ) async -> (reports: [FeedReport], stateFailed: Bool) {
         var sublist = SubscriptionList()
         sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
+        for (url, push) in pushes {
+            // As if fetched from where the feed is fetched, keeping the validators stored: the
+            // backstop poll's conditional request is about the copy it last fetched.
+            let record = records[url]
+            var response = LocalFile.response(body: push.body, url: record?.movedTo ?? url)
+            response.headers.contentType = push.contentType
+            response.headers.link = push.link
+            response.headers.etag = record?.etag
+            response.headers.lastModified = record?.lastModified
+            sublist.alreadyRead[url] = response
+        }
         var runState = state
         runState.readsStoredDates = false
         runState.dueOnly = false
@@ -120,6 +140,7 @@ extension Worker {
             log(LogEvent(.error, "state_error", diagnostic))
         }
         tell(result.reports, now: rules.now)
+        for report in result.reports { subscriber?.observe(feed: report.subscription.url, advert: report.websub) }
         // Each state failure of the claim's feeds once, with the first feed it struck and how many more.
         var struck: [String: [String]] = [:]
         for report in result.reports where report.stateFailed {
@@ -181,14 +202,17 @@ struct Release {
 
     /// Every listed feed of a host (`SharedSchedule.release`).
     let listed: @Sendable (String) -> [String]
+    /// A pushed feed's earliest next poll (`SharedSchedule.release`).
+    let backstop: @Sendable (String) -> Timestamp?
 
     init(
         leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int,
-        listed: @escaping @Sendable (String) -> [String]
+        listed: @escaping @Sendable (String) -> [String], backstop: @escaping @Sendable (String) -> Timestamp?
     ) {
         self.leases = leases
         self.feeds = feeds
         self.listed = listed
+        self.backstop = backstop
         self.now = now
         runsOut = .now + .seconds(leaseSeconds)
     }
@@ -197,7 +221,8 @@ struct Release {
 
     /// - Returns: the leases found lost.
     func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(leases, feeds: feeds, store: store, state: state, now: now, listed: listed)
+        try SharedSchedule.release(
+            leases, feeds: feeds, store: store, state: state, now: now, listed: listed, backstop: backstop)
     }
 }
 

@@ -6,6 +6,7 @@ import Foundation
 import Subscriptions
 import Telemetry
 import TimelineMerge
+import WebSub
 
 /// A long-running process over a shared state: it claims hosts with due
 /// feeds, fetches and stores those feeds as a run does (the same `Aggregator.run`,
@@ -83,6 +84,9 @@ public struct Worker {
     let metrics: MetricRegistry
     /// Since when the state cannot be used, and why (nil while it can): what `/healthz` reads.
     public let stateLost = Locked<StateLoss?>(nil)
+    /// Its WebSub subscriptions (nil: it polls every feed), and the client that asks their hubs.
+    let subscriber: WebSubSubscriber?
+    let hubClient: HTTPClient?
 
     public struct StateLoss: Sendable {
         public let since: ContinuousClock.Instant
@@ -90,11 +94,16 @@ public struct Worker {
     }
 
     /// - Parameter log: writes one event (the caller's log decides its form and what `-v` adds).
+    /// - Parameter subscriber: subscribes to the feeds that advertise a WebSub hub, and stores
+    ///   what their hubs push (with a callback listening for it).
     public init(
         settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions,
-        client: HTTPClient, metrics: MetricRegistry, log: @escaping @Sendable (LogEvent) -> Void
+        client: HTTPClient, metrics: MetricRegistry, subscriber: WebSubSubscriber? = nil,
+        log: @escaping @Sendable (LogEvent) -> Void
     ) {
         self.settings = settings
+        self.subscriber = subscriber
+        hubClient = subscriber.map { _ in HTTPClient(configuration: client.configuration) }
         self.list = list
         self.store = store
         self.state = state
@@ -169,6 +178,7 @@ public struct Worker {
                 totals.rulesFailed = true
                 break
             }
+            if subscriber != nil { await websubTurn(rules: runRules, thread: thread, carried: &carried) }
             let claimedAt = ContinuousClock.now
             let attempt = await claim(at: runRules.now, thread: thread, carried: &carried)
             totals.leasesLost += attempt.lostAtRelease.count
@@ -196,7 +206,10 @@ public struct Worker {
                             [("due", .integer(attempt.due))]))
                 }
                 // Due feeds held by others: look again soon (a holder may die); else wait for more to fall due.
-                await Self.pause(attempt.due > 0 ? settings.heldWaitSeconds : settings.idleSeconds, stopping: stopping)
+                // A hub's delivery wakes it at once.
+                await Self.pause(attempt.due > 0 ? settings.heldWaitSeconds : settings.idleSeconds) {
+                    [subscriber] in stopping() || subscriber?.hasWork == true
+                }
                 continue
             }
             carried.idle = false
@@ -253,6 +266,8 @@ public struct Worker {
     /// What the loop carries from one claim to the next.
     struct Carried {
         var lastSubscribed: Timestamp?
+        /// With WebSub: every feed some run listed, as of `lastSubscribed`.
+        var listed: Set<String> = []
         /// A claim's hosts that could not be let go: let go before the next claim.
         var unreleased: Release?
         /// Since when the state cannot be used (nil: it can).
@@ -287,6 +302,7 @@ public struct Worker {
         var refused: [String: StateError] = [:]
         var unreleased = carried.unreleased
         var lastSubscribed = carried.lastSubscribed
+        var listed = carried.listed
         // The backlog is counted at most every 15 s (and whenever nothing is claimed).
         let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
         var claimTook: Duration?
@@ -303,6 +319,7 @@ public struct Worker {
                 // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
                 if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
                     refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
+                    if subscriber != nil { listed = Set(try store.listedFeeds(now: now)) }
                     lastSubscribed = now
                 }
                 let sent = ContinuousClock.now
@@ -318,6 +335,7 @@ public struct Worker {
         }
         carried.unreleased = unreleased
         carried.lastSubscribed = lastSubscribed
+        carried.listed = listed
         if let claimTook {
             let (seconds, attoseconds) = claimTook.components
             metrics.add(.claims)

@@ -8,6 +8,7 @@ import PostgreSQLState
 import Subscriptions
 import Telemetry
 import TimelineMerge
+import WebSub
 
 /// `feedmerge worker`: a long-running process over a PostgreSQL state that
 /// claims hosts with due feeds, fetches and stores them, and claims again
@@ -25,6 +26,10 @@ struct WorkerCommand {
     var logFormat: ServiceLog.Format?
     var metricsListen: String?
     var unhealthyAfter = 60
+    /// `--websub-callback`, `--websub-listen`, `--websub-backstop`.
+    var websubCallback: String?
+    var websubListen: String?
+    var websubBackstop = WebSubSubscriber.Settings(callback: "").backstopSeconds
 
     static let interface = CommandInterface<WorkerCommand>(
         name: "feedmerge worker",
@@ -110,6 +115,39 @@ struct WorkerCommand {
                         default: { "\($0.unhealthyAfter)" }
                     ) { $0.unhealthyAfter = try OptionValue.count($1, for: "--unhealthy-after") },
                 ]),
+            OptionGroup(
+                "WebSub (receiving pushes from the hubs feeds advertise)",
+                [
+                    Option(
+                        "--websub-callback", value: "URL",
+                        help: "the public address hubs deliver to (it reaches --websub-listen):\n"
+                            + "feeds that advertise a hub are subscribed there"
+                    ) { command, text in
+                        let lower = text.lowercased()
+                        guard lower.hasPrefix("http://") || lower.hasPrefix("https://"),
+                            !text.contains(where: { $0 == " " || $0 == "?" || $0 == "#" })
+                        else {
+                            throw UsageError("--websub-callback wants an http(s) URL without a query, not '\(text)'")
+                        }
+                        command.websubCallback = text
+                    },
+                    Option(
+                        "--websub-listen", value: "HOST:PORT",
+                        help: "where the callback listens (behind --websub-callback)"
+                    ) { command, text in
+                        do {
+                            _ = try ListeningSocket.split(text)
+                        } catch {
+                            throw UsageError("--websub-listen \(error)")
+                        }
+                        command.websubListen = text
+                    },
+                    Option(
+                        "--websub-backstop", value: "S",
+                        help: "a feed whose hub pushes it is polled at most every S seconds",
+                        default: { "\($0.websubBackstop)" }
+                    ) { $0.websubBackstop = Int64(try OptionValue.positive($1, for: "--websub-backstop")) },
+                ]),
             FetchOptions.group(
                 \WorkerCommand.merge.fetch,
                 maxBytesHelp:
@@ -147,6 +185,10 @@ struct WorkerCommand {
         }
         _ = try command.merge.rules(now: Timestamp(secondsSince1970: 0))
         try FetchOptions.check(command.merge.fetch)
+        guard (command.websubCallback == nil) == (command.websubListen == nil) else {
+            throw UsageError(
+                "--websub-callback and --websub-listen go together: the address hubs use, and where it listens")
+        }
         return request
     }
 
@@ -212,8 +254,24 @@ struct WorkerCommand {
                         + "then their hosts let go (a second signal ends it at once)"))
         }
         let metrics = MetricRegistry.feedmerge(version: feedmergeVersion)
+        var subscriber: WebSubSubscriber?
+        var callback: CallbackListener?
+        if let websubCallback, let websubListen {
+            var websub = WebSubSubscriber.Settings(callback: websubCallback)
+            websub.backstopSeconds = websubBackstop
+            websub.maximumBodyBytes = merge.fetch.maximumBodyBytes
+            let made = WebSubSubscriber(settings: websub)
+            do {
+                callback = try CallbackListener(listening: websubListen, subscriber: made)
+            } catch {
+                StandardOutput.error("feedmerge worker: --websub-listen \(error)")
+                return ExitStatus.usage.rawValue
+            }
+            subscriber = made
+        }
         let worker = Worker(
-            settings: settings, list: list, store: store, state: state, client: client, metrics: metrics, log: log)
+            settings: settings, list: list, store: store, state: state, client: client, metrics: metrics,
+            subscriber: subscriber, log: log)
         var listening: MetricsListener?
         let stateLost = worker.stateLost
         if let metricsListen {
@@ -232,6 +290,13 @@ struct WorkerCommand {
             }
         }
         log(startEvent(settings: settings, feeds: list.subscriptions.count, listening: listening?.address))
+        if let callback {
+            log(
+                LogEvent(
+                    .info, "websub_listening",
+                    "websub: the callback listens on \(callback.address) for \(websubCallback ?? ""); a pushed feed "
+                        + "is polled every \(websubBackstop) s at most", [("address", .text(callback.address))]))
+        }
         if let idNotKept {
             log(
                 LogEvent(

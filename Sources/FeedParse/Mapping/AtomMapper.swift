@@ -61,6 +61,7 @@ struct AtomMapper {
             case "link":
                 links.offer(child, context: context)
                 feed.metadata.selfLink = feed.metadata.selfLink ?? context.selfLink(child)
+                if let hub = context.hubLink(child) { feed.metadata.hubs.append(hub) }
             default:
                 break
             }

@@ -41,6 +41,9 @@ struct JSONFeedMapper {
         metadata.link = url(feed["home_page_url"], base: base)
         metadata.id = url(feed["feed_url"], base: base)
         metadata.selfLink = metadata.id
+        for case let hub as [String: Any] in feed["hubs"] as? [Any] ?? [] {
+            if let address = url(hub["url"], base: base) { metadata.hubs.append(address) }
+        }
         metadata.logo = url(feed["icon"], base: base)
         metadata.icon = url(feed["favicon"], base: base)
         metadata.language = string(feed["language"])

@@ -52,6 +52,12 @@ struct MappingContext {
         return absolute(element.attribute("href"), at: element)
     }
 
+    /// An Atom `link rel="hub"` element's address (a WebSub hub), absolute; nil for another link.
+    func hubLink(_ element: DOMElement) -> String? {
+        guard element.attribute("rel")?.trimmingWhitespace.lowercased() == "hub" else { return nil }
+        return absolute(element.attribute("href"), at: element)
+    }
+
     func absolute(_ reference: String?, at element: DOMElement) -> String? {
         guard let reference = reference?.trimmingWhitespace, !reference.isEmpty else { return nil }
         if URLReference.hasScheme(reference) { return reference }

@@ -130,6 +130,7 @@ struct RSSMapper {
                     links.append((1, href))
                 }
                 feed.metadata.selfLink = feed.metadata.selfLink ?? context.selfLink(child)
+                if let hub = context.hubLink(child) { feed.metadata.hubs.append(hub) }
             case (.atom, "id"): feed.metadata.id = feed.metadata.id ?? context.text(child)
             case (.atom, "updated"): feed.offerUpdated(context.date(child, label: "feed"), rank: 1)
             case (.atom, "title"): feed.offerTitle(context.textConstruct(child, legacyAtom: false), rank: 1)

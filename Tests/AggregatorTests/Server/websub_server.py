@@ -12,7 +12,8 @@ Prints three ports on its first line: the hub, the site, the subscriber.
               POST /moved answers 307 to /hub.
   site        GET /files/ABSOLUTE/PATH serves that file, with the Link header
               a WebSub publisher sends (rel="hub": this hub, rel="self": the
-              URL asked); GET /_log lists the paths fetched.
+              URL asked); GET /_log lists the paths fetched ("fetched") and
+              each with the User-Agent that fetched it ("agents": [[path, UA]]).
   subscriber  a subscriber's callback: GET /cb/NAME answers a verification of
               intent by echoing hub.challenge; POST /cb/NAME records the
               content delivered; GET /_log/NAME lists the deliveries
@@ -36,6 +37,7 @@ logging.getLogger("werkzeug").setLevel(logging.ERROR)
 LOCK = threading.Lock()
 PUBLISHED = []
 FETCHED = []
+AGENTS = []
 DELIVERED = {}
 
 
@@ -82,6 +84,7 @@ def site_app(hub_url):
     def files(path):
         with LOCK:
             FETCHED.append("/" + path)
+            AGENTS.append(["/" + path, request.headers.get("User-Agent", "")])
         try:
             with open("/" + path, "rb") as f:
                 body = f.read()
@@ -94,7 +97,7 @@ def site_app(hub_url):
     @app.route("/_log")
     def log():
         with LOCK:
-            return {"fetched": list(FETCHED)}
+            return {"fetched": list(FETCHED), "agents": list(AGENTS)}
 
     return app
 

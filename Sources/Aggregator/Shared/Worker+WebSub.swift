@@ -1,0 +1,89 @@
+import FeedModel
+import FeedState
+import Telemetry
+import TimelineMerge
+import WebSub
+
+extension Worker {
+    /// Before each claim: what the callback learned said, the hubs asked what is due
+    /// (subscriptions, renewals, unsubscriptions), and the feeds pushed stored under their
+    /// hosts' leases (a host another process holds: kept for the next turn).
+    func websubTurn(rules: TimelineRules, thread: StateThread, carried: inout Carried) async {
+        guard let subscriber, let hubClient else { return }
+        for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
+        let listed = { [index, carried] (url: String) in index[url] != nil || carried.listed.contains(url) }
+        let requests = subscriber.due(listed: listed)
+        if !requests.isEmpty {
+            for failure in await subscriber.send(requests, client: hubClient) {
+                log(LogEvent(.warning, "websub_failed", "websub: \(failure); tried again in an hour"))
+            }
+            for request in requests {
+                log(
+                    LogEvent(
+                        .info, "websub_asked",
+                        "websub: asked \(request.hub) to \(request.mode.rawValue) to \(request.feed)",
+                        [("url", .text(request.feed)), ("hub", .text(request.hub))]))
+            }
+        }
+        let refetch = subscriber.takeUnknown(listed: listed)
+        let pushes = subscriber.takePushes()
+        guard !pushes.isEmpty || !refetch.isEmpty else { return }
+        let pushed = Dictionary(pushes.map { ($0.feed, $0) }) { _, latest in latest }
+        let urls = Array(Set(pushed.keys).union(refetch)).sorted()
+        var claims: [HostClaim] = []
+        var failure: StateError?
+        let claimedAt = ContinuousClock.now
+        await thread.run {
+            do throws(StateError) {
+                claims = try store.claim(
+                    ClaimRequest(
+                        scope: .feeds(urls), hosts: urls.count, holder: settings.name,
+                        leaseSeconds: settings.leaseSeconds, now: rules.now))
+            } catch {
+                failure = error
+            }
+        }
+        let claimed = Set(claims.flatMap(\.feeds))
+        // Held by another process, or the state cannot be used now: kept for the next turn.
+        subscriber.putBack(pushes.filter { !claimed.contains($0.feed) })
+        if let failure {
+            log(LogEvent(.error, "state_error", "state: cannot claim the hosts of pushed feeds (\(failure))"))
+            return
+        }
+        guard !claims.isEmpty else { return }
+        let batch = await fetch(
+            claims, claimedAt: claimedAt, rules: rules, thread: thread,
+            pushes: pushed.filter { claimed.contains($0.key) })
+        let stored = pushed.keys.filter { claimed.contains($0) }.count
+        log(
+            LogEvent(
+                .info, "websub_stored",
+                "websub: \(stored) pushed feeds stored, \(batch.feeds - stored) fetched again after a delivery "
+                    + "this process could not check; \(batch.notStored) not stored",
+                [("pushed", .integer(stored)), ("not_stored", .integer(batch.notStored))]))
+    }
+
+    static func logEvent(_ event: WebSubSubscriber.Event) -> LogEvent {
+        let fields: [(String, LogEvent.Value)] = [("url", .text(event.feed)), ("detail", .text(event.detail))]
+        switch event.kind {
+        case .verified:
+            return LogEvent(.info, "websub_verified", "websub: \(event.feed) subscribed (\(event.detail))", fields)
+        case .unsubscribed:
+            return LogEvent(
+                .info, "websub_unsubscribed", "websub: \(event.feed) unsubscribed (\(event.detail))", fields)
+        case .denied:
+            return LogEvent(
+                .warning, "websub_denied", "websub: the hub denied \(event.feed) (\(event.detail)); it is polled",
+                fields)
+        case .badSignature:
+            return LogEvent(
+                .warning, "websub_bad_signature",
+                "websub: a delivery for \(event.feed) dropped: \(event.detail)", fields)
+        case .unknown:
+            return LogEvent(
+                .warning, "websub_unknown",
+                "websub: \(event.feed): \(event.detail) (made before this process started?): fetched and "
+                    + "subscribed again if listed, else unsubscribed", fields)
+        }
+    }
+}
