@@ -198,12 +198,13 @@ public final class WebSubSubscriber: Sendable {
         table.withLock { table in
             var requests: [HubRequest] = []
             for (feed, var subscription) in table.subscriptions.sorted(by: { $0.key < $1.key }) {
-                let stale = subscription.asked.map { now - $0 >= .seconds(3_600) } ?? true
                 var mode: HubRequest.Mode?
                 if !listed(feed) && subscription.state != .unsubscribing {
                     subscription.state = .unsubscribing
                     subscription.asked = nil
+                    table.subscriptions[feed] = subscription  // polled again from now
                 }
+                let stale = subscription.asked.map { now - $0 >= .seconds(3_600) } ?? true
                 switch subscription.state {
                 case .subscribing where stale: mode = .subscribe
                 case .active(let since, let lease):

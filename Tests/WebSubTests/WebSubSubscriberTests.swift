@@ -1,0 +1,132 @@
+import FeedFetch
+import RequestSigning
+import Testing
+
+@testable import WebSub
+
+/// The subscriber's rules at the callback, without a network: what it confirms, what it keeps.
+@Suite struct WebSubSubscriberTests {
+    let feed = "https://blog.example/feed.atom"
+    let hub = "https://hub.example/"
+
+    func subscriber() -> WebSubSubscriber {
+        WebSubSubscriber(settings: .init(callback: "https://planet.example/websub/"))
+    }
+
+    func get(_ s: WebSubSubscriber, _ fields: [String: String], feed: String? = nil) -> CallbackAnswer {
+        let path = URLPath.of(s.callbackURL(for: feed ?? self.feed))
+        return s.answer(CallbackRequest(method: "GET", path: path, query: fields, headers: [:], body: []))
+    }
+
+    func post(_ s: WebSubSubscriber, _ body: String, signature: String?, link: String? = nil) -> CallbackAnswer {
+        var headers = ["content-type": "application/atom+xml"]
+        headers["x-hub-signature"] = signature
+        headers["link"] = link
+        return s.answer(
+            CallbackRequest(
+                method: "POST", path: URLPath.of(s.callbackURL(for: feed)), query: [:], headers: headers,
+                body: Array(body.utf8)))
+    }
+
+    @Test func theCallbackNamesItsFeed() {
+        let s = subscriber()
+        #expect(s.callbackURL(for: feed).hasPrefix("https://planet.example/websub/"))
+        #expect(WebSubSubscriber.feed(ofPath: URLPath.of(s.callbackURL(for: feed))) == feed)
+        #expect(WebSubSubscriber.feed(ofPath: "/websub/not+base64") == nil)
+    }
+
+    @Test func onlyWhatItAskedIsConfirmed() {
+        let s = subscriber()
+        // Nothing asked: neither a subscription nor an unsubscription is confirmed.
+        #expect(get(s, ["hub.mode": "subscribe", "hub.topic": feed, "hub.challenge": "c"]).status == 404)
+        s.observe(feed: feed, advert: WebSubAdvert(hubs: [hub], topic: feed))
+        let asked = s.due(listed: { _ in true })
+        #expect(asked == [.init(mode: .subscribe, feed: feed, hub: hub, topic: feed)])
+        #expect(s.due(listed: { _ in true }).isEmpty, "asked once, not at every turn")
+        // Another topic, or an unsubscription it did not ask for: not confirmed.
+        #expect(get(s, ["hub.mode": "subscribe", "hub.topic": "https://other/", "hub.challenge": "c"]).status == 404)
+        #expect(get(s, ["hub.mode": "unsubscribe", "hub.topic": feed, "hub.challenge": "c"]).status == 404)
+        let answer = get(
+            s, ["hub.mode": "subscribe", "hub.topic": feed, "hub.challenge": "a challenge", "hub.lease_seconds": "600"])
+        #expect(answer.status == 200 && answer.body == "a challenge")
+        #expect(s.isPushed(feed))
+        #expect(s.takeEvents().map(\.kind) == [.verified])
+    }
+
+    @Test func aDeliveryIsKeptOnlyWithItsSubscriptionsSignature() {
+        let s = subscriber()
+        s.observe(feed: feed, advert: WebSubAdvert(hubs: [hub], topic: feed))
+        _ = s.due(listed: { _ in true })
+        let secret = Array(s.secret(feed: feed, hub: hub, topic: feed).utf8)
+        let body = "<feed/>"
+        for method in HMACDigest.allCases {
+            let hex = method.authenticate(Array(body.utf8), key: secret).map(HMACDigest.hex).joined()
+            #expect(post(s, body, signature: "\(method.rawValue)=\(hex)").status == 202)
+        }
+        #expect(s.takePushes().map(\.feed) == [feed], "four deliveries of one feed: its latest")
+        #expect(post(s, body, signature: "sha256=" + String(repeating: "0", count: 64)).status == 202)
+        #expect(post(s, body, signature: nil).status == 202)
+        #expect(post(s, body, signature: "md5=00").status == 202)
+        #expect(s.takePushes().isEmpty)
+        #expect(s.takeEvents().map(\.kind) == [.badSignature, .badSignature, .badSignature])
+    }
+
+    @Test func aDeliveryForNoKnownSubscriptionIsFetchedIfListedElseUnsubscribed() {
+        let listed = subscriber()
+        #expect(post(listed, "<feed/>", signature: "sha1=00").status == 202)
+        #expect(listed.takePushes().isEmpty)
+        #expect(listed.takeUnknown(listed: { _ in true }) == [feed])
+        #expect(post(listed, "<feed/>", signature: "sha1=00").status == 202)
+        #expect(listed.takeUnknown(listed: { _ in true }).isEmpty, "once an hour")
+
+        let unlisted = subscriber()
+        _ = post(unlisted, "<feed/>", signature: "sha1=00", link: "<\(hub)>; rel=\"hub\", <\(feed)>; rel=\"self\"")
+        #expect(unlisted.takeUnknown(listed: { _ in false }).isEmpty)
+        #expect(unlisted.due(listed: { _ in false }) == [.init(mode: .unsubscribe, feed: feed, hub: hub, topic: feed)])
+        let answer = get(unlisted, ["hub.mode": "unsubscribe", "hub.topic": feed, "hub.challenge": "bye"])
+        #expect(answer.status == 200 && answer.body == "bye")
+    }
+
+    @Test func aFeedNoListNamesIsUnsubscribedAndALeaseIsRenewed() {
+        let s = subscriber()
+        s.observe(feed: feed, advert: WebSubAdvert(hubs: [hub], topic: feed))
+        let start = ContinuousClock.now
+        _ = s.due(listed: { _ in true }, now: start)
+        _ = s.answer(
+            CallbackRequest(
+                method: "GET", path: URLPath.of(s.callbackURL(for: feed)),
+                query: ["hub.mode": "subscribe", "hub.topic": feed, "hub.challenge": "c", "hub.lease_seconds": "1000"],
+                headers: [:], body: []), now: start)
+        #expect(s.due(listed: { _ in true }, now: start + .seconds(800)).isEmpty)
+        #expect(s.due(listed: { _ in true }, now: start + .seconds(901)).map(\.mode) == [.subscribe])
+        #expect(s.due(listed: { _ in false }, now: start + .seconds(902)).map(\.mode) == [.unsubscribe])
+        #expect(!s.isPushed(feed))
+    }
+
+    @Test func linkHeadersAreReadAsRFC8288Says() {
+        let field = "<https://hub.example/a>; rel=\"hub\", <https://x/,y>; rel=\"alternate self\"; title=\"a, b\""
+        #expect(WebLink.targets(field, relation: "hub") == ["https://hub.example/a"])
+        #expect(WebLink.targets(field, relation: "SELF") == ["https://x/,y"])
+        #expect(WebLink.targets("<broken; rel=hub", relation: "hub").isEmpty)
+        #expect(WebLink.targets("<a>; rel=hub, <b>; rel=HUB", relation: "hub") == ["a", "b"])
+    }
+
+    @Test func theLinkHeaderIsReadBeforeTheDocument() {
+        let header = WebSubAdvert.discover(
+            header: (["https://h1/"], "https://topic/"), document: (["https://h2/"], "https://doc/"),
+            fetched: "https://f/")
+        #expect(header == WebSubAdvert(hubs: ["https://h1/"], topic: "https://topic/"))
+        let document = WebSubAdvert.discover(
+            header: ([], nil), document: (["https://h2/", "https://h2/", "ftp://x/"], nil), fetched: "https://f/")
+        #expect(document == WebSubAdvert(hubs: ["https://h2/"], topic: "https://f/"))
+        #expect(WebSubAdvert.discover(header: ([], "https://t/"), document: ([], nil), fetched: "https://f/") == nil)
+    }
+}
+
+/// The path of an absolute URL, as the callback's request line gives it.
+enum URLPath {
+    static func of(_ url: String) -> String {
+        let afterScheme = url.components(separatedBy: "://").last ?? url
+        return afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
+    }
+}
