@@ -75,6 +75,27 @@ public enum URLAuthority {
         return kept + "#" + String(repeating: "0", count: 16 - hash.count) + hash
     }
 
+    /// The key of a host as an operator names it (`Feeds.Example.org`,
+    /// `127.1:8080`, `[::1]`, `localhost`): the key `host(of:)` gives a URL
+    /// on that host and port. A port of 80 or 443 is dropped, as a URL's key
+    /// drops its scheme's default port. The text is not checked: it is meant
+    /// to be a host with an optional port, nothing else.
+    public static func key(ofHost text: String) -> String {
+        let key = host(of: "http://" + text + "/")
+        return key.hasSuffix(":443") ? String(key.dropLast(4)) : key
+    }
+
+    /// A key without its port (`example.org:8080` is `example.org`); the key
+    /// itself when it has none.
+    public static func withoutPort(_ key: String) -> Substring {
+        if key.hasPrefix("[") {
+            guard let close = key.firstIndex(of: "]") else { return key[...] }
+            return key[...close]
+        }
+        guard let colon = key.lastIndex(of: ":") else { return key[...] }
+        return key[..<colon]
+    }
+
     /// Longer than any DNS name (253 bytes) with a port.
     public static let maximumLength = 270
 

@@ -4,11 +4,15 @@ import RequestSigning
 public struct FetchConfiguration: Sendable {
     /// Transfers in flight at once, in all.
     public var maximumConcurrentTransfers = 32
-    /// Transfers in flight at once to one host.
+    /// Transfers in flight at once to one host (a host in `hostOverrides` may have its own).
     public var maximumTransfersPerHost = 4
     /// The least time between the starts of two transfers to one host
     /// (0: none). A host held back waits without holding up the others.
     public var minimumHostSpacing: Duration = .zero
+    /// Hosts with limits of their own (hosts the operator runs), by their
+    /// canonical key (`URLAuthority.key(ofHost:)`); set with `override(host:)`,
+    /// read with `transfersAllowed(toHost:)` and `spacing(forHost:)`.
+    public internal(set) var hostOverrides: [String: HostLimits] = [:]
     /// After this many answers of 429 Too Many Requests from one host, its
     /// transfers still waiting are not started (`FetchError.Code.hostThrottled`):
     /// the whole host asked to be left alone. nil: every transfer is tried.

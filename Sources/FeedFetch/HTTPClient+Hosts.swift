@@ -21,14 +21,17 @@ extension HTTPClient {
         engine.setDeadlines(hosts, to: nil)
     }
 
-    /// Waits until `minimumHostSpacing` has passed since the last transfer to
-    /// any of these hosts started: a process that lets a host go does so only
-    /// then, so the next holder's first request keeps the spacing too.
+    /// Waits until each of these hosts' spacing (`FetchConfiguration.spacing(forHost:)`)
+    /// has passed since its last transfer started: a process that lets a
+    /// host go does so only then, so the next holder's first request keeps
+    /// the spacing too.
     public func waitForSpacing(of hosts: some Sequence<String>) async {
-        let spacing = engine.configuration.minimumHostSpacing
-        guard spacing > .zero, let last = engine.lastStart(among: hosts) else { return }
-        let until = last + spacing
-        if until > .now { try? await Task.sleep(until: until, clock: .continuous) }
+        let configuration = engine.configuration
+        let until = engine.lastStarts(of: hosts).compactMap { host, last in
+            let spacing = configuration.spacing(forHost: host)
+            return spacing > .zero ? last + spacing : nil
+        }.max()
+        if let until, until > .now { try? await Task.sleep(until: until, clock: .continuous) }
     }
 
     /// Forgets what was said of these hosts (the process let them go and asks them no more).

@@ -41,9 +41,10 @@ final class Transfer {
         try easy.set(CURLOPT_URL, url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "http,https")
         try easy.set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        // With a host spacing, each hop of a redirect is a transfer of its own, spaced as any
-        // other (`TransferLoop.follow`); else libcurl follows.
-        try easy.set(CURLOPT_FOLLOWLOCATION, c.minimumHostSpacing > .zero ? 0 : 1)
+        // With a host spacing (or a host with limits of its own), each hop of a redirect is a
+        // transfer of its own, held to its host's limits as any other (`TransferLoop.follow`);
+        // else libcurl follows.
+        try easy.set(CURLOPT_FOLLOWLOCATION, c.followsRedirectsHopByHop ? 0 : 1)
         try easy.set(CURLOPT_MAXREDIRS, c.maximumRedirects)
         try easy.set(CURLOPT_CONNECTTIMEOUT, c.connectTimeoutSeconds)
         try easy.set(CURLOPT_LOW_SPEED_LIMIT, c.lowSpeedBytesPerSecond)

@@ -82,7 +82,7 @@ final class TransferEngine: Sendable {
         /// whether they changed since the thread last took them.
         var deadlines = HostDeadlines()
         var deadlinesChanged = false
-        /// With a host spacing: when each host's last transfer started.
+        /// For the hosts with a spacing: when each one's last transfer started.
         var lastStarts: [String: ContinuousClock.Instant] = [:]
 
         /// Called with the lock held (see the type's comment).
@@ -237,14 +237,14 @@ final class TransferEngine: Sendable {
         }
     }
 
-    /// A transfer to `host` started (with a host spacing only).
+    /// A transfer to `host` started (with a spacing for the host only).
     func started(host: String, at instant: ContinuousClock.Instant) {
         shared.withLock { $0.lastStarts[host] = instant }
     }
 
-    /// When the last transfer to any of these hosts started; nil: none did.
-    func lastStart(among hosts: some Sequence<String>) -> ContinuousClock.Instant? {
-        shared.withLock { state in hosts.compactMap { state.lastStarts[$0] }.max() }
+    /// When each of these hosts last had a transfer started (only hosts with a spacing are noted).
+    func lastStarts(of hosts: some Sequence<String>) -> [(host: String, instant: ContinuousClock.Instant)] {
+        shared.withLock { state in hosts.compactMap { host in state.lastStarts[host].map { (host, $0) } } }
     }
 
     /// A transfer has finished and its continuation is about to be resumed.

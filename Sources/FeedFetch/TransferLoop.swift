@@ -11,8 +11,8 @@ final class TransferLoop {
     private var waiting = WaitingTransfers<TransferEngine.Submission>()
     private var active: [UInt64: Transfer] = [:]
     private var perHost: [String: Int] = [:]
-    /// With a host spacing: when each host last had a transfer started or ended, and
-    /// the hosts held back by it, with when they may start again.
+    /// For the hosts with a spacing: when each last had a transfer started or ended,
+    /// and the hosts held back by it, with when they may start again.
     private var lastStart: [String: ContinuousClock.Instant] = [:]
     private var resting: [String: ContinuousClock.Instant] = [:]
     /// Answers of 429 by host (with `throttledHostAfter429s`).
@@ -39,7 +39,7 @@ final class TransferLoop {
         do {
             let c = engine.configuration
             let multi = try CurlMulti(
-                maximumConnectionsPerHost: c.maximumTransfersPerHost,
+                maximumConnectionsPerHost: c.largestTransfersPerHost,
                 idleConnections: c.maximumIdleConnections
                     ?? OpenFileLimit.idleConnections(transfersInFlight: c.maximumConcurrentTransfers))
             loop = TransferLoop(engine: engine, multi: multi)
@@ -104,10 +104,9 @@ final class TransferLoop {
     }
 
     /// Starts waiting transfers in arrival order while the global and
-    /// per-host limits allow; a transfer whose host is full waits without
-    /// holding up the ones behind it.
+    /// per-host limits allow (each host's own, `FetchConfiguration+HostLimits`);
+    /// a transfer whose host is full waits without holding up the ones behind it.
     private func startWaitingTransfers() {
-        let spacing = configuration.minimumHostSpacing
         let now = ContinuousClock.now
         if !resting.isEmpty {
             for (host, until) in resting where until <= now {
@@ -117,7 +116,8 @@ final class TransferLoop {
         }
         while active.count < configuration.maximumConcurrentTransfers,
             let (submission, host) = waiting.popFirst(where: { host in
-                guard perHost[host, default: 0] < configuration.maximumTransfersPerHost else { return false }
+                guard perHost[host, default: 0] < configuration.transfersAllowed(toHost: host) else { return false }
+                let spacing = configuration.spacing(forHost: host)
                 guard spacing > .zero, let last = lastStart[host], now < last + spacing else { return true }
                 resting[host] = last + spacing  // parked until then
                 return false
@@ -190,7 +190,7 @@ final class TransferLoop {
             let transfer = Unmanaged<Transfer>.fromOpaque(pointer).takeUnretainedValue()
             try multi.remove(transfer.easy)
             release(transfer)
-            if code == CURLE_OK, configuration.minimumHostSpacing > .zero, try follow(transfer) { continue }
+            if code == CURLE_OK, configuration.followsRedirectsHopByHop, try follow(transfer) { continue }
             let result = TransferOutcome.result(of: transfer, code: code)
             if configuration.throttledHostAfter429s != nil, case .failure(let failure) = result, failure.status == 429 {
                 tooManyRequests[transfer.host, default: 0] += 1
@@ -199,10 +199,11 @@ final class TransferLoop {
         }
     }
 
-    /// A redirect, when this loop follows them (with a host spacing): its
-    /// next hop waits its turn as a transfer of its own, so the spacing and
-    /// the per-host limit hold for every request, as libcurl following
-    /// would not. - Returns: whether the transfer goes on as a next hop.
+    /// A redirect, when this loop follows them (with a host spacing, or a
+    /// host with limits of its own: `followsRedirectsHopByHop`): its next hop
+    /// waits its turn as a transfer of its own, so the spacing and the
+    /// per-host limit of the host it leads to hold for every request, as
+    /// libcurl following would not. - Returns: whether the transfer goes on as a next hop.
     private func follow(_ transfer: Transfer) throws(CurlError) -> Bool {
         let status = try transfer.easy.long(CURLINFO_RESPONSE_CODE, "CURLINFO_RESPONSE_CODE")
         // A form POSTed (a hub's publish ping) is not followed, as libcurl does not follow it (`Transfer`).
@@ -249,12 +250,12 @@ final class TransferLoop {
         return false
     }
 
-    /// With a host spacing, the host's next transfer waits the spacing from
+    /// With a spacing for the host, its next transfer waits the spacing from
     /// now: marked when a transfer is added and again when it ends, since
     /// its request may leave well after it was added (connecting, or
     /// waiting in libcurl), and the spacing counts at the server.
     private func markSpacing(_ host: String) {
-        guard configuration.minimumHostSpacing > .zero else { return }
+        guard configuration.spacing(forHost: host) > .zero else { return }
         let now = ContinuousClock.now
         lastStart[host] = now
         engine.started(host: host, at: now)

@@ -157,7 +157,7 @@ import Testing
         let parse = try CommandRun.feedmerge(["parse", "--bogus"])
         #expect(parse.status == 2 && parse.standardError.hasSuffix("Try 'feedmerge parse --help'.\n"))
         let help = try CommandRun.feedmerge(["fetch", "--help"])
-        #expect(help.status == 0 && help.standardOutput.contains("--per-host N"))
+        #expect(help.status == 0 && help.standardOutput.contains("--per-host [HOST=]N"))
     }
 
     @Test func helpPrintsTheHelpOfTheCommandItNames() throws {

@@ -25,6 +25,50 @@ import VenusConfig
         #expect(throws: UsageError.self) { try options(["a.opml", "-o", "x.atom", "--host-spacing", "-1"]) }
     }
 
+    /// `--per-host HOST=N` and `--host-spacing HOST=S` raise the limits of one
+    /// host, named as the per-host limit keys hosts; every other host keeps the
+    /// defaults, which a bare value still sets.
+    @Test func aHostTheOperatorRunsGetsItsOwnLimits() throws {
+        let owned = try options([
+            "a.opml", "-o", "x.atom", "--per-host", "Feeds.Example.org.=8", "--host-spacing=feeds.example.org=0",
+            "--per-host", "2", "--per-host", "localhost:8080=3", "--host-spacing", "[0:0::1]:443=0.5",
+        ]).fetch
+        #expect(owned.maximumTransfersPerHost == 2 && owned.minimumHostSpacing == .seconds(1))
+        #expect(owned.transfersAllowed(toHost: "feeds.example.org") == 8)
+        #expect(owned.spacing(forHost: "feeds.example.org") == .zero)
+        // A host named without a port: every port of it; with one: that port only.
+        #expect(owned.transfersAllowed(toHost: "feeds.example.org:8443") == 8)
+        #expect(owned.transfersAllowed(toHost: "127.0.0.1:8080") == 3)
+        #expect(
+            owned.transfersAllowed(toHost: "127.0.0.1") == 2 && owned.spacing(forHost: "127.0.0.1:8080") == .seconds(1))
+        #expect(owned.spacing(forHost: "[::1]") == .milliseconds(500) && owned.transfersAllowed(toHost: "[::1]") == 2)
+        #expect(
+            owned.transfersAllowed(toHost: "example.org") == 2 && owned.spacing(forHost: "example.org") == .seconds(1))
+        #expect(owned.largestTransfersPerHost == 8 && owned.followsRedirectsHopByHop)
+        #expect(try options(["a.opml", "-o", "x.atom"]).fetch.hostOverrides.isEmpty)
+
+        let bad: [(arguments: [String], saying: String)] = [
+            (["--per-host", "=8"], "no host"), (["--host-spacing", "=0"], "no host"),
+            (["--per-host", "https://feeds.example.org/=8"], "not a URL (feeds.example.org=8)"),
+            (["--per-host", "feeds.example.org/feeds=8"], "without a path"),
+            (["--host-spacing", "feeds.example.org?x=0"], "without a path"),
+            (["--per-host", "me@feeds.example.org=8"], "not a host name"),
+            (["--per-host", "::1=8"], "in brackets"), (["--per-host", "[::1=8"], "in brackets"),
+            (["--per-host", "[]=8"], "not a host name"), (["--per-host", "feeds.example.org:http=8"], "the port"),
+            (["--per-host", "feeds.example.org=0"], "at least 1"),
+            (["--per-host", "feeds.example.org="], "at least 1"),
+            (["--host-spacing", "feeds.example.org=3601"], "from 0 to 3600"),
+            (["--host-spacing", "feeds.example.org=-1"], "from 0 to 3600"),
+        ]
+        for (arguments, saying) in bad {
+            let error = #expect(throws: UsageError.self, "\(arguments)") {
+                try options(["a.opml", "-o", "x.atom"] + arguments)
+            }
+            #expect(error?.message.hasPrefix(arguments[0]) == true, "\(error?.message ?? "")")
+            #expect(error?.message.contains(saying) == true, "\(error?.message ?? "")")
+        }
+    }
+
     @Test func theUserAgentNamesTheProgramItsVersionAndTheOperatorsContact() throws {
         let bare = try options(["a.opml", "-o", "x.atom"]).fetchConfiguration.userAgentHeader
         #expect(bare == "feedmerge/\(feedmergeVersion)")

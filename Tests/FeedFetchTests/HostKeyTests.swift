@@ -34,6 +34,24 @@ import Testing
         #expect(URLAuthority.host(of: url) == key, "\(url)")
     }
 
+    /// A host as an operator names it (`--per-host HOST=N`) has the key of a URL on it.
+    @Test(arguments: [
+        ("Feeds.Example.org.", "feeds.example.org"), ("feeds.example.org:80", "feeds.example.org"),
+        ("feeds.example.org:443", "feeds.example.org"), ("feeds.example.org:08443", "feeds.example.org:8443"),
+        ("LOCALHOST", "127.0.0.1"), ("127.1:8080", "127.0.0.1:8080"), ("[0:0::1]", "[::1]"),
+        ("[::1]:8080", "[::1]:8080"),
+    ])
+    func aNamedHostHasTheKeyOfItsURLs(named: String, key: String) {
+        #expect(URLAuthority.key(ofHost: named) == key, "\(named)")
+    }
+
+    @Test func aKeyWithoutItsPortIsItsName() {
+        #expect(URLAuthority.withoutPort("example.org:8080") == "example.org")
+        #expect(URLAuthority.withoutPort("example.org") == "example.org")
+        #expect(URLAuthority.withoutPort("[::1]:8080") == "[::1]")
+        #expect(URLAuthority.withoutPort("[::1]") == "[::1]")
+    }
+
     /// Two names for one address are two hosts: the key is made before DNS.
     @Test func differentNamesStayDifferentHosts() {
         #expect(URLAuthority.host(of: "http://a.example/") != URLAuthority.host(of: "http://b.example/"))

@@ -294,6 +294,8 @@ public struct Worker {
     /// Lets go the hosts a claim could not let go before (else they stay held, by this worker,
     /// until their leases run out), notes the list as listed every hour, and claims.
     private func claim(at now: Timestamp, thread: StateThread, carried: inout Carried) async -> Attempt {
+        // The default limit: the hosts with one of their own (`--per-host HOST=N`) are a few the
+        // operator runs, and a claim sized for them would hold the other hosts' feeds back.
         let perHost = max(client.configuration.maximumTransfersPerHost, 1)
         let hosts =
             settings.hostsPerClaim > 0

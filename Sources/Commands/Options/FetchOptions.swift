@@ -19,6 +19,14 @@ enum FetchOptions {
         return text
     }
 
+    /// A host spacing: seconds from 0 to 3600, to the millisecond.
+    static func spacing(_ text: String) throws(UsageError) -> Duration {
+        guard let seconds = Double(text), seconds >= 0, seconds <= 3_600 else {
+            throw UsageError("--host-spacing wants seconds from 0 to 3600, not \(text)")
+        }
+        return .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+
     static func group<Settings>(
         _ configuration: WritableKeyPath<Settings, FetchConfiguration> & Sendable, maxBytesHelp: String
     ) -> OptionGroup<Settings> {
@@ -35,18 +43,33 @@ enum FetchOptions {
             "Fetching",
             [
                 number("--jobs", "N", "transfers at once", \.maximumConcurrentTransfers, shown: { "\($0)" }),
-                number(
-                    "--per-host", "N", "transfers at once per host (raise it only for hosts\nyou run)",
-                    \.maximumTransfersPerHost, shown: { "\($0)" }),
                 Option(
-                    "--host-spacing", value: "S",
-                    help: "least seconds between two requests' starts on one host\n(0 only for hosts you run)",
+                    "--per-host", value: "[HOST=]N",
+                    help: "transfers at once per host; HOST=N for that host alone\n"
+                        + "(repeatable; raise it only for hosts you run)",
+                    default: { "\($0[keyPath: configuration].maximumTransfersPerHost)" }
+                ) {
+                    let (host, text) = try OptionValue.forHost($1, for: "--per-host", placeholder: "N")
+                    let transfers = try OptionValue.positive(text, for: "--per-host")
+                    if let host {
+                        $0[keyPath: configuration].override(host: host, maximumTransfers: transfers)
+                    } else {
+                        $0[keyPath: configuration].maximumTransfersPerHost = transfers
+                    }
+                },
+                Option(
+                    "--host-spacing", value: "[HOST=]S",
+                    help: "least seconds between two requests' starts on one host;\n"
+                        + "HOST=S for that host alone (repeatable; 0 only for hosts\nyou run)",
                     default: { "\(Double($0[keyPath: configuration].minimumHostSpacing.components.seconds))" }
                 ) {
-                    guard let seconds = Double($1), seconds >= 0, seconds <= 3_600 else {
-                        throw UsageError("--host-spacing wants seconds from 0 to 3600, not \($1)")
+                    let (host, text) = try OptionValue.forHost($1, for: "--host-spacing", placeholder: "S")
+                    let spacing = try FetchOptions.spacing(text)
+                    if let host {
+                        $0[keyPath: configuration].override(host: host, minimumSpacing: spacing)
+                    } else {
+                        $0[keyPath: configuration].minimumHostSpacing = spacing
                     }
-                    $0[keyPath: configuration].minimumHostSpacing = .milliseconds(Int64((seconds * 1000).rounded()))
                 },
                 Option(
                     "--contact", value: "URL",

@@ -47,6 +47,7 @@ def bomb():
 HITS = {}
 HITS_LOCK = threading.Lock()
 ACTIVE = {"now": 0, "max": 0}
+TIMED = {}  # (address, run) -> [[start, end]] of /timed, in seconds of time.monotonic()
 CONNECTIONS = [0]  # connections accepted so far, on both addresses
 
 
@@ -188,6 +189,21 @@ class Handler(http.server.BaseHTTPRequestHandler):
             with HITS_LOCK:
                 ACTIVE["now"] -= 1
             self.send(200, FEED)
+        elif path == "/timed":  # a request of a run, its start and end noted at this address
+            key = (self.server.server_address[0], params.get("run", [""])[0])
+            with HITS_LOCK:
+                record = [time.monotonic(), None]
+                TIMED.setdefault(key, []).append(record)
+            time.sleep(0.4)
+            with HITS_LOCK:
+                record[1] = time.monotonic()
+            self.send(200, FEED)
+        elif path == "/timed-log":  # "START END" per line for a run at this address, taken out
+            key = (self.server.server_address[0], params.get("run", [""])[0])
+            with HITS_LOCK:
+                records = TIMED.pop(key, [])
+            body = "\n".join("%.6f %.6f" % (start, end) for start, end in records if end is not None).encode()
+            self.send(200, body, [], "text/plain")
         elif path == "/connection":  # which connection the request came on
             self.send(200, str(self.connection_number).encode(), [], "text/plain")
         elif path == "/max-concurrency":
