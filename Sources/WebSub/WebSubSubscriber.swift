@@ -41,6 +41,8 @@ public final class WebSubSubscriber: Sendable {
         public var body: [UInt8]
         public var contentType: String?
         public var link: String?
+        /// When the callback received it.
+        public var received: ContinuousClock.Instant
     }
 
     /// What the callback's thread learned, for the worker's log.
@@ -343,7 +345,7 @@ public final class WebSubSubscriber: Sendable {
             table.pushes.append(
                 Push(
                     feed: feed, body: request.body, contentType: request.headers["content-type"],
-                    link: request.headers["link"]))
+                    link: request.headers["link"], received: .now))
         }
         return CallbackAnswer(status: 202)
     }

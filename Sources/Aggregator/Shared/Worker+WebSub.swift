@@ -54,13 +54,20 @@ extension Worker {
         let batch = await fetch(
             claims, claimedAt: claimedAt, rules: rules, thread: thread,
             pushes: pushed.filter { claimed.contains($0.key) })
-        let stored = pushed.keys.filter { claimed.contains($0) }.count
+        let stored = pushed.values.filter { claimed.contains($0.feed) }
+        // How long the oldest delivery stored waited, from its arrival at the callback.
+        let waited = stored.map { ContinuousClock.now - $0.received }.max() ?? .zero
+        let milliseconds = Int(waited.components.seconds * 1000 + waited.components.attoseconds / 1_000_000_000_000_000)
         log(
             LogEvent(
                 .info, "websub_stored",
-                "websub: \(stored) pushed feeds stored, \(batch.feeds - stored) fetched again after a delivery "
-                    + "this process could not check; \(batch.notStored) not stored",
-                [("pushed", .integer(stored)), ("not_stored", .integer(batch.notStored))]))
+                "websub: \(stored.count) pushed feeds stored (within \(milliseconds) ms of their delivery), "
+                    + "\(batch.feeds - stored.count) fetched again after a delivery this process could not check; "
+                    + "\(batch.notStored) not stored",
+                [
+                    ("pushed", .integer(stored.count)), ("milliseconds", .integer(milliseconds)),
+                    ("not_stored", .integer(batch.notStored)),
+                ]))
     }
 
     static func logEvent(_ event: WebSubSubscriber.Event) -> LogEvent {
