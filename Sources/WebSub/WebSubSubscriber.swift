@@ -196,10 +196,15 @@ public final class WebSubSubscriber: Sendable {
     /// The requests due now: new subscriptions, renewals (a tenth of the lease before it ends),
     /// tries again an hour after one failed or was not verified, and unsubscriptions of feeds
     /// no list names. Each is marked asked.
-    public func due(listed: (String) -> Bool, now: ContinuousClock.Instant = .now) -> [HubRequest] {
+    /// - Parameter limit: at most this many (the others stay due for a later turn): a hub is
+    ///   asked at the host spacing, and the worker claims nothing while it asks.
+    public func due(listed: (String) -> Bool, now: ContinuousClock.Instant = .now, limit: Int = .max)
+        -> [HubRequest]
+    {
         table.withLock { table in
             var requests: [HubRequest] = []
             for (feed, var subscription) in table.subscriptions.sorted(by: { $0.key < $1.key }) {
+                guard requests.count < limit else { break }
                 var mode: HubRequest.Mode?
                 if !listed(feed) && subscription.state != .unsubscribing {
                     subscription.state = .unsubscribing

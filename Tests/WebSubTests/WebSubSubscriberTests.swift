@@ -103,6 +103,15 @@ import Testing
         #expect(!s.isPushed(feed))
     }
 
+    @Test func aTurnAsksAFewHubsAndLeavesTheRestDue() {
+        let s = subscriber()
+        for index in 0..<10 { s.observe(feed: "\(feed)?\(index)", advert: WebSubAdvert(hubs: [hub], topic: feed)) }
+        #expect(s.due(listed: { _ in true }, limit: 4).count == 4)
+        #expect(s.due(listed: { _ in true }, limit: 4).count == 4)
+        #expect(s.due(listed: { _ in true }, limit: 4).count == 2)
+        #expect(s.due(listed: { _ in true }, limit: 4).isEmpty)
+    }
+
     @Test func linkHeadersAreReadAsRFC8288Says() {
         let field = "<https://hub.example/a>; rel=\"hub\", <https://x/,y>; rel=\"alternate self\"; title=\"a, b\""
         #expect(WebLink.targets(field, relation: "hub") == ["https://hub.example/a"])

@@ -12,7 +12,8 @@ extension Worker {
         guard let subscriber, let hubClient else { return }
         for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
         let listed = { [index, carried] (url: String) in index[url] != nil || carried.listed.contains(url) }
-        let requests = subscriber.due(listed: listed)
+        // A few per turn: a hub is asked one request a second, and claims wait while it is.
+        let requests = subscriber.due(listed: listed, limit: 4)
         if !requests.isEmpty {
             for failure in await subscriber.send(requests, client: hubClient) {
                 log(LogEvent(.warning, "websub_failed", "websub: \(failure); tried again in an hour"))
