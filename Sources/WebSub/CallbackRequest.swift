@@ -109,7 +109,7 @@ struct CallbackAnswer {
     var bytes: [UInt8] {
         let reasons = [
             200: "OK", 202: "Accepted", 400: "Bad Request", 404: "Not Found", 405: "Method Not Allowed",
-            411: "Length Required", 413: "Content Too Large",
+            410: "Gone", 411: "Length Required", 413: "Content Too Large",
         ]
         let body = Array(body.utf8)
         let head =

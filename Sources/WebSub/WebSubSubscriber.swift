@@ -47,7 +47,7 @@ public final class WebSubSubscriber: Sendable {
 
     /// What the callback's thread learned, for the worker's log.
     public struct Event: Sendable, Equatable {
-        public enum Kind: String, Sendable { case verified, unsubscribed, denied, badSignature, unknown }
+        public enum Kind: String, Sendable { case verified, unsubscribed, denied, badSignature, unknown, gone }
         public var kind: Kind
         public var feed: String
         public var detail: String
@@ -96,6 +96,9 @@ public final class WebSubSubscriber: Sendable {
         var unknown: [String: (hub: String, topic: String)?] = [:]
         /// When such a feed was last acted on: at most once an hour.
         var lastUnknown: [String: ContinuousClock.Instant] = [:]
+        /// The feeds some run lists (nil: not known yet): a delivery for a feed outside them
+        /// that no subscription knows is answered 410 Gone, which ends it at the hub.
+        var listed: Set<String>?
     }
 
     // MARK: Addresses and secrets
@@ -119,9 +122,17 @@ public final class WebSubSubscriber: Sendable {
 
     // MARK: The worker's side
 
-    /// Whether a delivery, a feed to fetch or news for the log is waiting.
+    /// The feeds some run lists now (the worker's list and the state's `listedFeeds`).
+    public func setListed(_ feeds: Set<String>) {
+        table.withLock { $0.listed = feeds }
+    }
+
+    /// Whether a delivery, a feed to fetch, a request never sent or news for the log is waiting.
     public var hasWork: Bool {
-        table.withLock { !$0.pushes.isEmpty || !$0.unknown.isEmpty || !$0.events.isEmpty }
+        table.withLock { table in
+            !table.pushes.isEmpty || !table.unknown.isEmpty || !table.events.isEmpty
+                || table.subscriptions.values.contains { $0.asked == nil }
+        }
     }
 
     /// The deliveries waiting, oldest first (a feed delivered twice: its latest only).
@@ -315,13 +326,23 @@ public final class WebSubSubscriber: Sendable {
     }
 
     /// A delivery (section 7, 8): kept only when its signature is the subscription's.
-    /// Answered 202 whether kept or not, as the Recommendation asks of a bad signature.
+    /// Answered 202 whether kept or not, as the Recommendation asks of a bad signature; 410 Gone
+    /// for a feed this process is leaving or that no list names.
     private func deliver(feed: String, request: CallbackRequest) -> CallbackAnswer {
         let named = request.headers["link"].map { link in
             (hub: WebLink.targets(link, relation: "hub").first, topic: WebLink.targets(link, relation: "self").first)
         }
-        table.withLock { table in
-            guard let subscription = table.subscriptions[feed], subscription.state != .unsubscribing else {
+        return table.withLock { table -> CallbackAnswer in
+            let known = table.subscriptions[feed]
+            guard let subscription = known, subscription.state != .unsubscribing else {
+                // A feed leaving: 410 Gone, which WebSub's hubs take as the end of the subscription.
+                if known != nil || table.listed.map({ !$0.contains(feed) }) == true {
+                    table.events.append(
+                        Event(
+                            kind: .gone, feed: feed,
+                            detail: "a delivery for a feed no list names: answered 410 Gone (the hub ends it)"))
+                    return CallbackAnswer(status: 410)
+                }
                 let last = table.lastUnknown[feed]
                 if last.map({ ContinuousClock.now - $0 >= .seconds(3_600) }) ?? true {
                     table.lastUnknown[feed] = .now
@@ -333,7 +354,7 @@ public final class WebSubSubscriber: Sendable {
                     table.events.append(
                         Event(kind: .unknown, feed: feed, detail: "a delivery for no subscription of this process"))
                 }
-                return
+                return CallbackAnswer(status: 202)
             }
             let secret = Array(secret(feed: feed, hub: subscription.hub, topic: subscription.topic).utf8)
             let signature = request.headers["x-hub-signature"] ?? ""
@@ -345,13 +366,13 @@ public final class WebSubSubscriber: Sendable {
                     Event(
                         kind: .badSignature, feed: feed,
                         detail: signature.isEmpty ? "no X-Hub-Signature" : "X-Hub-Signature does not match"))
-                return
+                return CallbackAnswer(status: 202)
             }
             table.pushes.append(
                 Push(
                     feed: feed, body: request.body, contentType: request.headers["content-type"],
                     link: request.headers["link"], received: .now))
+            return CallbackAnswer(status: 202)
         }
-        return CallbackAnswer(status: 202)
     }
 }

@@ -37,16 +37,8 @@ import Testing
         let port = try Self.freePort()
         let callback = "http://127.0.0.1:\(port)/websub"
 
-        let worker = Process()
-        worker.executableURL = CommandRun.binary
-        worker.arguments = [
-            "worker", list, "--state", state, "--name", "pushed", "--now", Self.now, "--host-spacing", "0",
-            "--websub-callback", callback, "--websub-listen", "127.0.0.1:\(port)", "--websub-backstop", "43200",
-        ]
-        _ = FileManager.default.createFile(atPath: w.path("pushed.err"), contents: nil)
-        worker.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: w.path("pushed.err")))
-        worker.standardOutput = FileHandle.nullDevice
-        try worker.run()
+        let worker = try Self.startWorker(
+            w, name: "pushed", state: state, list: list, port: port, extra: ["--websub-backstop", "43200"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         func said() -> String { HostsServer.said(w, "pushed") }
 
@@ -58,10 +50,8 @@ import Testing
 
         // The feed changes; its publisher pings the hub, which fetches it and pushes it to the worker.
         try site.write(["second", "first"])
-        var ping = FetchRequest(url: site.hub)
-        ping.formBody = FetchRequest.form([("hub.mode", "publish"), ("hub.url", feed), ("hub.topic", feed)])
         let pinged = ContinuousClock.now
-        #expect(try await HTTPClient().fetch(ping).status / 100 == 2)
+        try await Self.ping(site, feed)
         try await Operations.wait(upTo: 10, every: .milliseconds(20)) { said().contains("websub: 1 pushed feeds") }
         let storedAfter = ContinuousClock.now - pinged
         // Within a second of the delivery's arrival at the callback, by the worker's own count (the
@@ -110,6 +100,100 @@ import Testing
         kill(worker.processIdentifier, SIGTERM)
         worker.waitUntilExit()
         #expect(worker.terminationStatus == 0, "\(said())")
+    }
+
+    /// A worker with a callback on `port` of 127.0.0.1, its standard error in NAME.err.
+    static func startWorker(
+        _ w: StateTests.Workspace, name: String, state: String, list: String, port: Int, now: String = now,
+        extra: [String] = []
+    ) throws -> Process {
+        let worker = Process()
+        worker.executableURL = CommandRun.binary
+        worker.arguments =
+            [
+                "worker", list, "--state", state, "--name", name, "--now", now, "--host-spacing", "0",
+                "--websub-callback", "http://127.0.0.1:\(port)/websub", "--websub-listen", "127.0.0.1:\(port)",
+            ] + extra
+        _ = FileManager.default.createFile(atPath: w.path("\(name).err"), contents: nil)
+        worker.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: w.path("\(name).err")))
+        worker.standardOutput = FileHandle.nullDevice
+        try worker.run()
+        return worker
+    }
+
+    /// The publisher's ping: the hub fetches the feed and delivers it before it answers.
+    static func ping(_ site: WebSubPublishTests.Site, _ feed: String) async throws {
+        var ping = FetchRequest(url: site.hub)
+        ping.formBody = FetchRequest.form([("hub.mode", "publish"), ("hub.url", feed), ("hub.topic", feed)])
+        #expect(try await HTTPClient().fetch(ping).status / 100 == 2)
+    }
+
+    static func stop(_ worker: Process) {
+        kill(worker.processIdentifier, SIGTERM)
+        worker.waitUntilExit()
+    }
+
+    /// A worker started again has a new key: the first delivery of its predecessor's subscription
+    /// cannot be checked, so the feed is fetched again and subscribed anew, and the next delivery is
+    /// stored. A worker whose lists no longer name a feed answers its delivery 410 Gone, and the
+    /// hub delivers it no more.
+    @Test func aRestartedWorkerSubscribesAgainAndAFeedNoListNamesIsLetGo() async throws {
+        let site = try WebSubPublishTests.Site("restart")
+        defer { try? FileManager.default.removeItem(at: site.folder) }
+        let w = try StateTests.Workspace("websub-restart")
+        let state = PostgreSQLServer.shared.database()
+        try site.write(["first"])
+        let feed = site.servers.url("/files" + site.source, port: 1)
+        let other = site.folder.appendingPathComponent("other.atom")
+        try Data(
+            "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>O</title><id>urn:o</id></feed>".utf8
+        ).write(to: other)
+        let otherFeed = site.servers.url("/files" + other.path, port: 1)
+        let port = try Self.freePort()
+        func said(_ name: String) -> String { HostsServer.said(w, name) }
+
+        let first = try Self.startWorker(w, name: "first", state: state, list: feed, port: port)
+        defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
+        try await Operations.wait(upTo: 60) { said("first").contains("websub: \(feed) subscribed") }
+        Self.stop(first)
+        #expect(first.terminationStatus == 0, "\(said("first"))")
+
+        let second = try Self.startWorker(w, name: "second", state: state, list: feed, port: port)
+        defer { if second.isRunning { kill(second.processIdentifier, SIGKILL) } }
+        try await Operations.wait(upTo: 60) { said("second").contains("nothing due") }
+        try site.write(["second", "first"])
+        try await Self.ping(site, feed)
+        try await Operations.wait(upTo: 30) { said("second").contains("websub: \(feed) subscribed") }
+        #expect(
+            said("second").contains("0 pushed feeds stored")
+                && said("second").contains("1 fetched again after a delivery this process could not check"),
+            "\(said("second"))")
+        try site.write(["third", "second", "first"])
+        try await Self.ping(site, feed)
+        try await Operations.wait(upTo: 30) { said("second").contains("websub: 1 pushed feeds stored") }
+        let rendered = try CommandRun.feedmerge([
+            "render", "--state", state, feed, "-o", w.path("out.atom"), "--now", Self.now,
+        ])
+        #expect(rendered.status == 0, "\(rendered.standardError)")
+        #expect(
+            try String(contentsOfFile: w.path("out.atom"), encoding: .utf8).contains(">third</title>"),
+            "\(said("second"))")
+        Self.stop(second)
+
+        // Three days on, a worker whose list names another feed only.
+        let third = try Self.startWorker(
+            w, name: "third", state: state, list: otherFeed, port: port, now: "2025-01-13T00:00:00Z")
+        defer { if third.isRunning { kill(third.processIdentifier, SIGKILL) } }
+        try await Operations.wait(upTo: 60) { said("third").contains("websub: \(otherFeed) subscribed") }
+        try site.write(["fourth", "third", "second", "first"])
+        try await Self.ping(site, feed)
+        try await Self.ping(site, feed)
+        try await Operations.wait(upTo: 10) { said("third").contains("410 Gone") }
+        let gone =
+            said("third").components(separatedBy: "websub: \(feed): a delivery for a feed no list names").count - 1
+        #expect(gone == 1, "delivered once, then no more: \(said("third"))")
+        Self.stop(third)
+        #expect(third.terminationStatus == 0, "\(said("third"))")
     }
 
     static func base64URL(_ text: String) -> String {

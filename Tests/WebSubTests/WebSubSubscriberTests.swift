@@ -85,6 +85,15 @@ import Testing
         #expect(unlisted.due(listed: { _ in false }) == [.init(mode: .unsubscribe, feed: feed, hub: hub, topic: feed)])
         let answer = get(unlisted, ["hub.mode": "unsubscribe", "hub.topic": feed, "hub.challenge": "bye"])
         #expect(answer.status == 200 && answer.body == "bye")
+
+        // Once the lists are known, a delivery for a feed none names is answered 410 Gone at once.
+        let known = subscriber()
+        known.setListed(["https://other.example/feed"])
+        #expect(post(known, "<feed/>", signature: "sha1=00").status == 410)
+        #expect(known.takeEvents().map(\.kind) == [.gone])
+        known.setListed([feed])
+        #expect(post(known, "<feed/>", signature: "sha1=00").status == 202)
+        #expect(known.takeUnknown(listed: { _ in true }) == [feed])
     }
 
     @Test func aFeedNoListNamesIsUnsubscribedAndALeaseIsRenewed() {

@@ -5,27 +5,39 @@ import TimelineMerge
 import WebSub
 
 extension Worker {
-    /// Before each claim: what the callback learned said, the hubs asked what is due
-    /// (subscriptions, renewals, unsubscriptions), and the feeds pushed stored under their
-    /// hosts' leases (a host another process holds: kept for the next turn).
+    /// Before each claim: what the callback learned said, the feeds pushed stored under their
+    /// hosts' leases (a host another process holds: kept for the next turn), then the hubs
+    /// asked what is due (subscriptions, renewals, unsubscriptions), a few at a time.
     func websubTurn(rules: TimelineRules, thread: StateThread, carried: inout Carried) async {
         guard let subscriber, let hubClient else { return }
         for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
-        let listed = { [index, carried] (url: String) in index[url] != nil || carried.listed.contains(url) }
-        // A few per turn: a hub is asked one request a second, and claims wait while it is.
-        let requests = subscriber.due(listed: listed, limit: 4)
-        if !requests.isEmpty {
-            for failure in await subscriber.send(requests, client: hubClient) {
-                log(LogEvent(.warning, "websub_failed", "websub: \(failure); tried again in an hour"))
-            }
-            for request in requests {
-                log(
-                    LogEvent(
-                        .info, "websub_asked",
-                        "websub: asked \(request.hub) to \(request.mode.rawValue) to \(request.feed)",
-                        [("url", .text(request.feed)), ("hub", .text(request.hub))]))
-            }
+        // Before the state said what is listed, every feed counts as listed (none is let go).
+        let listed = { [index, carried] (url: String) in
+            carried.lastSubscribed == nil || index[url] != nil || carried.listed.contains(url)
         }
+        await storePushes(subscriber, rules: rules, thread: thread, listed: listed)
+        // After the pushes, so that a feed fetched again for a delivery it could not check is
+        // subscribed in the same turn. A few per turn: a hub is asked one request a second, and
+        // claims wait meanwhile.
+        let requests = subscriber.due(listed: listed, limit: 4)
+        guard !requests.isEmpty else { return }
+        for failure in await subscriber.send(requests, client: hubClient) {
+            log(LogEvent(.warning, "websub_failed", "websub: \(failure); tried again in an hour"))
+        }
+        for request in requests {
+            log(
+                LogEvent(
+                    .info, "websub_asked",
+                    "websub: asked \(request.hub) to \(request.mode.rawValue) to \(request.feed)",
+                    [("url", .text(request.feed)), ("hub", .text(request.hub))]))
+        }
+    }
+
+    /// The feeds hubs pushed, and those fetched again for a delivery this process could not
+    /// check, claimed by their hosts and stored.
+    private func storePushes(
+        _ subscriber: WebSubSubscriber, rules: TimelineRules, thread: StateThread, listed: (String) -> Bool
+    ) async {
         let refetch = subscriber.takeUnknown(listed: listed)
         let pushes = subscriber.takePushes()
         guard !pushes.isEmpty || !refetch.isEmpty else { return }
@@ -87,6 +99,8 @@ extension Worker {
             return LogEvent(
                 .warning, "websub_bad_signature",
                 "websub: a delivery for \(event.feed) dropped: \(event.detail)", fields)
+        case .gone:
+            return LogEvent(.info, "websub_gone", "websub: \(event.feed): \(event.detail)", fields)
         case .unknown:
             return LogEvent(
                 .warning, "websub_unknown",

@@ -336,6 +336,9 @@ public struct Worker {
             }
         }
         carried.unreleased = unreleased
+        if let subscriber, carried.lastSubscribed != lastSubscribed {
+            subscriber.setListed(listed.union(list.subscriptions.map(\.url)))
+        }
         carried.lastSubscribed = lastSubscribed
         carried.listed = listed
         if let claimTook {
