@@ -83,7 +83,7 @@ final class TransferEngine: Sendable {
         var deadlines = HostDeadlines()
         var deadlinesChanged = false
         /// For the hosts with a spacing: when each one's last transfer started.
-        var lastStarts: [String: ContinuousClock.Instant] = [:]
+        var lastStarts = RecentStarts()
 
         /// Called with the lock held (see the type's comment).
         mutating func wakeThread() {
@@ -239,7 +239,7 @@ final class TransferEngine: Sendable {
 
     /// A transfer to `host` started (with a spacing for the host only).
     func started(host: String, at instant: ContinuousClock.Instant) {
-        shared.withLock { $0.lastStarts[host] = instant }
+        shared.withLock { $0.lastStarts.note(host, at: instant, spacing: configuration.spacing(forHost:)) }
     }
 
     /// When each of these hosts last had a transfer started (only hosts with a spacing are noted).

@@ -13,7 +13,7 @@ final class TransferLoop {
     private var perHost: [String: Int] = [:]
     /// For the hosts with a spacing: when each last had a transfer started or ended,
     /// and the hosts held back by it, with when they may start again.
-    private var lastStart: [String: ContinuousClock.Instant] = [:]
+    private var lastStart = RecentStarts()
     private var resting: [String: ContinuousClock.Instant] = [:]
     /// Answers of 429 by host (with `throttledHostAfter429s`).
     private var tooManyRequests: [String: Int] = [:]
@@ -257,7 +257,7 @@ final class TransferLoop {
     private func markSpacing(_ host: String) {
         guard configuration.spacing(forHost: host) > .zero else { return }
         let now = ContinuousClock.now
-        lastStart[host] = now
+        lastStart.note(host, at: now, spacing: configuration.spacing(forHost:))
         engine.started(host: host, at: now)
     }
 

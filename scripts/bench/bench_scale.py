@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 """The main command as users run it, at 1,000 and 10,000 feeds: default
-settings (state on, --limit 1000, the default jobs and per-host limits),
+settings (state on, --limit 1000, the default jobs) but --per-host 4
+--host-spacing 0 for the benchmark's own loopback hosts, and one row at the
+true defaults (one request per host at a time, a second apart): the cost of
+politeness,
 a fresh state for every first run, three outputs (each synced to disk, as
 feedmerge always does), the feeds spread over 250 hosts (nginx listens on
 every loopback address; the URLs are on 127.0.0.1 ... 127.0.0.250). Rows:
 
-  first run, default settings       wall, CPU, peak RSS, state file size
+  first run at the defaults         wall, CPU, peak RSS; / the first run below
+  first run                         wall, CPU, peak RSS, state file size
   the same with --no-state
   unchanged second run (all 304)
   every entry kept (--limit 1000000), state on and --no-state,
@@ -85,10 +89,12 @@ def main():
     def record(row, n, value):
         results.setdefault((row, n), []).append(value)
 
-    def feedmerge(n, *flags, state=None, binary=args.binary):
-        # The loopback servers are the benchmark's own: no spacing between requests (docs/politeness.md).
+    def feedmerge(n, *flags, state=None, binary=args.binary, polite=False):
+        # The loopback servers are the benchmark's own: no spacing between requests, 4 at once per
+        # host (docs/politeness.md); `polite`: the defaults, one request per host at a time, 1 s apart.
         cmd = [binary, opml_files[n], "-o", outputs[0], "-o", outputs[1], "-o", outputs[2], "-q",
-               "--link", "http://bench.example/", "--per-host", "4"] + loopback_flags(binary) + list(flags)
+               "--link", "http://bench.example/"] \
+            + ([] if polite else ["--per-host", "4"] + loopback_flags(binary)) + list(flags)
         return cmd + (["--state", state] if state else ["--no-state"])
 
     def fresh_state(n):
@@ -112,6 +118,9 @@ def main():
                         record("floor", n, timed(floor_command(floor, state, work), []) + (0,))
                     w, c, m = timed(feedmerge(n, binary=binary), outputs)
                     record(tag + "nostate", n, (w, c, m, 0))
+                    if not tag:
+                        w, c, m = timed(feedmerge(n, state=fresh_state(n), polite=True), outputs)
+                        record("polite", n, (w, c, m, 0))
                     if postgresql and not tag:
                         database = postgresql.fresh_database()
                         w, c, m = timed(feedmerge(n, state=database), outputs)
@@ -158,10 +167,17 @@ def main():
 
 
 def report_rows(args, sizes, results, median, tag, binary):
-    print("%sfeedmerge (%s) at default settings, feeds on %d loopback hosts via nginx, three outputs, "
-          "median of %d, interleaved" % (tag, binary, HOSTS, args.runs))
+    print("%sfeedmerge (%s) at default settings but --per-host 4 --host-spacing 0 (the loopback hosts are "
+          "the benchmark's own), feeds on %d loopback hosts via nginx, three outputs, median of %d, interleaved"
+          % (tag, binary, HOSTS, args.runs))
     print("%-58s" % "run" + "".join("%30s" % ("%d feeds" % n) for n in sizes))
-    for row, label in (("first", "first run, default settings (state on, --limit 1000)"),
+    if not tag and ("polite", sizes[0]) in results:
+        print("%-58s" % "first run at the defaults (1 per host, 1 s apart)" + "".join(
+            "%30s" % ("%.2f s, %.2f CPU, %.0f MB" % (median("polite", n, 0), median("polite", n, 1),
+                                                     median("polite", n, 2))) for n in sizes))
+        print("%-58s" % "the politeness cost: defaults / --per-host 4, no spacing" + "".join(
+            "%30s" % ("%.1fx" % (median("polite", n, 0) / median("first", n, 0))) for n in sizes))
+    for row, label in (("first", "first run (state on, --limit 1000)"),
                        ("nostate", "the same with --no-state"),
                        ("second", "unchanged second run (all 304)")):
         cells = []

@@ -422,10 +422,11 @@ def run_workers(args, count, opml, dsn, work, tag, others):
     try:
         for k in range(1, count + 1):
             name = "w%d" % k
-            # The loopback hosts are the benchmark's own: no spacing between requests (docs/politeness.md).
-            cmd = [args.feedmerge, "worker", opml, "--state", dsn, "--drain", "--name", name,
-                   "--per-host", str(args.per_host)] + (["--jobs", str(args.jobs)] if args.jobs else []) \
-                + loopback_flags(args.feedmerge)
+            cmd = [args.feedmerge, "worker", opml, "--state", dsn, "--drain", "--name", name]
+            if not args.defaults:
+                # The loopback hosts are the benchmark's own: no spacing between requests (docs/politeness.md).
+                cmd += ["--per-host", str(args.per_host)] + loopback_flags(args.feedmerge)
+            cmd += ["--jobs", str(args.jobs)] if args.jobs else []
             out = os.path.join(work, "%s-%s.out" % (tag, name))
             with open(out, "w") as f:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=f)
@@ -505,7 +506,12 @@ def main():
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a run may take")
     ap.add_argument("--corpus", help="default: .build/bench-workers-corpus-FEEDS")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs, worker output)")
+    ap.add_argument("--defaults", action="store_true",
+                    help="the workers at their polite defaults (one request at a time per host, a second "
+                         "apart): no --per-host, no --host-spacing; the limit checked is 1")
     args = ap.parse_args()
+    if args.defaults:
+        args.per_host = 1  # the limit a worker keeps by default, checked in nginx's log
     counts = [int(w) for w in args.workers.split(",")]
     corpus = args.corpus or os.path.join(REPO, ".build", "bench-workers-corpus-%d" % args.feeds)
 
@@ -528,10 +534,12 @@ def main():
         others = {nginx.proc.pid: "nginx", postgres.server.pid: "the PostgreSQL server"}
 
         print("%d feeds (%.1f KB on average) on %d hosts (127.0.0.1 ports %d-%d), every response held %d ms; "
-              "--per-host %d%s; PostgreSQL on a Unix socket, fsync on"
+              "%s%s; PostgreSQL on a Unix socket, fsync on"
               % (args.feeds, sum(os.path.getsize(os.path.join(corpus, "f", "%d.xml" % i))
                                  for i in range(min(args.feeds, 1000))) / min(args.feeds, 1000) / 1000,
-                 len(ports), ports[0], ports[-1], DELAY * 1000, args.per_host,
+                 len(ports), ports[0], ports[-1], DELAY * 1000,
+                 "the worker's defaults (--per-host 1, --host-spacing 1)" if args.defaults
+                 else "--per-host %d --host-spacing 0" % args.per_host,
                  ", --jobs %d" % args.jobs if args.jobs else ", the worker's default --jobs"), flush=True)
         results = collections.defaultdict(list)
         for run in range(1, args.runs + 1):

@@ -69,9 +69,7 @@ extension Worker {
         await client.waitForSpacing(of: leases.map(\.host))
         let release = Release(
             leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds,
-            listed: { [list] host in
-                list.subscriptions.map(\.url).filter { URLAuthority.host(of: $0) == host }
-            },
+            listed: { [listedByHost] host in listedByHost[host] ?? [] },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
                 return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)

@@ -76,6 +76,8 @@ public struct Worker {
     /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
     let index: [String: Int]
+    /// The listed feeds of each host (`Release.listed`).
+    let listedByHost: [String: [String]]
     /// The leases of the claim being fetched (the keeper's news of any other is stale).
     let held: Locked<HeldLeases>
     /// Tells the operator at once (an error, a loss, a recovery, a failing feed, each claim).
@@ -114,6 +116,7 @@ public struct Worker {
             index[subscription.url] = position
         }
         self.index = index
+        listedByHost = Dictionary(grouping: list.subscriptions.map(\.url)) { URLAuthority.host(of: $0) }
         self.log = log
         self.metrics = metrics
         let held = Locked(HeldLeases())
