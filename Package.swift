@@ -168,7 +168,7 @@ let package = Package(
         ),
         .testTarget(name: "VenusConfigTests", dependencies: ["VenusConfig"]),
         .testTarget(name: "RequestSigningTests", dependencies: ["RequestSigning"]),
-        .testTarget(name: "WebSubTests", dependencies: ["FeedFetch", "RequestSigning", "WebSub"]),
+        .testTarget(name: "WebSubTests", dependencies: ["Basics", "FeedFetch", "RequestSigning", "WebSub"]),
         .testTarget(name: "TelemetryTests", dependencies: ["Telemetry", "TestSupport"]),
         .testTarget(name: "HTMLTemplateTests", dependencies: ["HTMLTemplate", "TestSupport"]),
         .testTarget(name: "EntryFiltersTests", dependencies: ["EntryFilters", "FeedModel", "FeedParse", "TestSupport"]),

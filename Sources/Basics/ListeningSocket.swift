@@ -60,6 +60,16 @@ public struct ListeningSocket: Sendable {
     /// Takes connections one at a time for as long as the process runs: each gets `seconds`
     /// to send its request and read the answer, is given to `handle`, and is closed after.
     public func acceptForever(limitSeconds seconds: Int, _ handle: (Int32) -> Void) {
+        handOffForever(limitSeconds: seconds) { connection in
+            handle(connection)
+            close(connection)
+        }
+    }
+
+    /// Takes connections for as long as the process runs, each with `seconds` to send its
+    /// request and read the answer, and hands each to `handOff`, which owns it from then on
+    /// (and closes it).
+    public func handOffForever(limitSeconds seconds: Int, _ handOff: (Int32) -> Void) {
         while true {
             let connection = accept(descriptor, nil, nil)
             if connection < 0 {
@@ -70,8 +80,7 @@ public struct ListeningSocket: Sendable {
             var limit = timeval(tv_sec: seconds, tv_usec: 0)
             setsockopt(connection, SOL_SOCKET, SO_RCVTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
             setsockopt(connection, SOL_SOCKET, SO_SNDTIMEO, &limit, socklen_t(MemoryLayout<timeval>.size))
-            handle(connection)
-            close(connection)
+            handOff(connection)
         }
     }
 

@@ -1,4 +1,6 @@
+import Basics
 import FeedFetch
+import Glibc
 import RequestSigning
 import Testing
 
@@ -146,5 +148,41 @@ enum URLPath {
     static func of(_ url: String) -> String {
         let afterScheme = url.components(separatedBy: "://").last ?? url
         return afterScheme.firstIndex(of: "/").map { String(afterScheme[$0...]) } ?? "/"
+    }
+}
+
+/// The callback over a real socket: a client that sends nothing holds one connection's thread,
+/// not the callback.
+@Suite struct CallbackListenerTests {
+    @Test func aSilentClientDoesNotHoldUpTheNextRequest() async throws {
+        let subscriber = WebSubSubscriber(settings: .init(callback: "http://127.0.0.1/websub"))
+        let listener = try CallbackListener(listening: "127.0.0.1:0", subscriber: subscriber)
+        let silent = try Self.connect(to: listener.address)
+        defer { close(silent) }
+        let feed = "https://blog.example/feed.atom"
+        let path = URLPath.of(subscriber.callbackURL(for: feed))
+        let started = ContinuousClock.now
+        let request = FetchRequest(
+            url: "http://\(listener.address)\(path)?hub.mode=subscribe&hub.topic=x&hub.challenge=c")
+        let error = await #expect(throws: FetchError.self) { try await HTTPClient().fetch(request) }
+        #expect(error?.status == 404, "nothing was asked: not confirmed")
+        #expect(ContinuousClock.now - started < .seconds(5), "answered while the silent client waits")
+    }
+
+    /// A TCP connection to an IPv4 `HOST:PORT`, as a descriptor.
+    static func connect(to address: String) throws -> Int32 {
+        let (host, port) = try ListeningSocket.split(address)
+        var peer = sockaddr_in()
+        peer.sin_family = sa_family_t(AF_INET)
+        peer.sin_port = in_port_t(UInt16(port)!).bigEndian
+        inet_pton(AF_INET, host, &peer.sin_addr)
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let connected = withUnsafePointer(to: &peer) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0, "cannot connect to \(address)")
+        return descriptor
     }
 }
