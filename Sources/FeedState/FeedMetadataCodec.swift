@@ -5,9 +5,9 @@ import FeedModel
 /// means a new version byte; the older versions stay readable (version 1
 /// lacks the update hints, `ttl` and the Syndication module's interval;
 /// version 2, RSS's `skipHours` and `skipDays`; version 3, RSS's
-/// `lastBuildDate` apart; version 4, the feed's own address).
+/// `lastBuildDate` apart; version 4, the feed's own address; version 5, its WebSub hubs).
 public enum FeedMetadataCodec {
-    static let version: UInt8 = 5
+    static let version: UInt8 = 6
 
     public static func encode(_ metadata: FeedMetadata) -> [UInt8] {
         var out = EntryCodec.Writer()
@@ -35,6 +35,8 @@ public enum FeedMetadataCodec {
         out.integer(metadata.skipDays.reduce(Int64(0)) { $0 | Int64(1) << Int64($1) })
         out.timestamp(metadata.built)
         out.string(metadata.selfLink)
+        out.integer(Int64(metadata.hubs.count))
+        for hub in metadata.hubs { out.string(hub) }
         return out.bytes
     }
 
@@ -72,6 +74,12 @@ public enum FeedMetadataCodec {
         }
         if stored >= 4 { m.built = r.timestamp() }
         if stored >= 5 { m.selfLink = r.string() }
+        if stored >= 6 {
+            let count = r.integer() ?? 0
+            // Each hub is at least two bytes: a count beyond what is left is damage, not a list.
+            guard count >= 0, count <= Int64(bytes.count) else { return nil }
+            m.hubs = (0..<count).compactMap { _ in r.string() }
+        }
         return r.failed ? nil : m
     }
 }

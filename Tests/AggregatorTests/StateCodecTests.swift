@@ -74,6 +74,9 @@ import Testing
         var addressed = metadata
         addressed.selfLink = "http://x/feed"
         #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(addressed)) == addressed)
+        var hubbed = addressed
+        hubbed.hubs = ["https://hub.example/", "https://pubsubhubbub.example/"]
+        #expect(FeedMetadataCodec.decode(FeedMetadataCodec.encode(hubbed)) == hubbed)
         var version4 = FeedMetadataCodec.encode(addressed)
         version4.removeLast(1 + 1 + "http://x/feed".utf8.count)  // a presence byte, a one-byte length, the text
         version4[0] = 4
