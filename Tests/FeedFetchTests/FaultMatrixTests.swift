@@ -1,5 +1,6 @@
 import FeedFetch
 import Foundation
+import TestSupport
 import Testing
 
 /// Each row of the fetch fault matrix against a real HTTP server on
@@ -198,7 +199,8 @@ import Testing
         try Data("<rss/>".utf8).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }
         let client = Self.client()
-        #expect(try await client.fetch(FetchRequest(url: path.path, mayReadLocalFile: true)).body == Array("<rss/>".utf8))
+        #expect(
+            try await client.fetch(FetchRequest(url: path.path, mayReadLocalFile: true)).body == Array("<rss/>".utf8))
         #expect(
             try await client.fetch(FetchRequest(url: "file://\(path.path)", mayReadLocalFile: true)).body
                 == Array("<rss/>".utf8))

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Memory the test process holds, in MB, for the fetch cap's growth bound.

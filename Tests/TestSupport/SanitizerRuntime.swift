@@ -2,12 +2,12 @@ import Foundation
 
 /// What the tests need to know when they run under a sanitizer (`scripts/sanitize`): its runtime
 /// is found by a symbol it exports, so a normal build is unaffected.
-enum SanitizerRuntime {
-    typealias Counter = @convention(c) () -> Int
+public enum SanitizerRuntime {
+    public typealias Counter = @convention(c) () -> Int
 
     /// The sanitizer runtime's live-heap counter when one is linked into this process, found by
     /// name in the process's own symbols (ASan and TSan export it); nil in a normal build.
-    static var liveHeapBytes: Counter? {
+    public static var liveHeapBytes: Counter? {
         guard let process = dlopen(nil, RTLD_NOW),
             let symbol = dlsym(process, "__sanitizer_get_current_allocated_bytes")
         else { return nil }
@@ -20,5 +20,5 @@ enum SanitizerRuntime {
     /// cores, fault-matrix fetches that fail in milliseconds can wait 39 s against a 30 s bound,
     /// with no sanitizer report. Scaling keeps each bound's meaning:
     /// a fetch that ignored its own limit, or a caller never resumed, still exceeds it.
-    static let timeScale: Double = liveHeapBytes == nil ? 1 : 4
+    public static let timeScale: Double = liveHeapBytes == nil ? 1 : 4
 }
