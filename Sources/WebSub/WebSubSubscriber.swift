@@ -241,11 +241,26 @@ public final class WebSubSubscriber: Sendable {
         }
     }
 
+    /// Whether a hub named by `feed` may be at a private or loopback address: only when the
+    /// feed's own address is one (an intranet feed naming its intranet hub). A feed is remote
+    /// input: a public feed's hub link must not make the worker POST into its own network.
+    public static func mayAskPrivateHub(forFeed feed: String) -> Bool {
+        guard let host = URLComponents(string: feed)?.host else { return false }
+        let bare = host.hasPrefix("[") ? host : (host.contains(":") ? "[\(host)]" : host)
+        return AddressPolicy.publicOnly.refusal(forHost: bare) != nil
+    }
+
     /// Sends each request (a form POST to its hub; the hub verifies it by a GET to the callback).
+    /// - Parameters:
+    ///   - client: the worker's own (its address policy), for a feed that is itself at a
+    ///     private address (`mayAskPrivateHub`);
+    ///   - publicClient: the same refusing every address but a globally reachable one, for
+    ///     every other feed's hub.
     /// - Returns: a sentence for each that failed (it is tried again an hour later).
-    public func send(_ requests: [HubRequest], client: HTTPClient) async -> [String] {
+    public func send(_ requests: [HubRequest], client: HTTPClient, publicClient: HTTPClient) async -> [String] {
         await withTaskGroup(of: String?.self) { group in
             for request in requests {
+                let client = Self.mayAskPrivateHub(forFeed: request.feed) ? client : publicClient
                 group.addTask {
                     var fields: [(name: String, value: String)] = [
                         ("hub.mode", request.mode.rawValue), ("hub.topic", request.topic),

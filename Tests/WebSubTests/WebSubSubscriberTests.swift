@@ -123,6 +123,16 @@ import Testing
         #expect(s.due(listed: { _ in true }, limit: 4).isEmpty)
     }
 
+    @Test func onlyAFeedAtAPrivateAddressMayNameAPrivateHub() {
+        #expect(!WebSubSubscriber.mayAskPrivateHub(forFeed: "https://blog.example/feed.atom"))
+        #expect(!WebSubSubscriber.mayAskPrivateHub(forFeed: "http://93.184.216.34/feed"))
+        #expect(!WebSubSubscriber.mayAskPrivateHub(forFeed: "not a URL"))
+        #expect(WebSubSubscriber.mayAskPrivateHub(forFeed: "http://127.0.0.1:8080/feed"))
+        #expect(WebSubSubscriber.mayAskPrivateHub(forFeed: "http://10.1.2.3/feed"))
+        #expect(WebSubSubscriber.mayAskPrivateHub(forFeed: "http://localhost/feed"))
+        #expect(WebSubSubscriber.mayAskPrivateHub(forFeed: "http://[::1]:80/feed"))
+    }
+
     @Test func linkHeadersAreReadAsRFC8288Says() {
         let field = "<https://hub.example/a>; rel=\"hub\", <https://x/,y>; rel=\"alternate self\"; title=\"a, b\""
         #expect(WebLink.targets(field, relation: "hub") == ["https://hub.example/a"])

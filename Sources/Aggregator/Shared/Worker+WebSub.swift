@@ -9,7 +9,7 @@ extension Worker {
     /// hosts' leases (a host another process holds: kept for the next turn), then the hubs
     /// asked what is due (subscriptions, renewals, unsubscriptions), a few at a time.
     func websubTurn(rules: TimelineRules, thread: StateThread, carried: inout Carried) async {
-        guard let subscriber, let hubClient else { return }
+        guard let subscriber, let hubClient, let publicHubClient else { return }
         for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
         // Before the state said what is listed, every feed counts as listed (none is let go).
         let listed = { [index, carried] (url: String) in
@@ -21,7 +21,7 @@ extension Worker {
         // claims wait meanwhile.
         let requests = subscriber.due(listed: listed, limit: 4)
         guard !requests.isEmpty else { return }
-        for failure in await subscriber.send(requests, client: hubClient) {
+        for failure in await subscriber.send(requests, client: hubClient, publicClient: publicHubClient) {
             log(LogEvent(.warning, "websub_failed", "websub: \(failure); tried again in an hour"))
         }
         for request in requests {

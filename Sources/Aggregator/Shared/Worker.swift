@@ -89,6 +89,8 @@ public struct Worker {
     /// Its WebSub subscriptions (nil: it polls every feed), and the client that asks their hubs.
     let subscriber: WebSubSubscriber?
     let hubClient: HTTPClient?
+    /// The same, refusing private and loopback addresses: for the hubs public feeds name.
+    let publicHubClient: HTTPClient?
 
     public struct StateLoss: Sendable {
         public let since: ContinuousClock.Instant
@@ -106,6 +108,9 @@ public struct Worker {
         self.settings = settings
         self.subscriber = subscriber
         hubClient = subscriber.map { _ in HTTPClient(configuration: client.configuration) }
+        var publicOnly = client.configuration
+        publicOnly.addressPolicy = .publicOnly
+        publicHubClient = subscriber.map { _ in HTTPClient(configuration: publicOnly) }
         self.list = list
         self.store = store
         self.state = state
