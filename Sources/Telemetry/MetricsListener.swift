@@ -36,11 +36,6 @@ public final class MetricsListener: Sendable {
         thread.start()
     }
 
-    /// `HOST:PORT` or `[V6]:PORT` into its parts.
-    public static func split(_ address: String) throws(ListenerError) -> (host: String, port: String) {
-        try ListeningSocket.split(address)
-    }
-
     /// The request's head (up to its blank line, at most 8 KiB), or nil.
     private static func readRequest(_ connection: Int32) -> String? {
         var head: [UInt8] = []

@@ -12,6 +12,16 @@ enum OptionValue {
         return value
     }
 
+    /// `HOST:PORT` (`[V6]:PORT`) for a listening socket.
+    static func listenAddress(_ text: String, for option: String) throws(UsageError) -> String {
+        do {
+            _ = try ListeningSocket.split(text)
+        } catch {
+            throw UsageError("\(option) \(error)")
+        }
+        return text
+    }
+
     /// A whole number, 1 or more.
     static func positive(_ text: String, for option: String) throws(UsageError) -> Int {
         guard let value = Int(text), value >= 1 else {

@@ -101,14 +101,7 @@ struct WorkerCommand {
                     Option(
                         "--metrics-listen", value: "HOST:PORT",
                         help: "serve /metrics (Prometheus) and /healthz over HTTP there\n(127.0.0.1:9464)"
-                    ) { command, text in
-                        do {
-                            _ = try MetricsListener.split(text)
-                        } catch {
-                            throw UsageError("--metrics-listen \(error)")
-                        }
-                        command.metricsListen = text
-                    },
+                    ) { $0.metricsListen = try OptionValue.listenAddress($1, for: "--metrics-listen") },
                     Option(
                         "--unhealthy-after", value: "S",
                         help: "/healthz answers 503 once the state cannot be used for S seconds",
@@ -134,14 +127,7 @@ struct WorkerCommand {
                     Option(
                         "--websub-listen", value: "HOST:PORT",
                         help: "where the callback listens (behind --websub-callback)"
-                    ) { command, text in
-                        do {
-                            _ = try ListeningSocket.split(text)
-                        } catch {
-                            throw UsageError("--websub-listen \(error)")
-                        }
-                        command.websubListen = text
-                    },
+                    ) { $0.websubListen = try OptionValue.listenAddress($1, for: "--websub-listen") },
                     Option(
                         "--websub-backstop", value: "S",
                         help: "a feed whose hub pushes it is polled at most every S seconds",
