@@ -150,7 +150,9 @@ import Testing
     @Test(.tags(.slow), .fullTier) func aDrainingWorkerStoppedByAnOutageWithFeedsDueExits74() async throws {
         let w = try StateTests.Workspace("worker-drain-outage")
         let state = Self.postgres.database()
-        let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
+        // Long enough that the state is stopped while it fetches (a sanitizer slows the test's
+        // stopping of the server as much as the worker: `SanitizerRuntime.timeScale`).
+        let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2 * SanitizerRuntime.timeScale)
         let worker = try await startClaiming(
             w, name: "drainer", state: state, list: list, requests: 20, extra: ["--drain"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
