@@ -2,18 +2,19 @@ import FeedModel
 import FeedState
 
 extension Aggregator {
-    /// On the state thread, once every outcome is settled: the store
+    /// On the session's thread, once every outcome is settled: the store
     /// commits (an outcome it could not store becomes its feed's notice),
     /// the not-modified feeds' times are stored together, damaged histories
     /// lose their validators, health is read, and feeds that dropped entries
     /// are pruned. Each failure is a diagnostic; none stops the others.
     static func commitRun(
-        _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, now: Timestamp,
+        _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, store: any StateStore,
+        now: Timestamp,
         diagnostics: inout [String]
     ) {
-        commitOutcomes(&reports, store: state.store, diagnostics: &diagnostics)
+        commitOutcomes(&reports, store: store, diagnostics: &diagnostics)
         do {
-            try state.store.record(all: pending)
+            try store.record(all: pending)
         } catch {
             diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
             let unstored = Set(pending.map(\.url))
@@ -25,14 +26,14 @@ extension Aggregator {
         let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
         if !damaged.isEmpty {
             do {
-                try state.store.forgetValidators(of: damaged)
+                try store.forgetValidators(of: damaged)
             } catch {
                 diagnostics.append("state: the validators of feeds with damaged entries cannot be dropped (\(error))")
             }
         }
         if state.health {  // every outcome is stored now
             for index in reports.indices where reports[index] != nil {
-                collectHealth(of: &reports[index]!, store: state.store, now: now)
+                collectHealth(of: &reports[index]!, store: store, now: now)
             }
         }
         // Only entries a feed no longer lists are ever pruned.
@@ -40,7 +41,7 @@ extension Aggregator {
             report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
         }
         do {
-            try state.store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: now)
+            try store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: now)
         } catch {
             diagnostics.append("state: old entries cannot be pruned (\(error))")
         }

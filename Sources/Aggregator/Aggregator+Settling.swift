@@ -17,18 +17,19 @@ extension Aggregator {
     }
 
     /// Each plan run in a task-group child (a sliding window of them), and
-    /// each outcome settled on the state thread in subscription order
-    /// (`SettlingOrder`): stored, dated, and put into the timeline.
+    /// each outcome settled by the parent, on the session's thread, in
+    /// subscription order (`SettlingOrder`): stored, dated, and put into the
+    /// timeline. The parent starts the next children before it settles, so
+    /// they fetch and parse on Swift's pool while it works with the store.
     static func fetchAndSettle(
         _ plans: [Plan], into timeline: consuming Timeline, client: HTTPClient, start: Start, state: StateOptions,
-        dating: EntryDating, firstIndex: Int, stateThread: StateThread,
-        progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void
+        dating: EntryDating, firstIndex: Int,
+        progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void,
+        on session: isolated StateSession
     ) async -> Settled {
-        var timeline = consume timeline
-        var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
-        // Touched by the state thread's jobs only, as is the timeline, until the last job has run.
-        var reports = [FeedReport?](repeating: nil, count: plans.count)
-        var pending: [FeedUpdate] = []
+        var settled = Settled(
+            timeline: consume timeline, reports: [FeedReport?](repeating: nil, count: plans.count), pending: [],
+            subscriptionLists: [])
         var done = 0
         var order = SettlingOrder(plans: plans.count, window: max(2, client.configuration.maximumConcurrentTransfers))
         await withTaskGroup(of: (Int, Outcome).self) { group in
@@ -40,31 +41,27 @@ extension Aggregator {
             }
             startMore()
             while let (index, outcome) = await group.next() {
-                // Every outcome that can be settled now, in one job on the state thread, which the
-                // parent does not wait for: it goes on starting and receiving feeds.
-                let (ready, lists) = order.take(index, outcome)
-                subscriptionLists += lists.map { (plans[$0.index].subscription, $0.document) }
-                if !ready.isEmpty || !lists.isEmpty {
-                    await stateThread.enqueue { [lists = lists.count] in
-                        done += lists
-                        for (index, outcome) in ready {
-                            let plan = plans[index]
-                            let report = settle(
-                                outcome.take(), plan: plan, index: firstIndex + index, state: state,
-                                recordsKnown: start.recordsKnown, storedDates: start.storedDates[plan.subscription.url],
-                                dating: dating, timeline: &timeline, pending: &pending)
-                            done += 1
-                            reports[index] = report
-                            progress(report, done, plans.count)
-                        }
+                order.arrived(index, outcome)
+                while let (index, outcome) = order.nextReady() {
+                    startMore()
+                    let plan = plans[index]
+                    if case .subscriptionList(let document) = outcome {
+                        settled.subscriptionLists.append((plan.subscription, document))
+                        done += 1
+                        continue
                     }
+                    let report = settle(
+                        outcome, plan: plan, index: firstIndex + index, store: session.store,
+                        recordsKnown: start.recordsKnown, storedDates: start.storedDates[plan.subscription.url],
+                        dating: dating, timeline: &settled.timeline, pending: &settled.pending)
+                    done += 1
+                    settled.reports[index] = report
+                    progress(report, done, plans.count)
                 }
                 startMore()
             }
         }
-        // After the jobs queued: the values are the parent's again.
-        await stateThread.run {}
-        return Settled(timeline: timeline, reports: reports, pending: pending, subscriptionLists: subscriptionLists)
+        return settled
     }
 
     /// In the parent: store the outcome, then put the feed's entries (fresh
@@ -72,7 +69,7 @@ extension Aggregator {
     /// leaves a notice; its fresh entries still go in (dated as without a state).
     /// - Parameter storedDates: what bounds the feed's stored entries' dates, if known.
     private static func settle(
-        _ outcome: consuming Outcome, plan: Plan, index: Int, state: StateOptions, recordsKnown: Bool,
+        _ outcome: consuming Outcome, plan: Plan, index: Int, store: any StateStore, recordsKnown: Bool,
         storedDates: StoredDates?, dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
     ) -> FeedReport {
         let subscription = plan.subscription
@@ -123,7 +120,7 @@ extension Aggregator {
         if var fetched = outcome.takeFetched() {
             let dates =
                 remember(
-                    &fetched, plan: plan, state: state, recordsKnown: recordsKnown, dating: dating,
+                    &fetched, plan: plan, store: store, recordsKnown: recordsKnown, dating: dating,
                     cutoff: dating.cutoff(timeline.cutoff), report: &report)
                 ?? dating.dates(ofFresh: &fetched.feed)
             report.entriesKept = timeline.insert(
@@ -139,7 +136,7 @@ extension Aggregator {
                 readingEntries = latest.map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) } ?? false
             }
             let (entries, dates) = remember(
-                notFetched: outcome, plan: plan, state: state, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
+                notFetched: outcome, plan: plan, store: store, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
                 readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries,
                 pending: &pending,
                 report: &report)

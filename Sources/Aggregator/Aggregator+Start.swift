@@ -17,28 +17,29 @@ extension Aggregator {
         var diagnostics: [String] = []
     }
 
-    /// On the state thread: the feeds' records (moved feeds' records
+    /// On the session's thread: the feeds' records (moved feeds' records
     /// following them) and what bounds their stored entries' dates.
     /// - Parameter known: the store's feed records, when the caller has read them already.
     static func start(
-        _ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions, now: Timestamp
+        _ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions, store: any StateStore,
+        now: Timestamp
     ) -> Start {
         var start = Start()
         do {
-            start.records = try known ?? state.store.feeds()
+            start.records = try known ?? store.feeds()
         } catch {
             start.recordsKnown = false
             start.diagnostics.append(
                 "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
                     + "without its validators, Retry-After or cache lifetime")
         }
-        adoptMovedRecords(of: list, records: &start.records, store: state.store, diagnostics: &start.diagnostics)
+        adoptMovedRecords(of: list, records: &start.records, store: store, diagnostics: &start.diagnostics)
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
         // What bounds each feed's stored entries' dates: a feed served from the state whose
         // entries all come too late for the timeline is not read. (Not known: it is read.)
-        if state.store.keepsEntries && state.readsStoredDates {
+        if store.keepsEntries && state.readsStoredDates {
             do {
-                start.storedDates = try state.store.storedDates()
+                start.storedDates = try store.storedDates()
             } catch {
                 start.diagnostics.append(
                     "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
@@ -59,7 +60,7 @@ extension Aggregator {
                 ? nil : start.hostWaits[URLAuthority.host(of: record?.movedTo ?? $0.url)]
             return Plan(
                 subscription: $0, record: record, rules: rules, force: state.force,
-                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.store.keepsEntries,
+                alreadyRead: list.alreadyRead[$0.url], keepsEntries: state.session.keepsEntries,
                 serveOnly: state.servesOnly || state.claimedFeeds.map { [url = $0.url] in !$0.contains(url) } ?? false,
                 // A local file costs no server anything: read on every run.
                 due: state.dueOnly && Self.isWebFeed($0.url)

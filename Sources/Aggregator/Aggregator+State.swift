@@ -16,10 +16,9 @@ extension Aggregator {
     /// - Returns: the entries' dates; nil when the store keeps no entries, or
     ///   the feed's facts cannot be read: its entries are dated as fresh.
     static func remember(
-        _ fetched: inout Fetched, plan: Plan, state: StateOptions, recordsKnown: Bool, dating: EntryDating,
+        _ fetched: inout Fetched, plan: Plan, store: any StateStore, recordsKnown: Bool, dating: EntryDating,
         cutoff: Timestamp?, report: inout FeedReport
     ) -> [Timestamp?]? {
-        let store = state.store
         let url = plan.subscription.url
         let now = dating.now
         guard store.keepsEntries else {
@@ -76,11 +75,10 @@ extension Aggregator {
     /// - Parameter readingEntries: false when none of the feed's stored
     ///   entries can get into the timeline (`StoredDates`): none is read.
     static func remember(
-        notFetched outcome: Outcome, plan: Plan, state: StateOptions, dating: EntryDating, cutoff: Timestamp?,
+        notFetched outcome: Outcome, plan: Plan, store: any StateStore, dating: EntryDating, cutoff: Timestamp?,
         readingEntries: Bool = true, feedDate: Timestamp? = nil, pending: inout [FeedUpdate],
         report: inout FeedReport
     ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
-        let store = state.store
         let url = plan.subscription.url
         if var update = outcome.update(url: url, now: dating.now) {
             update.reported = report.reportedOutcome

@@ -112,8 +112,9 @@ public struct FeedReport: Sendable {
 }
 
 /// What a run keeps between runs, and how it treats what it kept.
-public struct StateOptions {
-    public var store: any StateStore
+public struct StateOptions: Sendable {
+    /// The store, behind the thread its calls run on.
+    public var session: StateSession
     /// Fetch even feeds that are gone or whose Retry-After has not passed.
     public var force = false
     public var keepDays = StateOptions.defaultKeepDays
@@ -141,7 +142,10 @@ public struct StateOptions {
     public static let defaultKeepPerFeed = 200
     public static let defaultNewFeedItems = 10
 
-    public init(store: any StateStore) { self.store = store }
+    public init(session: StateSession) { self.session = session }
+
+    /// Options over a session of its own for `store`, which is given over to it.
+    public init(store: sending any StateStore) { session = StateSession(store) }
 
     /// A `--no-state` run's: a store in memory that keeps no entries.
     public static func withoutState() -> StateOptions { StateOptions(store: MemoryStateStore(keepingEntries: false)) }
@@ -150,7 +154,7 @@ public struct StateOptions {
 /// What a run gives back: the timeline, one report per subscription, and
 /// what went wrong beyond any one feed (a state that could not be read or
 /// written), for the summary and the health report.
-public struct RunResult {
+public struct RunResult: Sendable {
     public var timeline: Timeline
     public var reports: [FeedReport]
     public var diagnostics: [String]
@@ -193,23 +197,33 @@ public enum Aggregator {
     public static func run(
         _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules,
         state: StateOptions = .withoutState(), records known: [String: FeedRecord]? = nil,
-        continuing: consuming Timeline? = nil, firstIndex: Int = 0,
+        continuing: Timeline? = nil, firstIndex: Int = 0,
         progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void = { _, _, _ in }
     ) async -> RunResult {
+        await run(
+            list, client: client, rules: rules, state: state, records: known, continuing: continuing,
+            firstIndex: firstIndex, progress: progress, on: state.session)
+    }
+
+    /// The run on the session's thread: the store is called there, and the outcomes are settled
+    /// there, while the fetching and parsing children run on Swift's pool.
+    private static func run(
+        _ list: SubscriptionList, client: HTTPClient, rules: TimelineRules, state: StateOptions,
+        records known: [String: FeedRecord]?, continuing: consuming Timeline?, firstIndex: Int,
+        progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void,
+        on session: isolated StateSession
+    ) async -> RunResult {
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
-        // Every call to the store runs on the run's state thread (see StateThread).
-        let stateThread = StateThread(inline: !state.store.blocksCallers)
-        defer { stateThread.stop() }
-        let start = await stateThread.run { Self.start(list, known: known, state: state, now: rules.now) }
+        let store = session.store
+        let start = Self.start(list, known: known, state: state, store: store, now: rules.now)
         var settled = await fetchAndSettle(
             plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),
             client: client, start: start, state: state, dating: dating, firstIndex: firstIndex,
-            stateThread: stateThread, progress: progress)
+            progress: progress, on: session)
         var diagnostics = start.diagnostics
-        await stateThread.run {
-            commitRun(
-                &settled.reports, pending: settled.pending, state: state, now: rules.now, diagnostics: &diagnostics)
-        }
+        commitRun(
+            &settled.reports, pending: settled.pending, state: state, store: store, now: rules.now,
+            diagnostics: &diagnostics)
         return RunResult(
             timeline: settled.timeline, reports: settled.reports.compactMap { $0 }, diagnostics: diagnostics,
             subscriptionLists: settled.subscriptionLists)

@@ -27,25 +27,16 @@ struct SettlingOrder {
         return next
     }
 
-    /// Takes a plan's outcome.
-    /// - Returns: the outcomes that can be settled now, in order, each held
-    ///   only by its handover (the job that settles it changes it in place);
-    ///   and the subscription lists among them, which are not settled.
-    mutating func take(_ index: Int, _ outcome: Outcome) -> (
-        ready: [(index: Int, outcome: Handover<Outcome>)], lists: [(index: Int, document: [UInt8])]
-    ) {
+    /// Takes a plan's outcome, to be settled in its turn.
+    mutating func arrived(_ index: Int, _ outcome: consuming Outcome) {
         waiting[index] = outcome
-        var ready: [(index: Int, outcome: Handover<Outcome>)] = []
-        var lists: [(index: Int, document: [UInt8])] = []
-        while let outcome = waiting.removeValue(forKey: nextToSettle) {
-            let index = nextToSettle
-            nextToSettle += 1
-            if case .subscriptionList(let document) = outcome {
-                lists.append((index, document))
-                continue
-            }
-            ready.append((index, Handover(outcome)))
-        }
-        return (ready, lists)
+    }
+
+    /// The next outcome to settle, if it has arrived: held by the caller
+    /// alone (the order keeps no copy), so it can be changed in place.
+    mutating func nextReady() -> (index: Int, outcome: Outcome)? {
+        guard let outcome = waiting.removeValue(forKey: nextToSettle) else { return nil }
+        defer { nextToSettle += 1 }
+        return (nextToSettle, outcome)
     }
 }

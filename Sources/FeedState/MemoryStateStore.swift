@@ -19,9 +19,6 @@ public final class MemoryStateStore: StateStore {
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }
 
-    /// In memory: a call never waits.
-    public var blocksCallers: Bool { false }
-
     public func mergedFeedID() throws(StateError) -> UInt64? { keptFeedID }
 
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 {

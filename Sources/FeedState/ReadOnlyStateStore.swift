@@ -8,8 +8,10 @@ public final class ReadOnlyStateStore: StateStore {
 
     public init(_ store: any StateStore) { self.store = store }
 
+    /// The store every read goes to (a shared one answers what it lists).
+    public var reading: any StateStore { store }
+
     public var keepsEntries: Bool { store.keepsEntries }
-    public var blocksCallers: Bool { store.blocksCallers }
     public func feeds() throws(StateError) -> [String: FeedRecord] { try store.feeds() }
     public func feed(_ url: String) throws(StateError) -> FeedRecord? { try store.feed(url) }
     public func history(of url: String) throws(StateError) -> FeedHistory { try store.history(of: url) }

@@ -3,7 +3,7 @@ import Glibc
 /// One run per state at a time: an exclusive `flock` on `<state>.lock`,
 /// held for the life of this value (and released by the kernel if the
 /// process dies).
-public final class StateLock {
+public final class StateLock: Sendable {
     public enum Failure: Error, Sendable, CustomStringConvertible {
         /// Another run holds the lock: try again later.
         case held(path: String)

@@ -301,10 +301,6 @@ public protocol StateStore: AnyObject {
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
     func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
-    /// Whether a call may block its thread (the disk, a lock, a server): a
-    /// run then makes its calls on a thread of its own, never on Swift's
-    /// cooperative pool.
-    var blocksCallers: Bool { get }
     /// The merged feed's id the state keeps (`keepMergedFeedID`); nil: none yet.
     func mergedFeedID() throws(StateError) -> UInt64?
     /// Keeps `id` as the merged feed's id unless the state keeps one
@@ -335,8 +331,6 @@ extension StateStore {
     /// A store that keeps no id: each run's is its own.
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 { id }
 
-    /// A store on a disk or a server.
-    public var blocksCallers: Bool { true }
 }
 
 /// One feed's whole stored state as one store gives it to another

@@ -7,7 +7,7 @@ import FeedModel
 /// `https://blog.example.com/feed.xml` speaks for
 /// `http://www.example.com/2024/post` and `tag:example.com,2024:post`, not
 /// for `http://other.example/post` nor `urn:uuid:…`.
-struct FeedSite {
+struct FeedSite: Sendable {
     let domains: [String]
 
     init(_ source: FeedSource) {

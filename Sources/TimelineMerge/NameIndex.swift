@@ -1,7 +1,8 @@
 import FeedModel
+
 /// A name an entry is known by (its id, or its normalized link), hashed
 /// once, when the entry comes in.
-struct EntryName {
+struct EntryName: Sendable {
     let name: String
     /// Never 0 (which marks an empty place in `NameIndex`).
     let hash: Int
@@ -21,7 +22,7 @@ struct EntryName {
 /// open-addressing table over the names' own hashes. Unlike a Dictionary
 /// it never hashes again (not when probing, not when growing), and it
 /// compares names only when their hashes are equal.
-struct NameIndex {
+struct NameIndex: Sendable {
     private var hashes: [Int]
     private var names: [String]
     private var keys: [TimelineKey]

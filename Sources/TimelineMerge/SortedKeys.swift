@@ -2,7 +2,7 @@
 /// (a one-level B-tree): an insertion is two binary searches and a shift
 /// of at most one chunk, not of the whole timeline, so a million inserts
 /// cost about as much as sorting a million keys.
-struct SortedKeys<Key: Comparable> {
+struct SortedKeys<Key: Comparable & Sendable>: Sendable {
     private var chunks: [[Key]] = []
     private(set) var count = 0
     private let chunkCapacity: Int

@@ -49,7 +49,7 @@ public struct TimelineRules: Sendable {
 /// earliest-dated copy, which records the other feeds in `alsoIn`; but a
 /// feed never replaces or hides another feed's entry with a name (id or
 /// link) that is not its own site's (`FeedSite`, `Meeting`).
-public struct Timeline {
+public struct Timeline: Sendable {
     public let rules: TimelineRules
     private var keys = SortedKeys<TimelineKey>()
     /// The entries by slot (`TimelineKey.slot`); freed slots are reused.
@@ -408,13 +408,13 @@ public struct Duplicate: Sendable, Hashable {
 
 /// The names an incoming copy shares with the entry it met (those of its
 /// names that lead to that entry).
-struct SharedNames {
+struct SharedNames: Sendable {
     var id: EntryName?
     var link: EntryName?
 }
 
 /// The names an entry is known by: its id, and its normalized link.
-struct EntryNames {
+struct EntryNames: Sendable {
     var id: EntryName?
     var link: EntryName?
     /// The names of the copies this entry replaced as the earliest-dated,

@@ -1,7 +1,7 @@
 /// The order of the timeline: newest first; equal dates by subscription
 /// order, then by the entry's place in its feed. Unique per entry, so the
 /// same inputs always give the same order.
-struct TimelineKey: Comparable {
+struct TimelineKey: Comparable, Sendable {
     var date: Int64
     var subscription: Int32
     var entry: Int32

@@ -52,19 +52,24 @@ import TimelineMerge
         _ = try await HTTPClient().fetch(FetchRequest(url: server.url(path)))
     }
 
-    func run(_ store: FailingStore) async -> RunResult {
+    func run(_ session: StateSession) async -> RunResult {
         var list = SubscriptionList()
         list.subscriptions = [Subscription(url: server.url("/feed/sf1"))]
         return await Aggregator.run(
             list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600)),
-            state: StateOptions(store: store))
+            state: StateOptions(session: session))
+    }
+
+    /// Changes the session's failing store between runs.
+    func failing(_ session: StateSession, _ change: @escaping @Sendable (FailingStore) -> Void) async {
+        await session.withStore { change($0 as! FailingStore) }
     }
 
     @Test func unreadableRecordsAreARunDiagnostic() async throws {
-        let store = FailingStore()
+        let store = StateSession(FailingStore())
         let first = await run(store)
         #expect(first.diagnostics.isEmpty && first.reports.first?.status == .ok)
-        store.failFeeds = true
+        await failing(store) { $0.failFeeds = true }
         let second = await run(store)
         #expect(second.reports.first?.status == .ok, "the feed was not fetched unconditionally")
         let diagnostic = try #require(second.diagnostics.first)
@@ -72,9 +77,9 @@ import TimelineMerge
     }
 
     @Test func unreadableStoredDatesAreARunDiagnostic() async throws {
-        let store = FailingStore()
+        let store = StateSession(FailingStore())
         _ = await run(store)
-        store.failDates = true
+        await failing(store) { $0.failDates = true }
         let second = await run(store)
         #expect(second.reports.first?.status == .ok || second.reports.first?.status == .notModified)
         #expect(
@@ -82,8 +87,8 @@ import TimelineMerge
     }
 
     @Test func aFeedThatCannotBeStoredSaysSoAndKeepsItsFreshEntries() async throws {
-        let store = FailingStore()
-        store.failRecord = true
+        let store = StateSession(FailingStore())
+        await failing(store) { $0.failRecord = true }
         let result = await run(store)
         let report = try #require(result.reports.first)
         #expect(report.status == .ok)
@@ -95,13 +100,13 @@ import TimelineMerge
     /// A failing feed whose outcome cannot be recorded still gives the
     /// entries its state can read (they were left out when any state step failed).
     @Test func anOutcomeThatCannotBeRecordedKeepsTheStoredEntries() async throws {
-        let store = FailingStore()
+        let store = StateSession(FailingStore())
         let first = await run(store)
         let kept = try #require(first.reports.first?.entriesKept)
         #expect(kept > 0)
         try await control("/set/sf1/fail")
         defer { Task { try? await control("/set/sf1/ok") } }
-        store.failRecord = true
+        await failing(store) { $0.failRecord = true }
         let second = await run(store)
         let report = try #require(second.reports.first)
         #expect(report.status == .failed && report.stateFailed)
@@ -114,7 +119,7 @@ import TimelineMerge
     /// entries still reach the timeline.
     @Test func anOutcomeTheWriterCannotStoreIsReportedAndUndoneAlone() async throws {
         let w = try StateTests.Workspace("writer-failure")
-        let store = try SQLiteStateStore(path: w.state)
+        let state = StateOptions(store: try SQLiteStateStore(path: w.state))
         let (good, refused) = (server.url("/feed/sf1"), server.url("/feed/sf2"))
         do {
             let database = try SQLiteDatabase(path: w.state)
@@ -131,16 +136,21 @@ import TimelineMerge
         ]
         let result = await Aggregator.run(
             list, client: HTTPClient(), rules: TimelineRules(now: Timestamp(secondsSince1970: 1_706_745_600)),
-            state: StateOptions(store: store))
+            state: state)
         let reports = result.reports
         #expect(reports.count == 2 && reports.allSatisfy { $0.status == .ok })
         #expect(!reports[0].stateFailed, "\(reports[0].notices)")
         #expect(reports[1].stateFailed && reports[1].notices.contains { $0.contains("refused by a test trigger") })
         #expect(reports[1].entriesKept > 0, "its fresh entries are in the timeline")
-        #expect(try store.feed(good)?.lastSuccess != nil)
-        #expect(try !store.history(of: good).sightings.isEmpty)
-        #expect(try store.feed(refused) == nil, "nothing of the refused outcome is stored")
-        #expect(try store.history(of: refused).sightings.isEmpty)
+        let (stored, sighted, refusedStored, refusedSighted) = try await state.session.withStore {
+            store throws(StateError) in
+            (
+                try store.feed(good)?.lastSuccess != nil, try !store.history(of: good).sightings.isEmpty,
+                try store.feed(refused) != nil, try !store.history(of: refused).sightings.isEmpty
+            )
+        }
+        #expect(stored && sighted)
+        #expect(!refusedStored && !refusedSighted, "nothing of the refused outcome is stored")
     }
 
     /// The command line: one stored entry that cannot be read costs that

@@ -49,7 +49,7 @@ import TimelineMerge
         }
     }
 
-    func runs(store: any StateStore, limit: Int?, folder: URL) async throws -> [([MergedEntry], [String])] {
+    func runs(store: sending any StateStore, limit: Int?, folder: URL) async throws -> [([MergedEntry], [String])] {
         let a = folder.appendingPathComponent("a.xml").path
         let b = folder.appendingPathComponent("b.xml").path
         var list = SubscriptionList()
@@ -57,6 +57,7 @@ import TimelineMerge
             Subscription(url: a, mayReadLocalFile: true), Subscription(url: b, mayReadLocalFile: true),
         ]
         var results: [([MergedEntry], [String])] = []
+        let session = StateSession(store)
         for (run, offset) in [0, 1, 2, 100, 101].enumerated() {
             let now = Self.start + Int64(offset) * Self.day
             let (docA, docB) = Self.documents(run: run, now: now)
@@ -65,7 +66,7 @@ import TimelineMerge
             if let docB { try Data(docB.utf8).write(to: URL(fileURLWithPath: b)) }
             var rules = TimelineRules(now: Timestamp(secondsSince1970: now))
             rules.limit = limit
-            var state = StateOptions(store: store)
+            var state = StateOptions(session: session)
             state.health = true
             state.newFeedItems = 3
             let result = await Aggregator.run(list, client: HTTPClient(), rules: rules, state: state)

@@ -130,10 +130,9 @@ import TimelineMerge
         func run(_ urls: [String], state path: String) async throws -> RunResult {
             var list = SubscriptionList()
             list.subscriptions = urls.map { Subscription(url: $0, mayReadLocalFile: true) }
-            let store = try SQLiteStateStore(path: path)
-            let result = await Aggregator.run(
-                list, client: HTTPClient(), rules: rules, state: StateOptions(store: store))
-            _ = try store.commit()
+            let state = StateOptions(store: try SQLiteStateStore(path: path))
+            let result = await Aggregator.run(list, client: HTTPClient(), rules: rules, state: state)
+            _ = try await state.session.withStore { store throws(StateError) in try store.commit().count }
             return result
         }
         let first = try await run([recent, old], state: workspace.state)

@@ -10,7 +10,7 @@ import WebSub
 extension Worker {
     /// What one claim came to, for its line: each outcome counted once, as
     /// stored (fetched, not modified, failed) or not.
-    struct Batch {
+    struct Batch: Sendable {
         var feeds = 0
         var fetched = 0
         var notModified = 0
@@ -28,7 +28,7 @@ extension Worker {
     ///   - claimedAt: when the claim was sent (its leases hold from then).
     ///   - pushes: feeds a WebSub hub delivered: stored as if fetched, not fetched.
     func fetch(
-        _ claims: [HostClaim], claimedAt: ContinuousClock.Instant, rules: TimelineRules, thread: StateThread,
+        _ claims: [HostClaim], claimedAt: ContinuousClock.Instant, rules: TimelineRules,
         pushes: [String: WebSubSubscriber.Push] = [:]
     ) async -> Batch {
         var batch = Batch()
@@ -41,14 +41,14 @@ extension Worker {
             for claim in claims where round < claim.feeds.count { urls.append(claim.feeds[round]) }
         }
         batch.feeds = urls.count
+        let read = await state.session.withSharedStore { [urls] store in
+            Result { () throws(StateError) in try store.feeds(urls).mapValues(\.record) }
+        }
         var records: [String: FeedRecord] = [:]
         var readFailure: StateError?
-        await thread.run {
-            do throws(StateError) {
-                records = try store.feeds(urls).mapValues(\.record)
-            } catch {
-                readFailure = error
-            }
+        switch read {
+        case .success(let read): records = read
+        case .failure(let error): readFailure = error
         }
         var reports: [FeedReport] = []
         if let readFailure {
@@ -74,16 +74,17 @@ extension Worker {
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
                 return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)
             })
+        let (released, dropped) = await state.session.withSharedStore { [state] store in
+            (
+                Result { () throws(StateError) in try release.perform(store: store, state: state) },
+                store.takeDroppedOutcomes()
+            )
+        }
         var lost: [HostLease] = []
-        var dropped: [String] = []
         var releaseFailure: StateError?
-        await thread.run {
-            do throws(StateError) {
-                lost = try release.perform(store: store, state: state)
-            } catch {
-                releaseFailure = error
-            }
-            dropped = store.takeDroppedOutcomes()
+        switch released {
+        case .success(let found): lost = found
+        case .failure(let error): releaseFailure = error
         }
         if let releaseFailure {
             metrics.add(.stateErrors)
@@ -190,7 +191,7 @@ extension Worker {
 }
 
 /// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
-struct Release {
+struct Release: Sendable {
     let leases: [HostLease]
     let feeds: [String]
     let now: Timestamp

@@ -8,14 +8,14 @@ extension Worker {
     /// Before each claim: what the callback learned said, the feeds pushed stored under their
     /// hosts' leases (a host another process holds: kept for the next turn), then the hubs
     /// asked what is due (subscriptions, renewals, unsubscriptions), a few at a time.
-    func websubTurn(rules: TimelineRules, thread: StateThread, carried: inout Carried) async {
+    func websubTurn(rules: TimelineRules, carried: inout Carried) async {
         guard let subscriber, let hubClient, let publicHubClient else { return }
         for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
         // Before the state said what is listed, every feed counts as listed (none is let go).
         let listed = { [index, carried] (url: String) in
             carried.lastSubscribed == nil || index[url] != nil || carried.listed.contains(url)
         }
-        await storePushes(subscriber, rules: rules, thread: thread, listed: listed)
+        await storePushes(subscriber, rules: rules, listed: listed)
         // After the pushes, so that a feed fetched again for a delivery it could not check is
         // subscribed in the same turn. A few per turn: a hub is asked one request a second, and
         // claims wait meanwhile.
@@ -36,25 +36,27 @@ extension Worker {
     /// The feeds hubs pushed, and those fetched again for a delivery this process could not
     /// check, claimed by their hosts and stored.
     private func storePushes(
-        _ subscriber: WebSubSubscriber, rules: TimelineRules, thread: StateThread, listed: (String) -> Bool
+        _ subscriber: WebSubSubscriber, rules: TimelineRules, listed: (String) -> Bool
     ) async {
         let refetch = subscriber.takeUnknown(listed: listed)
         let pushes = subscriber.takePushes()
         guard !pushes.isEmpty || !refetch.isEmpty else { return }
         let pushed = Dictionary(pushes.map { ($0.feed, $0) }) { _, latest in latest }
         let urls = Array(Set(pushed.keys).union(refetch)).sorted()
-        var claims: [HostClaim] = []
-        var failure: StateError?
         let claimedAt = ContinuousClock.now
-        await thread.run {
-            do throws(StateError) {
-                claims = try store.claim(
+        let claiming = await state.session.withSharedStore { [settings, now = rules.now] store in
+            Result { () throws(StateError) in
+                try store.claim(
                     ClaimRequest(
                         scope: .feeds(urls), hosts: urls.count, holder: settings.name,
-                        leaseSeconds: settings.leaseSeconds, now: rules.now))
-            } catch {
-                failure = error
+                        leaseSeconds: settings.leaseSeconds, now: now))
             }
+        }
+        var claims: [HostClaim] = []
+        var failure: StateError?
+        switch claiming {
+        case .success(let made): claims = made
+        case .failure(let error): failure = error
         }
         let claimed = Set(claims.flatMap(\.feeds))
         // Held by another process, or the state cannot be used now: kept for the next turn.
@@ -65,7 +67,7 @@ extension Worker {
         }
         guard !claims.isEmpty else { return }
         let batch = await fetch(
-            claims, claimedAt: claimedAt, rules: rules, thread: thread,
+            claims, claimedAt: claimedAt, rules: rules,
             pushes: pushed.filter { claimed.contains($0.key) })
         let stored = pushed.values.filter { claimed.contains($0.feed) }
         // How long the oldest delivery stored waited, from its arrival at the callback.

@@ -67,8 +67,8 @@ public struct Worker {
     }
 
     public let settings: Settings
+    /// Its store is shared (`StateSession.isShared`).
     public let state: StateOptions
-    public let store: any SharedStateStore
     public let client: HTTPClient
     /// Renews the leases of the claim being fetched; its news reaches `client` at once.
     public let keeper: any LeaseKeeper
@@ -101,10 +101,10 @@ public struct Worker {
     /// - Parameter subscriber: subscribes to the feeds that advertise a WebSub hub, and stores
     ///   what their hubs push (with a callback listening for it).
     public init(
-        settings: Settings, list: SubscriptionList, store: any SharedStateStore, state: StateOptions,
+        settings: Settings, list: SubscriptionList, state: StateOptions,
         client: HTTPClient, metrics: MetricRegistry, subscriber: WebSubSubscriber? = nil,
         log: @escaping @Sendable (LogEvent) -> Void
-    ) {
+    ) async {
         self.settings = settings
         self.subscriber = subscriber
         hubClient = subscriber.map { _ in HTTPClient(configuration: client.configuration) }
@@ -112,7 +112,6 @@ public struct Worker {
         publicOnly.addressPolicy = .publicOnly
         publicHubClient = subscriber.map { _ in HTTPClient(configuration: publicOnly) }
         self.list = list
-        self.store = store
         self.state = state
         self.client = client
         var index: [String: Int] = [:]
@@ -127,7 +126,7 @@ public struct Worker {
         let held = Locked(HeldLeases())
         self.held = held
         let lease = Self.localLease(settings.leaseSeconds)
-        keeper = store.makeLeaseKeeper(leaseSeconds: settings.leaseSeconds) { change in
+        let onChange: @Sendable (LeaseChange) -> Void = { change in
             func current(_ leases: [HostLease]) -> [String] {
                 held.withLock { held in leases.filter { held.leases[$0.host] == $0 }.map(\.host) }
             }
@@ -149,6 +148,9 @@ public struct Worker {
                         "state: cannot renew the leases (\(error)); a host whose lease is not renewed within "
                             + "\(settings.leaseSeconds) s is asked no more", [("reason", .text("\(error)"))]))
             }
+        }
+        keeper = await state.session.withSharedStore { [leaseSeconds = settings.leaseSeconds] store in
+            store.makeLeaseKeeper(leaseSeconds: leaseSeconds, onChange: onChange)
         }
     }
 
@@ -173,8 +175,6 @@ public struct Worker {
         rules: @escaping @Sendable () throws -> TimelineRules, stopping: @escaping @Sendable () -> Bool
     ) async -> Totals {
         var totals = Totals()
-        let thread = StateThread(inline: false)
-        defer { thread.stop() }
         defer { keeper.stop() }
         var carried = Carried()
         while !stopping() {
@@ -186,9 +186,9 @@ public struct Worker {
                 totals.rulesFailed = true
                 break
             }
-            if subscriber != nil { await websubTurn(rules: runRules, thread: thread, carried: &carried) }
+            if subscriber != nil { await websubTurn(rules: runRules, carried: &carried) }
             let claimedAt = ContinuousClock.now
-            let attempt = await claim(at: runRules.now, thread: thread, carried: &carried)
+            let attempt = await claim(at: runRules.now, carried: &carried)
             totals.leasesLost += attempt.lostAtRelease.count
             if let failure = attempt.failure {
                 guard await waitAfter(failure, carried: &carried, stopping: stopping) else { break }
@@ -221,7 +221,7 @@ public struct Worker {
                 continue
             }
             carried.idle = false
-            let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules, thread: thread)
+            let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules)
             carried.unreleased = batch.unreleased
             carried.lastClaimFailedState = batch.stateFailed
             totals.add(batch, hosts: attempt.claims.count)
@@ -272,7 +272,7 @@ public struct Worker {
     }
 
     /// What the loop carries from one claim to the next.
-    struct Carried {
+    struct Carried: Sendable {
         var lastSubscribed: Timestamp?
         /// With WebSub: every feed some run listed, as of `lastSubscribed`.
         var listed: Set<String> = []
@@ -290,7 +290,17 @@ public struct Worker {
     }
 
     /// One try at the state: what it came to.
-    struct Attempt {
+    /// What one claim's work with the store gave back.
+    struct ClaimTurn: Sendable {
+        var attempt = Attempt()
+        var refused: [String: StateError] = [:]
+        var unreleased: Release?
+        var lastSubscribed: Timestamp?
+        var listed: Set<String>
+        var claimTook: Duration?
+    }
+
+    struct Attempt: Sendable {
         var claims: [HostClaim] = []
         /// With no claim: the feeds due, whoever holds them.
         var due = 0
@@ -301,48 +311,52 @@ public struct Worker {
 
     /// Lets go the hosts a claim could not let go before (else they stay held, by this worker,
     /// until their leases run out), notes the list as listed every hour, and claims.
-    private func claim(at now: Timestamp, thread: StateThread, carried: inout Carried) async -> Attempt {
+    private func claim(at now: Timestamp, carried: inout Carried) async -> Attempt {
         // The default limit: the hosts with one of their own (`--per-host HOST=N`) are a few the
         // operator runs, and a claim sized for them would hold the other hosts' feeds back.
         let perHost = max(client.configuration.maximumTransfersPerHost, 1)
         let hosts =
             settings.hostsPerClaim > 0
             ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
-        var attempt = Attempt()
-        var refused: [String: StateError] = [:]
-        var unreleased = carried.unreleased
-        var lastSubscribed = carried.lastSubscribed
-        var listed = carried.listed
         // The backlog is counted at most every 15 s (and whenever nothing is claimed).
         let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
-        var claimTook: Duration?
-        await thread.run {
-            if let release = unreleased {
+        let turn = await state.session.withSharedStore {
+            [carried, state, settings, list, watching = subscriber != nil] store in
+            var turn = ClaimTurn(
+                unreleased: carried.unreleased, lastSubscribed: carried.lastSubscribed, listed: carried.listed)
+            if let release = turn.unreleased {
                 do throws(StateError) {
-                    attempt.lostAtRelease = try release.perform(store: store, state: state)
-                    unreleased = nil
+                    turn.attempt.lostAtRelease = try release.perform(store: store, state: state)
+                    turn.unreleased = nil
                 } catch {
-                    if release.hasRunOut { unreleased = nil }
+                    if release.hasRunOut { turn.unreleased = nil }
                 }
             }
             do throws(StateError) {
                 // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
-                if lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
-                    refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
-                    if subscriber != nil { listed = Set(try store.listedFeeds(now: now)) }
-                    lastSubscribed = now
+                if turn.lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
+                    turn.refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
+                    if watching { turn.listed = Set(try store.listedFeeds(now: now)) }
+                    turn.lastSubscribed = now
                 }
                 let sent = ContinuousClock.now
-                attempt.claims = try store.claim(
+                turn.attempt.claims = try store.claim(
                     ClaimRequest(
                         scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
                         now: now))
-                claimTook = ContinuousClock.now - sent
-                if attempt.claims.isEmpty || countsDue { attempt.due = try store.dueCount(now: now) }
+                turn.claimTook = ContinuousClock.now - sent
+                if turn.attempt.claims.isEmpty || countsDue { turn.attempt.due = try store.dueCount(now: now) }
             } catch {
-                attempt.failure = error
+                turn.attempt.failure = error
             }
+            return turn
         }
+        let attempt = turn.attempt
+        let refused = turn.refused
+        let unreleased = turn.unreleased
+        let lastSubscribed = turn.lastSubscribed
+        let listed = turn.listed
+        let claimTook = turn.claimTook
         carried.unreleased = unreleased
         if let subscriber, carried.lastSubscribed != lastSubscribed {
             subscriber.setListed(listed.union(list.subscriptions.map(\.url)))

@@ -27,9 +27,9 @@ extension MergeRun {
         var shared: SharedClaims?
 
         /// A shared state: the hosts of the listed feeds that no other process holds are claimed.
-        mutating func claim(_ list: SubscriptionList) {
+        mutating func claim(_ list: SubscriptionList) async {
             guard var claims = shared else { return }
-            state.claimedFeeds = claims.claim(list.subscriptions.map(\.url), records: &records)
+            state.claimedFeeds = await claims.claim(list.subscriptions.map(\.url), records: &records)
             shared = claims
         }
 
@@ -51,8 +51,9 @@ extension MergeRun {
         var fetching = Fetching(
             rules: rules, client: client, progress: Progress(enabled: !options.quiet && isatty(2) != 0),
             state: start.state ?? .withoutState(), records: start.records)
-        fetching.shared = SharedClaims(store: fetching.state.store, renderOnly: options.renderOnly, rules: rules)
-        fetching.claim(list)
+        fetching.shared = await SharedClaims(
+            session: fetching.state.session, renderOnly: options.renderOnly, rules: rules)
+        await fetching.claim(list)
         var result = await fetching.run(list)
         var listFailures: [String] = []
         if !result.subscriptionLists.isEmpty {
@@ -63,7 +64,7 @@ extension MergeRun {
         if let leases = fetching.shared?.leases, !leases.isEmpty {
             await client.waitForSpacing(of: leases.map(\.host))
         }
-        if let failure = fetching.shared?.release(state: fetching.state, reports: &result.reports) {
+        if let failure = await fetching.shared?.release(state: fetching.state, reports: &result.reports) {
             result.diagnostics.append(failure)
         }
         return Merged(result: result, listFailures: listFailures, state: fetching.state)
@@ -98,7 +99,7 @@ extension MergeRun {
             more.subscriptions = []
         }
         if !more.subscriptions.isEmpty {
-            fetching.claim(more)
+            await fetching.claim(more)
             let first = result.takeTimeline()
             var second = await fetching.run(more, continuing: first, firstIndex: list.subscriptions.count)
             result.reports += second.reports

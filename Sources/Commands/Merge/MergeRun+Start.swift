@@ -13,8 +13,8 @@ extension MergeRun {
 
     /// The state as the run opened it.
     struct OpenedState {
-        /// Held until the run ends (the store, and the file's lock).
-        var opened: StateLocation.Opened?
+        /// The state file's lock, held until the run ends.
+        var lock: StateLock?
         var state: StateOptions?
         /// What the state knows of each feed; sources among them are not read ahead (see SourceReader).
         var records: [String: FeedRecord]?
@@ -34,19 +34,20 @@ extension MergeRun {
     }
 
     /// Step 2: the state locked and opened, and its records read (none without a state).
-    func openState(_ outputs: Outputs) throws(Stop) -> OpenedState {
+    func openState(_ outputs: Outputs) async throws(Stop) -> OpenedState {
         var result = OpenedState()
         guard let stateLocation else { return result }
         do throws(StateError) {
-            var open = try stateLocation.open()
-            if options.rendersWholeState, let shared = open.store as? any SharedStateStore {
-                result.listed = try shared.listedFeeds(now: rules.now)
-            }
             // `feedmerge render` changes nothing in the state.
-            if options.renderOnly { open = .init(store: ReadOnlyStateStore(open.store), lock: open.lock) }
-            result.opened = open
-            result.records = try open.store.feeds()
-            result.state = stateOptions(store: open.store)
+            let open = try stateLocation.openSession(readOnly: options.renderOnly)
+            result.lock = open.lock
+            let (rendersWholeState, now) = (options.rendersWholeState, rules.now)
+            (result.listed, result.records) = try await open.session.withStore { store throws(StateError) in
+                let reading = (store as? ReadOnlyStateStore)?.reading ?? store
+                let shared = rendersWholeState ? reading as? any SharedStateStore : nil
+                return (try shared?.listedFeeds(now: now) ?? [], try store.feeds())
+            }
+            result.state = stateOptions(session: open.session)
             return result
         } catch {
             outputs.discard()
@@ -105,8 +106,8 @@ extension MergeRun {
         return (list, filters)
     }
 
-    private func stateOptions(store: any StateStore) -> StateOptions {
-        var state = StateOptions(store: store)
+    private func stateOptions(session: StateSession) -> StateOptions {
+        var state = StateOptions(session: session)
         state.force = options.force
         state.keepDays = options.keepDays
         state.keepPerFeed = options.keepPerFeed

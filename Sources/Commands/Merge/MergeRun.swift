@@ -70,8 +70,8 @@ struct MergeRun {
         let started = Date()
         do throws(Stop) {
             let outputs = try reserveOutputs()
-            let start = try openState(outputs)
-            defer { withExtendedLifetime(start.opened) {} }
+            let start = try await openState(outputs)
+            defer { withExtendedLifetime(start.lock) {} }
             let client = HTTPClient(configuration: options.fetchConfiguration)
             var (list, filters) = try await readSources(listedInState: start.listed, client: client, outputs: outputs)
             var merged = await fetch(&list, filters: &filters, client: client, start: start)
@@ -82,10 +82,10 @@ struct MergeRun {
                 StandardOutput.error(message + "; nothing was written")
                 return .usage
             }
-            let feedID = mergedFeedID(
-                list: list, link: link, store: merged.state.store, diagnostics: &merged.result.diagnostics)
+            let feedID = await mergedFeedID(
+                list: list, link: link, session: merged.state.session, diagnostics: &merged.result.diagnostics)
             // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
-            merged.state.store.finish()
+            await merged.state.session.withStore { $0.finish() }
             let reports = merged.result.reports
             let duplicates = merged.result.timeline.duplicates
             let entries = merged.result.takeEntries()
@@ -138,12 +138,13 @@ struct MergeRun {
     /// editing the list does not make a new feed of it. Without a state,
     /// the hash of this run's sources.
     private func mergedFeedID(
-        list: SubscriptionList, link: String?, store: any StateStore, diagnostics: inout [String]
-    ) -> String {
+        list: SubscriptionList, link: String?, session: StateSession, diagnostics: inout [String]
+    ) async -> String {
         if let id = options.id ?? options.selfURL ?? link { return id }
         let sources = MergedFeedID.hash(of: list)
         do throws(StateError) {
-            return MergedFeedID.text(try store.keepMergedFeedID(sources))
+            return MergedFeedID.text(
+                try await session.withStore { store throws(StateError) in try store.keepMergedFeedID(sources) })
         } catch {
             diagnostics.append("state: the merged feed's id cannot be kept (\(error)); this run's sources give it")
             return MergedFeedID.text(sources)

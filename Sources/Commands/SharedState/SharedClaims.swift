@@ -12,7 +12,7 @@ import TimelineMerge
 /// go with the feeds' schedule once it has fetched. Several runs, and
 /// workers, can then share one database at once.
 struct SharedClaims {
-    let store: any SharedStateStore
+    let session: StateSession
     let rules: TimelineRules
     let keeper: any LeaseKeeper
     private(set) var leases: [HostLease] = []
@@ -28,15 +28,17 @@ struct SharedClaims {
     static let leaseSeconds = 120
 
     /// nil when the store is not shared, or the run fetches nothing.
-    init?(store: any StateStore, renderOnly: Bool, rules: TimelineRules) {
-        guard !renderOnly, let store = store as? any SharedStateStore else { return nil }
-        self.store = store
+    init?(session: StateSession, renderOnly: Bool, rules: TimelineRules) async {
+        guard !renderOnly, session.isShared else { return nil }
+        self.session = session
         self.rules = rules
         let renewalFailures = Locked<[String]>([])
         self.renewalFailures = renewalFailures
-        let keeper = store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds) { change in
-            guard case .renewalFailed(let error) = change else { return }
-            renewalFailures.withLock { $0.append("state: the claimed hosts' leases cannot be renewed (\(error))") }
+        let keeper = await session.withSharedStore { store in
+            store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds) { change in
+                guard case .renewalFailed(let error) = change else { return }
+                renewalFailures.withLock { $0.append("state: the claimed hosts' leases cannot be renewed (\(error))") }
+            }
         }
         self.keeper = keeper
         // A run ended by a signal lets its hosts go at once.
@@ -56,28 +58,32 @@ struct SharedClaims {
 
     /// Subscribes the feeds and claims their free hosts.
     /// - Returns: every feed this run holds now (those it may fetch).
-    mutating func claim(_ urls: [String], records: inout [String: FeedRecord]?) -> Set<String> {
+    mutating func claim(_ urls: [String], records: inout [String: FeedRecord]?) async -> Set<String> {
         listed += urls
         do throws(StateError) {
-            // A feed the state cannot store is no other process's: this run fetches it (its
-            // outcome is not kept), rather than serving it from a state that has none of it.
-            let refused = try store.subscribe(urls, now: rules.now)
+            let now = rules.now
+            let (refused, claims, read) = try await session.withSharedStore { store throws(StateError) in
+                // A feed the state cannot store is no other process's: this run fetches it (its
+                // outcome is not kept), rather than serving it from a state that has none of it.
+                let refused = try store.subscribe(urls, now: now)
+                let claims = try store.claim(
+                    ClaimRequest(
+                        scope: .feeds(urls), hosts: Int(Int32.max), holder: Self.machineName,
+                        leaseSeconds: Self.leaseSeconds, now: now))
+                // Another process may have stored feeds since the records were read.
+                return (refused, claims, try store.feeds())
+            }
             for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
                 failures.append("\(url): state: cannot be stored (\(error)); fetched, not kept")
                 claimed.insert(url)
             }
-            let claims = try store.claim(
-                ClaimRequest(
-                    scope: .feeds(urls), hosts: Int(Int32.max), holder: Self.machineName,
-                    leaseSeconds: Self.leaseSeconds, now: rules.now))
+            records = read
             leases += claims.map(\.lease)
             for claim in claims {
                 feeds += claim.feeds
                 claimed.formUnion(claim.feeds)
             }
             keeper.keep(leases)
-            // Another process may have stored feeds since the records were read.
-            records = try store.feeds()
         } catch {
             failures.append("state: the feeds' hosts cannot be claimed (\(error)); they are served from the state")
         }
@@ -87,20 +93,21 @@ struct SharedClaims {
     /// Lets the hosts go with their feeds' schedule; the reports' records
     /// (read for the health report while the run held them) are read again.
     /// - Returns: what went wrong, as a run diagnostic.
-    func release(state: StateOptions, reports: inout [FeedReport]) -> String? {
+    func release(state: StateOptions, reports: inout [FeedReport]) async -> String? {
         keeper.stop()
         var said = failures + renewalFailures.withLock { $0 }
         do throws(StateError) {
-            let lost = try SharedSchedule.release(
-                leases, feeds: feeds, store: store, state: state, now: rules.now,
-                listed: { [listed] host in listed.filter { URLAuthority.host(of: $0) == host } })
-            if state.health {
-                let records = try store.feeds(feeds)
-                for index in reports.indices {
-                    if let record = records[reports[index].subscription.url]?.record { reports[index].record = record }
-                }
+            let (leases, feeds, listed, now) = (leases, feeds, listed, rules.now)
+            let (lost, records, dropped) = try await session.withSharedStore { store throws(StateError) in
+                let lost = try SharedSchedule.release(
+                    leases, feeds: feeds, store: store, state: state, now: now,
+                    listed: { host in listed.filter { URLAuthority.host(of: $0) == host } })
+                let records = state.health ? try store.feeds(feeds).mapValues(\.record) : [:]
+                return (lost, records, store.takeDroppedOutcomes())
             }
-            let dropped = store.takeDroppedOutcomes()
+            for index in reports.indices {
+                if let record = records[reports[index].subscription.url] { reports[index].record = record }
+            }
             if !lost.isEmpty || !dropped.isEmpty {
                 said.append(
                     "state: \(lost.count) host leases were lost during the run (another process took them "

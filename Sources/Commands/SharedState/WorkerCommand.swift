@@ -179,14 +179,15 @@ struct WorkerCommand {
     }
 
     func run() async -> Int32 {
-        let opened: StateLocation.Opened
+        let opened: StateLocation.Session
         do {
-            opened = try StateLocation(merge.statePath!).open(whenLost: .triedAtEachCall)
+            opened = try StateLocation(merge.statePath!).openSession(whenLost: .triedAtEachCall)
         } catch {
             StandardOutput.error("feedmerge worker: state: \(error)")
             return (error.kind == .cannotCreate ? ExitStatus.stateCannotBeCreated : .stateUnusable).rawValue
         }
-        guard let store = opened.store as? any SharedStateStore else {
+        let session = opened.session
+        guard session.isShared else {
             StandardOutput.error("feedmerge worker: state: not a shared state")
             return ExitStatus.stateUnusable.rawValue
         }
@@ -212,7 +213,9 @@ struct WorkerCommand {
         // that cannot be reached now gets it from the first run or worker that reaches it (said below).
         var idNotKept: StateError?
         do throws(StateError) {
-            _ = try store.keepMergedFeedID(MergedFeedID.hash(of: list))  // the worker itself writes no feed
+            let id = MergedFeedID.hash(of: list)
+            // The worker itself writes no feed.
+            _ = try await session.withStore { store throws(StateError) in try store.keepMergedFeedID(id) }
         } catch {
             idNotKept = error
         }
@@ -220,7 +223,7 @@ struct WorkerCommand {
         settings.leaseSeconds = leaseSeconds
         settings.hostsPerClaim = hostsPerClaim
         settings.drain = drain
-        var state = StateOptions(store: store)
+        var state = StateOptions(session: session)
         state.keepDays = merge.keepDays
         state.keepPerFeed = merge.keepPerFeed
         state.newFeedItems = merge.newFeedItems
@@ -255,8 +258,8 @@ struct WorkerCommand {
             }
             subscriber = made
         }
-        let worker = Worker(
-            settings: settings, list: list, store: store, state: state, client: client, metrics: metrics,
+        let worker = await Worker(
+            settings: settings, list: list, state: state, client: client, metrics: metrics,
             subscriber: subscriber, log: log)
         var listening: MetricsListener?
         let stateLost = worker.stateLost

@@ -40,6 +40,23 @@ enum StateLocation: Equatable {
         let lock: StateLock?
     }
 
+    /// An open store given over to a session, with the lock (see `Opened`).
+    struct Session {
+        let session: StateSession
+        let lock: StateLock?
+    }
+
+    /// Opens the state as `open` does, and gives its store over to a session of its own.
+    /// - Parameter readOnly: every write is left undone (`ReadOnlyStateStore`: `feedmerge render`).
+    func openSession(
+        whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience, readOnly: Bool = false
+    ) throws(StateError) -> Session {
+        let opened = try open(whenLost: whenLost)
+        let lock = opened.lock
+        let store: any StateStore = readOnly ? ReadOnlyStateStore(opened.store) : opened.store
+        return Session(session: StateSession(store), lock: lock)
+    }
+
     /// Opens the state, taking its lock first.
     /// - Parameter whenLost: what a PostgreSQL state does when it finds its connection lost.
     /// - Throws: `StateError`, whose kind says held, cannot create, or unusable.

@@ -1,3 +1,4 @@
+import Basics
 import FeedFetch
 import FeedModel
 import Foundation
@@ -9,10 +10,12 @@ import TimelineMerge
 @testable import FeedState
 
 /// The store's calls never run on Swift's cooperative pool: SQLite's reads
-/// and busy timeout, and the writer's back-pressure, block the run's state
+/// and busy timeout, and the writer's back-pressure, block the session's
 /// thread instead, while the pool's few threads fetch and parse.
-@Suite(.serialized) struct StateThreadTests {
+@Suite(.serialized) struct StateSessionTests {
     /// A SQLite store that notes the thread of every call the run makes.
+    /// (Unchecked: the test reads `threads` under `lock` after the runs; the store itself
+    /// is called by the session alone.)
     final class ThreadNotingStore: StateStore, @unchecked Sendable {
         let inner: SQLiteStateStore
         private let lock = NSLock()
@@ -20,7 +23,8 @@ import TimelineMerge
         init(path: String) throws { inner = try SQLiteStateStore(path: path) }
         var threads: Set<String> { lock.withLock { Set(names) } }
         private func note(_ call: String) {
-            let name = StateThread.isCurrent ? "the state thread" : "another thread (\(call))"
+            let name =
+                ThreadExecutor.nameOfCurrent == "feedmerge state" ? "the session's thread" : "another thread (\(call))"
             lock.withLock { names.append(name) }
         }
         var keepsEntries: Bool { inner.keepsEntries }
@@ -52,7 +56,7 @@ import TimelineMerge
         func finish() { inner.finish() }
     }
 
-    @Test func everyStoreCallRunsOnTheRunsStateThread() async throws {
+    @Test func everyStoreCallRunsOnTheSessionsThread() async throws {
         let w = try StateTests.Workspace("state-thread")
         var list = SubscriptionList()
         for index in 0..<12 {
@@ -62,9 +66,9 @@ import TimelineMerge
                 .write(to: URL(fileURLWithPath: path))
             list.subscriptions.append(Subscription(url: path, mayReadLocalFile: true))
         }
-        var options = StateOptions(store: try ThreadNotingStore(path: w.state))
+        let store = try ThreadNotingStore(path: w.state)
+        var options = StateOptions(store: store)
         options.health = true
-        let store = try #require(options.store as? ThreadNotingStore)
         for run in 0..<2 {  // a first run, then one that reads back what the first stored
             let result = await Aggregator.run(
                 list, client: HTTPClient(),
@@ -72,6 +76,7 @@ import TimelineMerge
                 state: options)
             #expect(result.timeline.count == 60 && result.diagnostics.isEmpty, "\(result.diagnostics)")
         }
-        #expect(store.threads == ["the state thread"], "the store was called on \(store.threads)")
+        await options.session.withStore { $0.finish() }
+        #expect(store.threads == ["the session's thread"], "the store was called on \(store.threads)")
     }
 }
