@@ -1,3 +1,4 @@
+import Basics
 import FeedState
 import Foundation
 
@@ -11,16 +12,20 @@ import Foundation
 /// tried again at the next tick, on a new connection; a lease that runs
 /// out meanwhile may be claimed by another process, and is then found lost
 /// here and at release.
-final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
+final class PostgreSQLLeaseKeeper: LeaseKeeper, Sendable {
     private let conninfo: String
     private let leaseSeconds: Int
     private let onChange: @Sendable (LeaseChange) -> Void
-    /// Guards everything below; the thread waits on it between renewals.
-    private let condition = NSCondition()
-    private var leases: [HostLease] = []
-    private var lost: [HostLease] = []
-    private var stopped = false
-    private var thread: Thread?
+    private let held = Locked(Held())
+    /// Wakes the renewing thread before its next tick (to stop).
+    private let wake = DispatchSemaphore(value: 0)
+
+    private struct Held {
+        var leases: [HostLease] = []
+        var lost: [HostLease] = []
+        var stopped = false
+        var renewing = false
+    }
 
     init(conninfo: String, leaseSeconds: Int, onChange: @escaping @Sendable (LeaseChange) -> Void) {
         self.conninfo = conninfo
@@ -29,67 +34,64 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
     }
 
     func keep(_ leases: [HostLease]) {
-        condition.lock()
-        self.leases = leases
-        if thread == nil && !stopped && !leases.isEmpty {
-            let thread = Thread { [self] in renewing() }
-            thread.name = "feedmerge.lease-keeper"
-            self.thread = thread
-            thread.start()
+        let starts = held.withLock { held in
+            held.leases = leases
+            guard !held.renewing && !held.stopped && !leases.isEmpty else { return false }
+            held.renewing = true
+            return true
         }
-        condition.unlock()
+        guard starts else { return }
+        let thread = Thread { [self] in renewing() }
+        thread.name = "feedmerge.lease-keeper"
+        thread.start()
     }
 
     func takeLost() -> [HostLease] {
-        condition.lock()
-        defer {
-            lost = []
-            condition.unlock()
+        held.withLock { held in
+            defer { held.lost = [] }
+            return held.lost
         }
-        return lost
     }
 
     /// Leases the store found lost (a write its fence refused): no longer renewed, and said.
     func lost(_ found: [HostLease]) {
-        condition.lock()
-        let gone = found.filter { leases.contains($0) }
-        lost += gone
-        leases.removeAll { gone.contains($0) }
-        condition.unlock()
+        let gone = held.withLock { held in
+            let gone = found.filter { held.leases.contains($0) }
+            held.lost += gone
+            held.leases.removeAll { gone.contains($0) }
+            return gone
+        }
         if !gone.isEmpty { onChange(.lost(gone)) }
     }
 
     func stop() {
-        condition.lock()
-        stopped = true
-        condition.broadcast()
-        condition.unlock()
+        held.withLock { $0.stopped = true }
+        wake.signal()
     }
 
     func abandon() throws(StateError) {
-        condition.lock()
-        stopped = true
-        let held = leases
-        leases = []
-        condition.broadcast()
-        condition.unlock()
-        guard !held.isEmpty else { return }
+        let abandoned = held.withLock { held in
+            held.stopped = true
+            defer { held.leases = [] }
+            return held.leases
+        }
+        wake.signal()
+        guard !abandoned.isEmpty else { return }
         let connection = try PostgreSQLConnection(conninfo)
         try connection.query(
-            SharedStatements.abandon, [.texts(held.map(\.host)), .integers(held.map { Optional($0.token) })])
+            SharedStatements.abandon,
+            [.texts(abandoned.map(\.host)), .integers(abandoned.map { Optional($0.token) })])
     }
 
     private func renewing() {
         var connection: PostgreSQLConnection?
         let interval = max(Double(leaseSeconds) / 3, 0.2)
         var failing = false
-        condition.lock()
-        while !stopped {
-            _ = condition.wait(until: Date(timeIntervalSinceNow: interval))
+        while true {
+            _ = wake.wait(timeout: .now() + interval)
+            let (stopped, leases) = held.withLock { ($0.stopped, $0.leases) }
             if stopped { break }
-            let held = leases
-            if held.isEmpty { continue }
-            condition.unlock()
+            if leases.isEmpty { continue }
             var kept: Set<String> = []
             var failure: StateError?
             let sent = ContinuousClock.now
@@ -101,7 +103,7 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
                 try connection?.query(
                     SharedStatements.renew,
                     [
-                        .texts(held.map(\.host)), .integers(held.map { Optional($0.token) }),
+                        .texts(leases.map(\.host)), .integers(leases.map { Optional($0.token) }),
                         .integer(Int64(leaseSeconds)),
                     ]
                 ) { row throws(StateError) in kept.insert(try row.text(0, notNull: "hosts.host")) }
@@ -109,13 +111,14 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
                 connection = nil
                 failure = error
             }
-            condition.lock()
             // A lease let go or found lost meanwhile is not news.
-            let current = held.filter { leases.contains($0) }
-            let gone = failure == nil ? current.filter { !kept.contains($0.host) } : []
-            lost += gone
-            leases.removeAll { gone.contains($0) }
-            condition.unlock()
+            let (current, gone) = held.withLock { held in
+                let current = leases.filter { held.leases.contains($0) }
+                let gone = failure == nil ? current.filter { !kept.contains($0.host) } : []
+                held.lost += gone
+                held.leases.removeAll { gone.contains($0) }
+                return (current, gone)
+            }
             if let failure {
                 if !failing { onChange(.renewalFailed(failure)) }
                 failing = true
@@ -125,8 +128,6 @@ final class PostgreSQLLeaseKeeper: LeaseKeeper, @unchecked Sendable {
                 if !renewed.isEmpty { onChange(.renewed(renewed, since: sent)) }
                 if !gone.isEmpty { onChange(.lost(gone)) }
             }
-            condition.lock()
         }
-        condition.unlock()
     }
 }
