@@ -89,9 +89,15 @@ let package = Package(
             name: "sanitize-bench", dependencies: ["CGumbo", "HTMLSanitizer"], path: "Benchmarks/SanitizeBench"),
         .target(name: "FeedParse", dependencies: ["Basics", "FeedModel", "XMLTree"]),
         .target(name: "FeedFetch", dependencies: ["Basics", "CCurl", "FeedModel", "RequestSigning"]),
-        .target(name: "FeedState", dependencies: ["Basics", "CSQLite", "CLZ4", "FeedModel"]),
-        // The state on a PostgreSQL server, behind FeedState's public boundary only.
-        .target(name: "PostgreSQLState", dependencies: ["Basics", "CLibPQ", "FeedModel", "FeedState"]),
+        // The state's boundary: what a run and a store hand each other, the memory store. No C module.
+        .target(name: "FeedState", dependencies: ["Basics", "FeedModel"]),
+        // A feed's entries as the one compressed (LZ4) document the stores on a disk or a server keep.
+        .target(name: "StateDocument", dependencies: ["CLZ4", "FeedModel", "FeedState"]),
+        // The state in one SQLite file.
+        .target(name: "SQLiteState", dependencies: ["CSQLite", "FeedModel", "FeedState", "StateDocument"]),
+        // The state on a PostgreSQL server, behind FeedState's boundary.
+        .target(
+            name: "PostgreSQLState", dependencies: ["Basics", "CLibPQ", "FeedModel", "FeedState", "StateDocument"]),
         .target(name: "FeedEmit", dependencies: ["Basics", "FeedModel", "HTMLSanitizer", "TextOutput", "XMLTree"]),
         // The planet page: the timeline as Atom with Planet Venus's vocabulary, through an XSLT theme.
         .target(
@@ -126,8 +132,8 @@ let package = Package(
             name: "Commands",
             dependencies: [
                 "Aggregator", "Basics", "FeedEmit", "FeedFetch", "FeedModel", "FeedParse", "FeedState",
-                "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "Subscriptions", "Telemetry", "TextOutput",
-                "TimelineMerge", "EntryFilters", "VenusConfig", "RequestSigning", "WebSub",
+                "HTMLSanitizer", "PlanetPage", "PostgreSQLState", "SQLiteState", "Subscriptions", "Telemetry",
+                "TextOutput", "TimelineMerge", "EntryFilters", "VenusConfig", "RequestSigning", "WebSub",
             ]),
         .executableTarget(name: "feedmerge", dependencies: allocator + ["Commands"], swiftSettings: allocatorSettings),
         .executableTarget(
@@ -157,7 +163,8 @@ let package = Package(
             name: "AggregatorTests",
             dependencies: [
                 "Aggregator", "Basics", "Commands", "FeedParse", "FeedModel", "FeedEmit", "FeedFetch", "FeedState",
-                "PlanetPage", "PostgreSQLState", "Subscriptions", "TestSupport", "TextOutput", "TimelineMerge", "feedmerge",
+                "PlanetPage", "PostgreSQLState", "SQLiteState", "StateDocument", "Subscriptions", "TestSupport",
+                "TextOutput", "TimelineMerge", "feedmerge",
             ],
             exclude: ["Server", "Schemas", "Fixtures"]
         ),
@@ -188,7 +195,9 @@ let package = Package(
         .target(name: "StoreConformance", dependencies: ["FeedModel", "FeedState"], path: "Tests/StoreConformance"),
         .testTarget(
             name: "StoreConformanceTests",
-            dependencies: ["FeedState", "PostgreSQLState", "StoreConformance", "TestSupport"]
+            dependencies: [
+                "FeedState", "PostgreSQLState", "SQLiteState", "StateDocument", "StoreConformance", "TestSupport",
+            ]
         ),
     ]
 )
@@ -200,7 +209,7 @@ if fuzzing {
         ("fuzz-parse", "Parse", ["FeedEmit", "FeedModel", "FeedParse", "TextOutput", "TimelineMerge"]),
         ("fuzz-dates", "Dates", ["FeedModel", "FeedParse"]),
         ("fuzz-opml", "OPML", ["Subscriptions"]),
-        ("fuzz-state", "State", ["Basics", "FeedModel", "FeedParse", "FeedState"]),
+        ("fuzz-state", "State", ["Basics", "FeedModel", "FeedParse", "FeedState", "StateDocument"]),
         ("fuzz-links", "Links", ["FeedParse", "HTMLSanitizer"]),
         ("fuzz-sanitize", "Sanitize", ["HTMLOracle", "HTMLSanitizer"]),
         ("fuzz-template", "Template", ["HTMLTemplate"]),

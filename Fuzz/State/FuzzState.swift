@@ -1,8 +1,10 @@
 import Basics
-@testable import FeedState
 import FeedModel
 import FeedParse
 import Foundation
+
+@testable import FeedState
+@testable import StateDocument
 
 /// The state's codecs: the bytes a damaged or hostile state file may hold,
 /// and the entries a hostile feed may give the store. The first byte picks

@@ -6,10 +6,10 @@ import FeedModel
 /// JSON both ways, and smaller. A new field means a new version byte;
 /// fields are only ever added at the end, so every older version still
 /// decodes (2: enclosure durations, then `explicit`).
-enum EntryCodec {
+package enum EntryCodec {
     static let version: UInt8 = 2
 
-    static func encode(_ entry: Entry) -> [UInt8] {
+    package static func encode(_ entry: Entry) -> [UInt8] {
         var out = Writer()
         out.bytes.reserveCapacity(
             256 + (entry.content.first?.value.utf8.count ?? 0) + (entry.summary?.value.utf8.count ?? 0))
@@ -41,7 +41,7 @@ enum EntryCodec {
     }
 
     /// - Returns: nil when the bytes are not an entry of this version.
-    static func decode(_ bytes: [UInt8]) -> Entry? {
+    package static func decode(_ bytes: [UInt8]) -> Entry? {
         var r = Reader(bytes: bytes)
         let stored = r.byte()
         guard stored >= 1, stored <= version else { return nil }
@@ -102,13 +102,16 @@ enum EntryCodec {
         return r.failed ? nil : (id, link, published, updated)
     }
 
-    /// The codec's primitives, shared with `FeedMetadataCodec`.
-    struct Writer {
-        var bytes: [UInt8] = []
+    /// The codec's primitives, shared with `FeedMetadataCodec`, `StoredDates` and the stores' documents
+    /// (`FeedEntries`).
+    package struct Writer {
+        package var bytes: [UInt8] = []
 
-        mutating func byte(_ b: UInt8) { bytes.append(b) }
+        package init() {}
 
-        mutating func count(_ n: Int) { varint(UInt64(n)) }
+        package mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+        package mutating func count(_ n: Int) { varint(UInt64(n)) }
 
         mutating func varint(_ value: UInt64) {
             var v = value
@@ -119,7 +122,7 @@ enum EntryCodec {
             bytes.append(UInt8(v))
         }
 
-        mutating func string(_ s: String?) {
+        package mutating func string(_ s: String?) {
             guard var s else { return byte(0) }
             byte(1)
             s.withUTF8 { utf8 in
@@ -129,7 +132,7 @@ enum EntryCodec {
         }
 
         /// A length and the bytes.
-        mutating func blob(_ b: some Collection<UInt8>) {
+        package mutating func blob(_ b: some Collection<UInt8>) {
             count(b.count)
             bytes.append(contentsOf: b)
         }
@@ -140,7 +143,7 @@ enum EntryCodec {
             string(t.value)
         }
 
-        mutating func integer(_ i: Int64?) {
+        package mutating func integer(_ i: Int64?) {
             guard let i else { return byte(0) }
             byte(1)
             varint(UInt64(bitPattern: i))
@@ -170,14 +173,14 @@ enum EntryCodec {
         }
     }
 
-    struct Reader {
+    package struct Reader {
         let bytes: [UInt8]
-        var index = 0
-        var failed = false
+        package var index = 0
+        package var failed = false
 
-        init(bytes: [UInt8]) { self.bytes = bytes }
+        package init(bytes: [UInt8]) { self.bytes = bytes }
 
-        mutating func byte() -> UInt8 {
+        package mutating func byte() -> UInt8 {
             guard index < bytes.count else {
                 failed = true
                 return 0
@@ -186,7 +189,7 @@ enum EntryCodec {
             return bytes[index]
         }
 
-        mutating func varint() -> UInt64 {
+        package mutating func varint() -> UInt64 {
             var value: UInt64 = 0
             var shift: UInt64 = 0
             while shift < 64 {
@@ -199,7 +202,7 @@ enum EntryCodec {
             return 0
         }
 
-        mutating func count() -> Int {
+        package mutating func count() -> Int {
             let n = varint()
             guard n <= UInt64(bytes.count) else {
                 failed = true
@@ -208,7 +211,7 @@ enum EntryCodec {
             return Int(n)
         }
 
-        mutating func string() -> String? {
+        package mutating func string() -> String? {
             guard byte() == 1 else { return nil }
             let n = count()
             guard !failed, index + n <= bytes.count else {
@@ -239,7 +242,7 @@ enum EntryCodec {
         }
 
         /// A length and the bytes (`Writer.blob`), sharing the read bytes' storage.
-        mutating func blobSlice() -> ArraySlice<UInt8> {
+        package mutating func blobSlice() -> ArraySlice<UInt8> {
             let n = count()
             guard !failed, index + n <= bytes.count else {
                 failed = true
@@ -256,7 +259,7 @@ enum EntryCodec {
             return Text(value, kind: kind == 1 ? .text : kind == 2 ? .html : .xhtml)
         }
 
-        mutating func integer() -> Int64? {
+        package mutating func integer() -> Int64? {
             guard byte() == 1 else { return nil }
             return Int64(bitPattern: varint())
         }

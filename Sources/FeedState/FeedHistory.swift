@@ -10,9 +10,18 @@ import FeedModel
 /// An entry whose stored form does not decode is left out and counted
 /// (`Read.unreadable`): a damaged entry costs that entry, not the feed's others.
 public struct FeedHistory: Sendable {
+    /// A store's document of a feed's entries (SQLite's, PostgreSQL's: `FeedEntries`), read
+    /// only as far as asked: the four reads a history makes of it.
+    package protocol Document: Sendable {
+        var sightings: [String: EntrySighting] { get }
+        func entries(notOlderThan cutoff: Timestamp?, except: Set<String>, unreadable: inout Int) -> [StoredEntry]
+        func lazyEntries(notOlderThan cutoff: Timestamp?, unreadable: inout Int) -> [LazyStoredEntry]
+        var summary: (count: Int, newest: Timestamp?) { get }
+    }
+
     private enum Storage: Sendable {
         /// A store's document (SQLite, PostgreSQL), decoded only as far as asked.
-        case document(FeedEntries)
+        case document(any Document)
         /// Entries a store keeps decoded (the memory store).
         case entries([StoredEntry])
     }
@@ -26,9 +35,9 @@ public struct FeedHistory: Sendable {
     }
 
     /// A feed the store holds no entries of.
-    public static let empty = FeedHistory(document: FeedEntries())
+    public static let empty = FeedHistory(entries: [])
 
-    public init(document: FeedEntries) { storage = .document(document) }
+    package init(document: some Document) { storage = .document(document) }
 
     /// Entries as a store keeps them, one per key.
     public init(entries: [StoredEntry]) { storage = .entries(entries) }

@@ -6,15 +6,15 @@ import FeedModel
 /// across runs, the reference the other stores are held to (`StoreConformance`).
 public final class MemoryStateStore: StateStore {
     public let keepsEntries: Bool
-    var records: [String: FeedRecord] = [:]
+    package var records: [String: FeedRecord] = [:]
     /// Each feed's entries by key.
-    var stored: [String: [String: StoredEntry]] = [:]
+    package var stored: [String: [String: StoredEntry]] = [:]
     /// What bounds each feed's entries' dates, split when they were last
     /// written (a fetch, a prune that dropped some), as the stores on a disk
     /// or a server keep them beside the record.
-    var dates: [String: StoredDates] = [:]
+    package var dates: [String: StoredDates] = [:]
     /// When retention last went over every feed (0: never).
-    var lastFullPass: Int64 = 0
+    package var lastFullPass: Int64 = 0
     private var keptFeedID: UInt64?
 
     public init(keepingEntries: Bool = true) { keepsEntries = keepingEntries }

@@ -187,7 +187,7 @@ public struct LazyStoredEntry: Sendable {
     }
 
     /// - Returns: nil when the bytes do not decode.
-    init?(key: String, codecBytes: [UInt8], sighting: EntrySighting) {
+    package init?(key: String, codecBytes: [UInt8], sighting: EntrySighting) {
         guard let skimmed = EntryCodec.skim(codecBytes) else { return nil }
         self.key = key
         (id, link, published, updated) = skimmed

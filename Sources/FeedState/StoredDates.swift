@@ -57,7 +57,7 @@ public struct StoredDates: Sendable, Equatable {
         }
     }
 
-    mutating func add(firstSeen: Int64, firstDate: Int64?, entryDate: Int64?, latestDate: Int64, pivot: Int64) {
+    package mutating func add(firstSeen: Int64, firstDate: Int64?, entryDate: Int64?, latestDate: Int64, pivot: Int64) {
         count += 1
         var undated = entryDate == nil || firstDate == nil
         for case let date? in [entryDate, firstDate] {
@@ -107,3 +107,6 @@ public struct StoredDates: Sendable, Equatable {
         guard !r.failed, r.index == bytes.count else { return nil }
     }
 }
+
+/// A time the state keeps as seconds since 1970, as a `Timestamp`.
+package func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }

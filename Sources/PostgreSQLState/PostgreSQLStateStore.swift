@@ -2,6 +2,7 @@ import Basics
 import FeedModel
 import FeedState
 import Foundation
+import StateDocument
 
 /// The state in a PostgreSQL database, through libpq: the same facts as the
 /// SQLite file, in the same shapes (`FeedRecord` in a row per feed, the

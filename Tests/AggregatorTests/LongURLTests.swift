@@ -2,6 +2,7 @@ import FeedFetch
 import FeedModel
 import FeedState
 import Foundation
+import SQLiteState
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import FeedState
+@testable import SQLiteState
 
 /// A state file written by a newer feedmerge is refused, not read and written as if it were ours.
 @Suite struct NewerSchemaTests {

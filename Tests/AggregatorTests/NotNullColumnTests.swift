@@ -4,6 +4,7 @@ import Testing
 
 @testable import FeedState
 @testable import PostgreSQLState
+@testable import SQLiteState
 
 /// A NOT NULL column read as NULL is a damaged state that names its column,
 /// never a default; a value reads as itself.

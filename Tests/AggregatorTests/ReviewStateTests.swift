@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import FeedState
+@testable import SQLiteState
+@testable import StateDocument
 
 /// The SQLite store's writer (`StateWriter`) and its one-document-per-feed schema
 /// where they can go wrong: batches undone by an error, damaged documents, the

@@ -3,6 +3,8 @@ import Foundation
 import Testing
 
 @testable import FeedState
+@testable import SQLiteState
+@testable import StateDocument
 
 /// What the state keeps of an entry and of a feed comes back whole: a
 /// field the codecs drop would make a 304 change the output.

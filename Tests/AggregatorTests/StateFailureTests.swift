@@ -7,6 +7,8 @@ import TimelineMerge
 
 @testable import Aggregator
 @testable import FeedState
+@testable import SQLiteState
+@testable import StateDocument
 
 /// A state that fails is said so, never silently worked around: a run
 /// whose feed records cannot be read fetches unconditionally and says why;

@@ -8,6 +8,7 @@ import TimelineMerge
 
 @testable import Aggregator
 @testable import FeedState
+@testable import SQLiteState
 
 /// The store's calls never run on Swift's cooperative pool: SQLite's reads
 /// and busy timeout, and the writer's back-pressure, block the session's

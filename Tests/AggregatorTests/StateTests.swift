@@ -3,6 +3,7 @@ import FeedModel
 import FeedParse
 import FeedState
 import Foundation
+import SQLiteState
 import Testing
 
 /// Runs that remember: a SQLite state in a temporary folder, feeds on

@@ -3,6 +3,7 @@ import FeedModel
 import FeedState
 import Foundation
 import PostgreSQLState
+import SQLiteState
 import Subscriptions
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import FeedState
+@testable import SQLiteState
 
 /// The command line over HTTP, the same runs against a SQLite file and a
 /// PostgreSQL database (a real server, started by the tests): every output

@@ -7,6 +7,7 @@ import TimelineMerge
 
 @testable import Aggregator
 @testable import FeedState
+@testable import SQLiteState
 
 /// What bounds a feed's stored entries' dates (`StoredDates`, kept beside
 /// its record) lets a run leave unread the entries of a feed served from

@@ -1,6 +1,8 @@
 import FeedState
 import Foundation
 import PostgreSQLState
+import SQLiteState
+import StateDocument
 import StoreConformance
 import Synchronization
 import TestSupport

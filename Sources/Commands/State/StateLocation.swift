@@ -1,5 +1,6 @@
 import FeedState
 import PostgreSQLState
+import SQLiteState
 
 /// Where `--state` says the state lives: a SQLite file (a path), or a
 /// PostgreSQL database (a libpq connection string: a `postgresql://` or

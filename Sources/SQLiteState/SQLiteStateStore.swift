@@ -1,5 +1,7 @@
 import FeedModel
+import FeedState
 import Foundation
+import StateDocument
 
 /// The state in one SQLite file: WAL journal, a busy timeout, one run at a
 /// time (the lock), versioned schema migrations. Reads go through this
@@ -350,5 +352,3 @@ public final class SQLiteStateStore: StateStore {
         }
     }
 }
-
-func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }

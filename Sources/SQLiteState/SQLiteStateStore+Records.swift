@@ -1,4 +1,5 @@
 import FeedModel
+import FeedState
 
 /// Reading a feed's record back from its row.
 extension SQLiteStateStore {

@@ -1,5 +1,6 @@
 import Dispatch
 import FeedModel
+import FeedState
 import Synchronization
 
 /// Where a SQLite store's outcomes are stored: a connection of its own, on

@@ -1,7 +1,10 @@
 import FeedModel
+import FeedState
 
 /// The memory store's whole content out of and into another store
 /// (`CopyableStateStore`): the reference the other stores' copies are held to.
+/// Beside `FeedEntries` rather than in `FeedState`: a snapshot carries its
+/// entries as a compressed document (`EntryCompression`).
 extension MemoryStateStore: CopyableStateStore {
     /// Each feed's entries as the document a store on a disk keeps (`FeedEntries`).
     public func exportFeeds(_ body: (FeedSnapshot) throws(StateError) -> Void) throws(StateError) {

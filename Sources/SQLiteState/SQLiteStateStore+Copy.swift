@@ -1,4 +1,5 @@
 import FeedModel
+import FeedState
 
 /// The whole state out of and into a SQLite file (`CopyableStateStore`).
 extension SQLiteStateStore: CopyableStateStore {

@@ -1,4 +1,5 @@
 import FeedModel
+import FeedState
 
 /// One feed's stored entries as every store on a disk or a server keeps
 /// them (SQLite, PostgreSQL): a single value (a document) per feed, read
@@ -24,8 +25,8 @@ import FeedModel
 /// bytes compressed alone) is read as well; a document is written as
 /// version 2 whenever it is written (`document`), and schema 5 rewrites
 /// every stored one.
-public struct FeedEntries: Sendable {
-    struct Row: Sendable {
+public struct FeedEntries: Sendable, FeedHistory.Document {
+    package struct Row: Sendable {
         var key: String
         var firstSeen: Int64
         var lastSeen: Int64
@@ -40,6 +41,21 @@ public struct FeedEntries: Sendable {
         /// The entry's codec bytes (`EntryCodec`), or in a version 1 document its stored form
         /// (`EntryCompression`): a slice of the bytes it was read from, or a prepared form.
         var stored: ArraySlice<UInt8>
+
+        package init(
+            key: String, firstSeen: Int64, lastSeen: Int64, firstDate: Int64?, entryDate: Int64?, latestDate: Int64,
+            position: Int, firstPosition: Int, stored: ArraySlice<UInt8>
+        ) {
+            self.key = key
+            self.firstSeen = firstSeen
+            self.lastSeen = lastSeen
+            self.firstDate = firstDate
+            self.entryDate = entryDate
+            self.latestDate = latestDate
+            self.position = position
+            self.firstPosition = firstPosition
+            self.stored = stored
+        }
 
         var sighting: EntrySighting {
             EntrySighting(
@@ -63,7 +79,7 @@ public struct FeedEntries: Sendable {
 
     public init() {}
 
-    init(rows: [Row]) {
+    package init(rows: [Row]) {
         for row in rows {
             if let slot = slots[row.key] {
                 self.rows[slot] = row

@@ -1,4 +1,6 @@
 import FeedModel
+import FeedState
+import StateDocument
 
 /// What storing one feed's outcome does to a state file, on whichever
 /// connection stores it: the writer's (`StateWriter`) for a fetched feed,

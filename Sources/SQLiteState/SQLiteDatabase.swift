@@ -1,4 +1,5 @@
 internal import CSQLite
+import FeedState
 
 /// One SQLite connection: the only owner of its `sqlite3*`. Used from one
 /// task at a time (the parent of the pipeline), never shared.
