@@ -1,6 +1,7 @@
 import Aggregator
 import FeedFetch
 import FeedState
+import SQLiteState
 import Foundation
 import Subscriptions
 
