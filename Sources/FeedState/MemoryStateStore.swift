@@ -35,45 +35,9 @@ public final class MemoryStateStore: StateStore {
     }
 
     public func record(_ update: FeedUpdate) throws(StateError) {
-        if case .skipped = update.outcome {
-            if let reported = update.reported { records[update.url]?.lastReport = reported }
-            return
-        }
-        let now = update.now
-        var record = records[update.url] ?? FeedRecord(url: update.url, firstSeen: now)
-        record.lastReport = update.reported ?? record.lastReport
-        record.lastFetch = now
-        record.lastStatus = update.status
-        record.notBefore = update.notBefore
-        record.movedTo = update.movedTo ?? record.movedTo
-        switch update.outcome {
-        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
-            if keepsEntries { try store(entries, feed: update.url, now: now) }
-            record.etag = etag
-            record.lastModified = lastModified
-            record.lastSuccess = now
-            record.consecutiveFailures = 0
-            record.failingSince = nil
-            record.lastError = nil
-            record.gone = false
-            record.title = metadata.title?.value ?? record.title
-            record.link = metadata.link ?? record.link
-            record.metadata = metadata
-            record.restamping = restamping
-        case .notModified(let etag, let lastModified):
-            record.etag = etag ?? record.etag
-            record.lastModified = lastModified ?? record.lastModified
-            record.lastSuccess = now
-            record.consecutiveFailures = 0
-            record.failingSince = nil
-            record.lastError = nil
-        case .skipped:
-            break
-        case .failed(let message, let gone):
-            record.consecutiveFailures += 1
-            record.failingSince = record.failingSince ?? now
-            record.lastError = message
-            record.gone = record.gone || gone
+        guard let record = FeedRecord.after(update, from: records[update.url]) else { return }
+        if case .fetched(let entries, _, _, _, _) = update.outcome, keepsEntries {
+            try store(entries, feed: update.url, now: update.now)
         }
         records[update.url] = record
     }
