@@ -8,14 +8,12 @@ extension Aggregator {
     /// lose their validators, health is read, and feeds that dropped entries
     /// are pruned. Each failure is a diagnostic; none stops the others.
     static func commitRun(
-        _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, store: any StateStore,
-        now: Timestamp,
-        diagnostics: inout [String]
+        _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, run: consuming StoreRun,
+        now: Timestamp, diagnostics: inout [String]
     ) {
-        commitOutcomes(&reports, store: store, diagnostics: &diagnostics)
-        do {
-            try store.record(all: pending)
-        } catch {
+        let committed = run.commit(pending: pending)
+        noteUnstored(committed.unstored, in: &reports, diagnostics: &diagnostics)
+        if case .failure(let error) = committed.pendingStored {
             diagnostics.append("state: the not-modified feeds' fetch times cannot be stored (\(error))")
             let unstored = Set(pending.map(\.url))
             for index in reports.indices
@@ -26,14 +24,14 @@ extension Aggregator {
         let damaged = reports.compactMap { $0?.historyDamaged == true ? $0?.subscription.url : nil }
         if !damaged.isEmpty {
             do {
-                try store.forgetValidators(of: damaged)
+                try committed.forgetValidators(of: damaged)
             } catch {
                 diagnostics.append("state: the validators of feeds with damaged entries cannot be dropped (\(error))")
             }
         }
         if state.health {  // every outcome is stored now
             for index in reports.indices where reports[index] != nil {
-                collectHealth(of: &reports[index]!, store: store, now: now)
+                collectHealth(of: &reports[index]!, from: committed, now: now)
             }
         }
         // Only entries a feed no longer lists are ever pruned.
@@ -41,25 +39,25 @@ extension Aggregator {
             report?.status == .ok && report?.listsEveryStoredEntry == false ? report?.subscription.url : nil
         }
         do {
-            try store.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: now)
+            try committed.prune(feeds: changed, keepDays: state.keepDays, keepPerFeed: state.keepPerFeed, now: now)
         } catch {
             diagnostics.append("state: old entries cannot be pruned (\(error))")
         }
     }
 
     /// The store's commit: the feeds whose outcomes it could not store are noted on their reports.
-    private static func commitOutcomes(
-        _ reports: inout [FeedReport?], store: any StateStore, diagnostics: inout [String]
+    private static func noteUnstored(
+        _ unstored: Result<[String: StateError], StateError>, in reports: inout [FeedReport?],
+        diagnostics: inout [String]
     ) {
-        do {
-            let unstored = try store.commit()
-            if !unstored.isEmpty {
-                for index in reports.indices {
-                    guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
-                    reports[index]?.noteNotStored("its fetch cannot be recorded: \(error)")
-                }
+        switch unstored {
+        case .success(let unstored):
+            guard !unstored.isEmpty else { return }
+            for index in reports.indices {
+                guard let url = reports[index]?.subscription.url, let error = unstored[url] else { continue }
+                reports[index]?.noteNotStored("its fetch cannot be recorded: \(error)")
             }
-        } catch {
+        case .failure(let error):
             diagnostics.append(
                 "state: the last feeds' outcomes cannot be stored (\(error)); they are fetched whole next time")
             // Which were stored before is not known: none is counted stored.

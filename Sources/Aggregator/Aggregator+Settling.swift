@@ -23,7 +23,7 @@ extension Aggregator {
     /// they fetch and parse on Swift's pool while it works with the store.
     static func fetchAndSettle(
         _ plans: [Plan], into timeline: consuming Timeline, client: HTTPClient, start: Start, state: StateOptions,
-        dating: EntryDating, firstIndex: Int,
+        dating: EntryDating, firstIndex: Int, run: borrowing StoreRun,
         progress: @escaping @Sendable (FeedReport, _ done: Int, _ total: Int) -> Void,
         on session: isolated StateSession
     ) async -> Settled {
@@ -32,6 +32,9 @@ extension Aggregator {
             subscriptionLists: [])
         var done = 0
         var order = SettlingOrder(plans: plans.count, window: max(2, client.configuration.maximumConcurrentTransfers))
+        // The body is isolated to the session because it calls `settle`, which is: after each
+        // `next()` it resumes on the session's thread (a body that used nothing of the session's
+        // would run on Swift's pool: `StateSessionTests` checks where the store is called).
         await withTaskGroup(of: (Int, Outcome).self) { group in
             func startMore() {
                 while let index = order.nextToStart() {
@@ -51,9 +54,9 @@ extension Aggregator {
                         continue
                     }
                     let report = settle(
-                        outcome, plan: plan, index: firstIndex + index, store: session.store,
+                        outcome, plan: plan, index: firstIndex + index, run: run,
                         recordsKnown: start.recordsKnown, storedDates: start.storedDates[plan.subscription.url],
-                        dating: dating, timeline: &settled.timeline, pending: &settled.pending)
+                        dating: dating, timeline: &settled.timeline, pending: &settled.pending, on: session)
                     done += 1
                     settled.reports[index] = report
                     progress(report, done, plans.count)
@@ -69,8 +72,9 @@ extension Aggregator {
     /// leaves a notice; its fresh entries still go in (dated as without a state).
     /// - Parameter storedDates: what bounds the feed's stored entries' dates, if known.
     private static func settle(
-        _ outcome: consuming Outcome, plan: Plan, index: Int, store: any StateStore, recordsKnown: Bool,
-        storedDates: StoredDates?, dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate]
+        _ outcome: consuming Outcome, plan: Plan, index: Int, run: borrowing StoreRun, recordsKnown: Bool,
+        storedDates: StoredDates?, dating: EntryDating, timeline: inout Timeline, pending: inout [FeedUpdate],
+        on session: isolated StateSession
     ) -> FeedReport {
         let subscription = plan.subscription
         var report = FeedReport(subscription: subscription, status: .ok)
@@ -120,7 +124,7 @@ extension Aggregator {
         if var fetched = outcome.takeFetched() {
             let dates =
                 remember(
-                    &fetched, plan: plan, store: store, recordsKnown: recordsKnown, dating: dating,
+                    &fetched, plan: plan, run: run, recordsKnown: recordsKnown, dating: dating,
                     cutoff: dating.cutoff(timeline.cutoff), report: &report)
                 ?? dating.dates(ofFresh: &fetched.feed)
             report.entriesKept = timeline.insert(
@@ -136,7 +140,7 @@ extension Aggregator {
                 readingEntries = latest.map { timeline.mayAdmit(datedNoLaterThan: $0, subscription: index) } ?? false
             }
             let (entries, dates) = remember(
-                notFetched: outcome, plan: plan, store: store, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
+                notFetched: outcome, plan: plan, run: run, dating: dating, cutoff: dating.cutoff(timeline.cutoff),
                 readingEntries: readingEntries, feedDate: plan.record?.metadata?.dateForUndatedEntries,
                 pending: &pending,
                 report: &report)

@@ -21,25 +21,25 @@ extension Aggregator {
     /// following them) and what bounds their stored entries' dates.
     /// - Parameter known: the store's feed records, when the caller has read them already.
     static func start(
-        _ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions, store: any StateStore,
+        _ list: SubscriptionList, known: [String: FeedRecord]?, state: StateOptions, run: borrowing StoreRun,
         now: Timestamp
     ) -> Start {
         var start = Start()
         do {
-            start.records = try known ?? store.feeds()
+            start.records = try known ?? run.feeds()
         } catch {
             start.recordsKnown = false
             start.diagnostics.append(
                 "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
                     + "without its validators, Retry-After or cache lifetime")
         }
-        adoptMovedRecords(of: list, records: &start.records, store: store, diagnostics: &start.diagnostics)
+        adoptMovedRecords(of: list, records: &start.records, run: run, diagnostics: &start.diagnostics)
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
         // What bounds each feed's stored entries' dates: a feed served from the state whose
         // entries all come too late for the timeline is not read. (Not known: it is read.)
-        if store.keepsEntries && state.readsStoredDates {
+        if run.keepsEntries && state.readsStoredDates {
             do {
-                start.storedDates = try store.storedDates()
+                start.storedDates = try run.storedDates()
             } catch {
                 start.diagnostics.append(
                     "state: what bounds the stored entries' dates cannot be read (\(error)): every feed served "
@@ -84,7 +84,7 @@ extension Aggregator {
     /// list edited by hand): the feed's record and entries continue under
     /// the new URL, so its entries keep their first-seen dates.
     private static func adoptMovedRecords(
-        of list: SubscriptionList, records: inout [String: FeedRecord], store: any StateStore,
+        of list: SubscriptionList, records: inout [String: FeedRecord], run: borrowing StoreRun,
         diagnostics: inout [String]
     ) {
         let movedFrom = movedRecords(records)
@@ -96,7 +96,7 @@ extension Aggregator {
                 continue
             }
             do {
-                try store.rename(feed: old, to: subscription.url)
+                try run.rename(feed: old, to: subscription.url)
             } catch {
                 diagnostics.append("state: \(old) moved to \(subscription.url), but its state cannot follow (\(error))")
                 continue

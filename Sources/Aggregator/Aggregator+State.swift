@@ -16,13 +16,14 @@ extension Aggregator {
     /// - Returns: the entries' dates; nil when the store keeps no entries, or
     ///   the feed's facts cannot be read: its entries are dated as fresh.
     static func remember(
-        _ fetched: inout Fetched, plan: Plan, store: any StateStore, recordsKnown: Bool, dating: EntryDating,
+        _ fetched: inout Fetched, plan: Plan, run: borrowing StoreRun, recordsKnown: Bool, dating: EntryDating,
         cutoff: Timestamp?, report: inout FeedReport
     ) -> [Timestamp?]? {
         let url = plan.subscription.url
         let now = dating.now
-        guard store.keepsEntries else {
-            record(Outcome.fetched(fetched).update(url: url, now: now), in: store, report: &report)
+        guard run.keepsEntries else {
+            record(
+                Outcome.fetched(fetched).update(url: url, now: now), after: run.newFeed(url), in: run, report: &report)
             return nil
         }
         if fetched.prepared == nil { fetched.prepared = PreparedEntries(fetched.feed.entries) }
@@ -33,22 +34,25 @@ extension Aggregator {
             isNew
             ? nil
             : plan.record ?? attempt("its record cannot be read", report: &report) { () throws(StateError) in
-                try store.feed(url)
+                try run.feed(url)
             } ?? nil
         // Read once, before the outcome is recorded: the sightings, then the unlisted entries, from one copy.
-        let history =
-            isNew
-            ? FeedHistory.empty
-            : attempt("its entries' history cannot be read; they are merged as without a state", report: &report) {
-                () throws(StateError) in try store.history(of: url)
-            }
+        let read = isNew ? run.newFeed(url) : run.readHistory(of: url)
+        var history: FeedHistory?
+        switch read.history {
+        case .success(let read): history = read
+        case .failure(let error):
+            report.noteStateFailure("its entries' history cannot be read; they are merged as without a state: \(error)")
+        }
         let sightings = history?.sightings
         let restamping =
             (before?.restamping ?? false)
             || sightings.map { dating.isRestamping(fetched.feed.entries, keys: keys, sightings: $0) } ?? false
         // Recorded even when its history cannot be read: a damaged document is replaced by
         // this listing (else every later run fails the same way).
-        record(Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping), in: store, report: &report)
+        record(
+            Outcome.fetched(fetched).update(url: url, now: now, restamping: restamping), after: read, in: run,
+            report: &report)
         guard let sightings else { return nil }
         // The entries stored before this fetch are those sighted: none unlisted (a feed's
         // first fetch, or the same entries again), nothing to read back.
@@ -75,7 +79,7 @@ extension Aggregator {
     /// - Parameter readingEntries: false when none of the feed's stored
     ///   entries can get into the timeline (`StoredDates`): none is read.
     static func remember(
-        notFetched outcome: Outcome, plan: Plan, store: any StateStore, dating: EntryDating, cutoff: Timestamp?,
+        notFetched outcome: Outcome, plan: Plan, run: borrowing StoreRun, dating: EntryDating, cutoff: Timestamp?,
         readingEntries: Bool = true, feedDate: Timestamp? = nil, pending: inout [FeedUpdate],
         report: inout FeedReport
     ) -> (entries: [Timeline.Deferred], dates: [Timestamp?]) {
@@ -85,7 +89,11 @@ extension Aggregator {
             if case .notModified = outcome {
                 pending.append(update)
             } else {
-                record(update, in: store, report: &report, what: "its outcome cannot be recorded")
+                do {
+                    try run.record(update)
+                } catch {
+                    report.noteNotStored("its outcome cannot be recorded: \(error)")
+                }
             }
         } else if case .skipped = outcome, !plan.servedOnly, plan.record != nil,
             plan.record?.lastReport != report.reportedOutcome
@@ -99,7 +107,7 @@ extension Aggregator {
         guard readingEntries else { return ([], []) }
         var stored: [LazyStoredEntry] = []
         do {
-            let read = try store.history(of: url).lazyEntries(notOlderThan: cutoff)
+            let read = try run.storedEntries(of: url).lazyEntries(notOlderThan: cutoff)
             stored = read.entries
             noteUnreadable(read.unreadable, report: &report)
         } catch {
@@ -110,7 +118,7 @@ extension Aggregator {
         if record == nil {
             record =
                 attempt("its record cannot be read", report: &report) { () throws(StateError) in
-                    try store.feed(url)
+                    try run.feed(url)
                 } ?? nil
         }
         let restamping = record?.restamping ?? false
@@ -151,16 +159,17 @@ extension Aggregator {
         }
     }
 
+    /// A fetched feed's outcome, after its history was read.
     private static func record(
-        _ update: FeedUpdate?, in store: any StateStore, report: inout FeedReport,
-        what: String = "its fetch cannot be recorded"
+        _ update: FeedUpdate?, after read: consuming HistoryRead, in run: borrowing StoreRun,
+        report: inout FeedReport
     ) {
         guard var update else { return }
         update.reported = report.reportedOutcome
         do {
-            try store.record(update)
+            try run.record(update, after: read)
         } catch {
-            report.noteNotStored("\(what): \(error)")
+            report.noteNotStored("its fetch cannot be recorded: \(error)")
         }
     }
 
@@ -172,17 +181,17 @@ extension Aggregator {
     /// What the health report and the page show of a feed: its stored
     /// entries, its newest entry's date and its record, once every outcome
     /// of the run is stored.
-    static func collectHealth(of report: inout FeedReport, store: any StateStore, now: Timestamp) {
+    static func collectHealth(of report: inout FeedReport, from run: borrowing CommittedRun, now: Timestamp) {
         let url = report.subscription.url
         do {
-            let summary = try store.history(of: url).summary
+            let summary = try run.summary(of: url)
             report.entriesStored = summary.count
             report.newestEntry = summary.newest.map { min($0, now) }
         } catch {
             report.noteStateFailure("its summary cannot be read: \(error)")
         }
         do {
-            report.record = try store.feed(url)
+            report.record = try run.feed(url)
         } catch {
             report.noteStateFailure("its record cannot be read: \(error)")
         }

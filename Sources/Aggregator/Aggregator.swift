@@ -214,15 +214,15 @@ public enum Aggregator {
         on session: isolated StateSession
     ) async -> RunResult {
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
-        let store = session.store
-        let start = Self.start(list, known: known, state: state, store: store, now: rules.now)
+        let run = session.beginRun()
+        let start = Self.start(list, known: known, state: state, run: run, now: rules.now)
         var settled = await fetchAndSettle(
             plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),
-            client: client, start: start, state: state, dating: dating, firstIndex: firstIndex,
+            client: client, start: start, state: state, dating: dating, firstIndex: firstIndex, run: run,
             progress: progress, on: session)
         var diagnostics = start.diagnostics
         commitRun(
-            &settled.reports, pending: settled.pending, state: state, store: store, now: rules.now,
+            &settled.reports, pending: settled.pending, state: state, run: run, now: rules.now,
             diagnostics: &diagnostics)
         return RunResult(
             timeline: settled.timeline, reports: settled.reports.compactMap { $0 }, diagnostics: diagnostics,

@@ -6,16 +6,17 @@ import Basics
 /// PostgreSQL's round trips block that thread, never one of Swift's
 /// cooperative pool (which has only as many threads as cores and runs the
 /// fetching and parsing meanwhile). The compiler holds every caller to it:
-/// the store is reached only from code isolated to the session (a function
-/// with an `isolated StateSession` parameter, such as a run's settling), or
-/// through `withStore`, whose body gets the store and gives back only
-/// `Sendable` values.
+/// the store is reached only from code isolated to the session, through
+/// a run begun on it (`beginRun`: a function with an `isolated
+/// StateSession` parameter, such as a run's settling), or through
+/// `withStore`, whose body gets the store and gives back only `Sendable`
+/// values.
 ///
 /// A session owns its store from `init` until it is released: the thread
 /// ends when the session does.
 public actor StateSession {
-    /// The store, reachable only on the session's thread.
-    public let store: any StateStore
+    /// The store, reachable only on the session's thread: a run's calls go through `beginRun`.
+    let store: any StateStore
     /// Whether the store is shared by several processes (`SharedStateStore`).
     public nonisolated let isShared: Bool
     /// Whether the store keeps entries (a `--no-state` run's does not).
