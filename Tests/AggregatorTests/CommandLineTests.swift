@@ -295,17 +295,17 @@ import Testing
         let feed =
             #"<rss version="2.0"><channel><title>Piped</title><link>http://p.example/</link>"#
             + #"<item><title>One</title><link>http://p.example/1</link></item></channel></rss>"#
-        let fromFeed = try CommandRun.feedmerge(
+        let fromFeed = try await CommandRun.feedmerge(
             ["-", "-o", "-", "--format", "json", "--no-state"], input: Data(feed.utf8))
         #expect(fromFeed.status == 0, "\(fromFeed.standardError)")
         #expect(fromFeed.standardOutput.contains("http://p.example/1"))
 
         let list = "# two feeds\n\(server.url("/feed/1"))\n\(server.url("/feed/2"))\n"
-        let fromList = try CommandRun.feedmerge(["-", "-o", "-", "--no-state"], input: Data(list.utf8))
+        let fromList = try await CommandRun.feedmerge(["-", "-o", "-", "--no-state"], input: Data(list.utf8))
         #expect(fromList.status == 0 && fromList.standardError.contains("2 feeds ok"), "\(fromList.standardError)")
 
         let opml = Data(try await HTTPClient().fetch(FetchRequest(url: server.url("/planet.opml"))).body)
-        let fromOPML = try CommandRun.feedmerge(
+        let fromOPML = try await CommandRun.feedmerge(
             ["-", "-o", "-", "--no-state", "--timeout", "2"], input: opml)
         #expect(fromOPML.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(fromOPML.standardError)")
     }
@@ -322,7 +322,7 @@ import Testing
         let w = try workspace("local-list")
         let opml = try await HTTPClient().fetch(FetchRequest(url: server.url("/planet.opml"))).body
         try Data(opml).write(to: URL(fileURLWithPath: w.path("subscriptions.xml")))
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/feed/1"), w.path("subscriptions.xml"), "-o", "-", "--format", "rss", "--no-state",
             "--timeout", "2",
         ])

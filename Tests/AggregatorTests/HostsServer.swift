@@ -40,20 +40,23 @@ struct HostsServer {
         return try JSONDecoder().decode(Counts.self, from: Data(response.body))
     }
 
-    /// Waits (polling on this thread) until the server has answered at least `count` requests.
+    /// Waits until the server has answered at least `count` requests.
     func waitForRequests(_ count: Int, timeout: TimeInterval = 60) async throws {
         let deadline = Date().addingTimeInterval(timeout)
-        while try await counts().requests.values.reduce(0, +) < count, Date() < deadline { usleep(50_000) }
+        while try await counts().requests.values.reduce(0, +) < count, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
     }
 
     /// A worker started (not waited for), its standard error in a file of the workspace.
     static func startWorker(
         _ w: StateTests.Workspace, name: String, state: String, list: String, extra: [String] = []
-    ) throws -> Process {
-        let process = Process()
+    ) throws -> ChildProcess {
+        let process = ChildProcess()
         process.executableURL = CommandRun.binary
-        process.arguments =
-            // The hosts are the test's own loopback ports: no spacing between requests (docs/politeness.md).
+        process
+            .arguments  // The hosts are the test's own loopback ports: no spacing between requests (docs/politeness.md).
+        =
             ["worker", list, "--state", state, "--name", name, "--now", now, "--per-host", "2", "--jobs", "16"]
             + ["--host-spacing", "0"]
             + extra

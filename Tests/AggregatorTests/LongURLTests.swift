@@ -66,16 +66,17 @@ import Testing
         return ((feed as? [String: Any])?["items"] as? [Any])?.count ?? -1
     }
 
-    @Test func aWorkerFetchesEveryOtherFeedAndRecordsTheLongOnesFailing() throws {
+    @Test func aWorkerFetchesEveryOtherFeedAndRecordsTheLongOnesFailing() async throws {
         let w = try StateTests.Workspace("long-worker")
         let state = server.database()
         let (list, long) = try list(w)
-        let worker = try CommandRun.feedmerge(["worker", list, "--state", state, "--now", Self.now, "--drain"])
+        let worker = try await CommandRun.feedmerge(["worker", list, "--state", state, "--now", Self.now, "--drain"])
         #expect(worker.status == 0, "\(worker.standardError)")
         #expect(worker.standardError.contains(": 21 fetched, 0 not modified, 1 failed"), "\(worker.standardError)")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_success IS NOT NULL") == "21")
-        #expect(try PostgreSQLServer.psql(state, "SELECT max(octet_length(url)) FROM feeds") == "100000")
-        let render = try CommandRun.feedmerge([
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_success IS NOT NULL") == "21")
+        #expect(try await PostgreSQLServer.psql(state, "SELECT max(octet_length(url)) FROM feeds") == "100000")
+        let render = try await CommandRun.feedmerge([
             "render", list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("out.json"),
             "--health", w.path("health.json"), "-q",
         ])
@@ -145,7 +146,7 @@ import Testing
 @Suite struct HostKeyMigrationTests {
     let server = PostgreSQLServer.shared
 
-    @Test func aVersion2StateIsMigratedToCanonicalHostsAndLengthSafeKeys() throws {
+    @Test func aVersion2StateIsMigratedToCanonicalHostsAndLengthSafeKeys() async throws {
         let state = server.database()
         var sql = PostgreSQLSchema.migrations.prefix(2).map(\.sql).joined(separator: ";\n")
         sql += """
@@ -158,13 +159,14 @@ import Testing
                 ('http://[0:0::1]/e', 1, 0, 1), ('http://other.example/f', 1, 0, 1);
             INSERT INTO hosts(host) SELECT DISTINCT host FROM feeds;
             """
-        try PostgreSQLServer.psql(state, sql)
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(DISTINCT host) FROM feeds") == "6")
+        try await PostgreSQLServer.psql(state, sql)
+        #expect(try await PostgreSQLServer.psql(state, "SELECT count(DISTINCT host) FROM feeds") == "6")
         let store = try PostgreSQLStateStore(connecting: state)
-        #expect(try PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "5")
-        let hosts = try PostgreSQLServer.psql(state, "SELECT host FROM feeds GROUP BY host ORDER BY host COLLATE \"C\"")
+        #expect(try await PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "5")
+        let hosts = try await PostgreSQLServer.psql(
+            state, "SELECT host FROM feeds GROUP BY host ORDER BY host COLLATE \"C\"")
         #expect(hosts.split(separator: "\n") == ["127.0.0.1:8080", "[::1]", "example.org", "other.example"])
-        let leases = try PostgreSQLServer.psql(state, "SELECT host FROM hosts ORDER BY host COLLATE \"C\"")
+        let leases = try await PostgreSQLServer.psql(state, "SELECT host FROM hosts ORDER BY host COLLATE \"C\"")
         #expect(leases.split(separator: "\n") == ["127.0.0.1:8080", "[::1]", "example.org", "other.example"])
         // One claim takes each canonical host once, with all its feeds.
         let claims = try store.claim(
@@ -176,7 +178,7 @@ import Testing
         _ = try store.subscribe(
             ["http://LOCALHOST:8080/g", "http://0x7f.1:8080/h"], now: Timestamp(secondsSince1970: 100))
         #expect(
-            try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE host = '127.0.0.1:8080'") == "4")
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE host = '127.0.0.1:8080'") == "4")
         let long = "http://example.org/" + String(repeating: "x", count: 3_000) + UUID().uuidString
         #expect(try store.subscribe([long], now: Timestamp(secondsSince1970: 100)).isEmpty)
     }

@@ -40,6 +40,7 @@ struct CommandRun {
         .appendingPathComponent("feedmerge")
 
     /// Runs the built binary; `input` (if any) is its standard input; in `workingDirectory` if given.
+    /// Waits on this thread: for synchronous tests (an async test gets the overload below).
     /// - Parameter atDefaults: a run that fetches is given `--host-spacing 0` unless this is
     ///   true: the tests' servers are their own loopback ports (docs/politeness.md), and only the
     ///   politeness tests check the spacing a run keeps by default.
@@ -47,44 +48,87 @@ struct CommandRun {
         _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
         standardOutput: FileHandle? = nil, workingDirectory: String? = nil, atDefaults: Bool = false
     ) throws -> CommandRun {
-        let process = Process()
-        process.executableURL = binary
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
-        process.arguments = atDefaults ? arguments : withoutSpacing(arguments)
-        var env = ProcessInfo.processInfo.environment
-        env.removeValue(forKey: "SOURCE_DATE_EPOCH")
-        env.merge(environment) { $1 }
-        process.environment = env
-        // Output goes to temporary files, not pipes: a pipe's reader waits for every
-        // writer to close it, and a process another test starts meanwhile (a server, a
-        // long run) inherits the write end, so a test would wait for an unrelated process.
-        let folder = FileManager.default.temporaryDirectory
-        let outURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).out")
-        let errURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).err")
-        _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
-        _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
-        defer {
-            try? FileManager.default.removeItem(at: outURL)
-            try? FileManager.default.removeItem(at: errURL)
-        }
-        let out = try FileHandle(forWritingTo: outURL)
-        let err = try FileHandle(forWritingTo: errURL)
-        process.standardOutput = standardOutput ?? out
-        process.standardError = err
+        let run = try Started(
+            atDefaults ? arguments : withoutSpacing(arguments), environment: environment, input: input != nil,
+            standardOutput: standardOutput, workingDirectory: workingDirectory)
+        defer { run.remove() }
+        if let input { try run.write(input) }
+        run.process.waitUntilExit()
+        return try run.outcome()
+    }
+
+    /// `feedmerge(_:…)` for an async test: it waits for the run, and writes its input, without holding
+    /// a thread of Swift's cooperative pool.
+    static func feedmerge(
+        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
+        standardOutput: FileHandle? = nil, workingDirectory: String? = nil, atDefaults: Bool = false
+    ) async throws -> CommandRun {
+        let run = try Started(
+            atDefaults ? arguments : withoutSpacing(arguments), environment: environment, input: input != nil,
+            standardOutput: standardOutput, workingDirectory: workingDirectory)
+        defer { run.remove() }
+        if let input { try await OwnThread.run("feedmerge input") { try run.write(input) } }
+        await run.process.exited()
+        return try run.outcome()
+    }
+
+    /// A run of the binary started, its output going to temporary files.
+    private struct Started: Sendable {
+        let process = ChildProcess()
         let stdin = Pipe()
-        if input != nil { process.standardInput = stdin }
-        try process.run()
-        try out.close()
-        try err.close()
-        if let input {
+        let outURL: URL
+        let errURL: URL
+
+        init(
+            _ arguments: [String], environment: [String: String], input: Bool, standardOutput: FileHandle?,
+            workingDirectory: String?
+        ) throws {
+            process.executableURL = binary
+            if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory) }
+            process.arguments = arguments
+            var env = ProcessInfo.processInfo.environment
+            env.removeValue(forKey: "SOURCE_DATE_EPOCH")
+            env.merge(environment) { $1 }
+            process.environment = env
+            // Output goes to temporary files, not pipes: a pipe's reader waits for every
+            // writer to close it, and a process another test starts meanwhile (a server, a
+            // long run) inherits the write end, so a test would wait for an unrelated process.
+            let folder = FileManager.default.temporaryDirectory
+            outURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).out")
+            errURL = folder.appendingPathComponent("feedmerge-run-\(getpid())-\(UUID().uuidString).err")
+            _ = FileManager.default.createFile(atPath: outURL.path, contents: nil)
+            _ = FileManager.default.createFile(atPath: errURL.path, contents: nil)
+            do {
+                let out = try FileHandle(forWritingTo: outURL)
+                let err = try FileHandle(forWritingTo: errURL)
+                process.standardOutput = standardOutput ?? out
+                process.standardError = err
+                if input { process.standardInput = stdin }
+                try process.run()
+                try out.close()
+                try err.close()
+            } catch {
+                remove()
+                throw error
+            }
+        }
+
+        func write(_ input: Data) throws {
             stdin.fileHandleForWriting.write(input)
             try stdin.fileHandleForWriting.close()
         }
-        process.waitUntilExit()
-        let outData = try Data(contentsOf: outURL)
-        let errData = try Data(contentsOf: errURL)
-        return CommandRun(
-            status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
-            standardError: String(decoding: errData, as: UTF8.self))
+
+        func outcome() throws -> CommandRun {
+            let outData = try Data(contentsOf: outURL)
+            let errData = try Data(contentsOf: errURL)
+            return CommandRun(
+                status: process.terminationStatus, standardOutput: String(decoding: outData, as: UTF8.self),
+                standardError: String(decoding: errData, as: UTF8.self))
+        }
+
+        func remove() {
+            try? FileManager.default.removeItem(at: outURL)
+            try? FileManager.default.removeItem(at: errURL)
+        }
     }
 }

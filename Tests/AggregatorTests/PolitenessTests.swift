@@ -186,7 +186,7 @@ import Testing
 
         // Health says when and why each feed is next asked, and which are blocked.
         let last = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(ticks.last! + 60)))
-        let health = try CommandRun.feedmerge(
+        let health = try await CommandRun.feedmerge(
             [
                 w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", last,
                 "--health", w.path("health.json"), "--quiet",

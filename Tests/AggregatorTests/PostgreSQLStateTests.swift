@@ -53,16 +53,16 @@ import Testing
     }
 
     /// libpq's own variables work as libpq documents them (here PGPASSWORD).
-    @Test func libpqsVariablesAreRead() throws {
+    @Test func libpqsVariablesAreRead() async throws {
         let w = try StateTests.Workspace("pg-variables")
         let database = server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
-        try PostgreSQLServer.psql(database, "GRANT CREATE ON SCHEMA public TO feedmerge_password")
+        try await PostgreSQLServer.psql(database, "GRANT CREATE ON SCHEMA public TO feedmerge_password")
         let result = try run(
             w, state: "postgresql:///\(name)",
             environment: ["PGHOST": server.socketFolder, "PGUSER": "feedmerge_password", "PGPASSWORD": "right"])
         #expect(result.status == 0, "\(result.standardError)")
-        #expect(try PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds") == "1")
+        #expect(try await PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds") == "1")
     }
 
     @Test func aMissingDatabaseIsSaidSoAndExit74() throws {
@@ -85,7 +85,7 @@ import Testing
 
     /// Runs share a PostgreSQL state: a feed whose host another process
     /// holds is served from the state, and fetched once that host is free.
-    @Test func aFeedWhoseHostAnotherProcessHoldsIsServedFromTheState() throws {
+    @Test func aFeedWhoseHostAnotherProcessHoldsIsServedFromTheState() async throws {
         let w = try StateTests.Workspace("pg-held")
         let database = server.database()
         #expect(try run(w, state: database).status == 0)
@@ -96,7 +96,7 @@ import Testing
                     scope: .feeds([w.path("feed.rss")]), hosts: 10, holder: "another", leaseSeconds: 60,
                     now: Timestamp(secondsSince1970: 1_706_745_600)))
             #expect(claims.count == 1)
-            let result = try CommandRun.feedmerge([
+            let result = try await CommandRun.feedmerge([
                 w.path("feed.rss"), "-o", w.path("out.json"), "--now", "2024-02-02T00:00:00Z", "--state", database,
                 "-q",
             ])
@@ -104,38 +104,39 @@ import Testing
             let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
             #expect(written.contains("urn:pg:3"), "its stored entries: \(written)")
             #expect(
-                try PostgreSQLServer.psql(database, "SELECT last_fetch FROM feeds") == "1706745600",
+                try await PostgreSQLServer.psql(database, "SELECT last_fetch FROM feeds") == "1706745600",
                 "the first run fetched it; the second did not")
             withExtendedLifetime(holder) {}
         }
     }
 
-    @Test func aNewerSchemaIsRefused() throws {
+    @Test func aNewerSchemaIsRefused() async throws {
         let w = try StateTests.Workspace("pg-newer")
         let database = server.database()
         #expect(try run(w, state: database).status == 0)
-        try PostgreSQLServer.psql(database, "UPDATE meta SET value = 99 WHERE name = 'schema_version'")
+        try await PostgreSQLServer.psql(database, "UPDATE meta SET value = 99 WHERE name = 'schema_version'")
         let result = try run(w, state: database)
         #expect(result.status == 74, "\(result.standardError)")
         #expect(result.standardError.contains("newer than this feedmerge's"), "\(result.standardError)")
-        #expect(try PostgreSQLServer.psql(database, "SELECT value FROM meta WHERE name = 'schema_version'") == "99")
+        #expect(
+            try await PostgreSQLServer.psql(database, "SELECT value FROM meta WHERE name = 'schema_version'") == "99")
     }
 
     /// A claim is on the server's disk before its hosts are asked: its
     /// transaction commits with `synchronous_commit` on (the session's is off,
     /// for the batches of outcomes), so a server that crashes cannot forget a
     /// claim and hand its hosts out twice. Read in the server's statement log.
-    @Test func aClaimCommitsWithSynchronousCommitOn() throws {
+    @Test func aClaimCommitsWithSynchronousCommitOn() async throws {
         let database = server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
-        try PostgreSQLServer.psql(database, "ALTER DATABASE \(name) SET log_statement = 'all'")
+        try await PostgreSQLServer.psql(database, "ALTER DATABASE \(name) SET log_statement = 'all'")
         let store = try PostgreSQLStateStore(connecting: database)
         let now = Timestamp(secondsSince1970: 1_706_745_600)
         _ = try store.subscribe(["http://127.0.0.1:9/\(name).xml"], now: now)
         let claims = try store.claim(
             ClaimRequest(scope: .due, hosts: 10, holder: name, leaseSeconds: 60, now: now))
         #expect(claims.count == 1)
-        let pid = try PostgreSQLServer.psql(
+        let pid = try await PostgreSQLServer.psql(
             database, "SELECT pid FROM pg_stat_activity WHERE application_name = 'feedmerge' AND datname = '\(name)'")
         let log = try String(contentsOfFile: server.socketFolder + "/log", encoding: .utf8)
         let statements = log.split(separator: "\n").filter { $0.contains("[\(pid)] LOG:  ") }.map {
@@ -170,7 +171,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(100))
             // (Before the run has made its tables, the query fails: not yet.)
             ended =
-                (try? PostgreSQLServer.psql(
+                (try? await PostgreSQLServer.psql(
                     database,
                     """
                     SELECT count(*) FROM (SELECT pg_terminate_backend(a.pid) FROM pg_stat_activity a
@@ -184,7 +185,7 @@ import Testing
         #expect(result.status == 0, "\(result.standardError)")
         let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
         #expect(written.contains("P post") && written.contains("held post"), "\(written)")
-        #expect(try PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds WHERE last_status = 200") == "2")
+        #expect(try await PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds WHERE last_status = 200") == "2")
     }
 
     /// A statement the server refuses (a full disk, a constraint: here a
@@ -193,7 +194,7 @@ import Testing
     /// feeds are named with the server's reason (one line for the two: the
     /// same failure is said once), their entries still reach the outputs,
     /// and the run exits 74.
-    @Test func aRefusedOutcomeCostsOnlyItsFeed() throws {
+    @Test func aRefusedOutcomeCostsOnlyItsFeed() async throws {
         let w = try StateTests.Workspace("pg-refused")
         let database = server.database()
         let small = w.path("small.rss")
@@ -207,13 +208,13 @@ import Testing
             try Data("<rss version=\"2.0\"><channel><title>L</title>\(items.joined())</channel></rss>".utf8)
                 .write(to: URL(fileURLWithPath: path))
         }
-        func run(_ feeds: [String], _ now: String) throws -> CommandRun {
-            try CommandRun.feedmerge(feeds + ["-o", w.path("out.json"), "--now", now, "--state", database])
+        func run(_ feeds: [String], _ now: String) async throws -> CommandRun {
+            try await CommandRun.feedmerge(feeds + ["-o", w.path("out.json"), "--now", now, "--state", database])
         }
-        #expect(try run([small], "2024-02-01T00:00:00Z").status == 0)
-        try PostgreSQLServer.psql(
+        #expect(try await run([small], "2024-02-01T00:00:00Z").status == 0)
+        try await PostgreSQLServer.psql(
             database, "ALTER TABLE feed_entries ADD CONSTRAINT small CHECK (length(document) < 2000)")
-        let result = try run([small] + large, "2024-02-02T00:00:00Z")
+        let result = try await run([small] + large, "2024-02-02T00:00:00Z")
         #expect(result.status == 74, "\(result.standardError)")
         let said = result.standardError.split(separator: "\n").filter { $0.contains("state:") }
         #expect(said.count == 1, "one line for the one failure: \(result.standardError)")
@@ -224,7 +225,7 @@ import Testing
         #expect(said.first?.hasSuffix("violates check constraint \"small\"") == true, "the server's reason: \(said)")
         let written = try String(contentsOfFile: w.path("out.json"), encoding: .utf8)
         #expect(written.contains("Large 200") && written.contains("urn:s"))
-        let fetched = try PostgreSQLServer.psql(
+        let fetched = try await PostgreSQLServer.psql(
             database, "SELECT url, last_fetch FROM feeds WHERE last_fetch IS NOT NULL ORDER BY url")
         #expect(
             fetched == "\(small)|\(1_706_832_000)",

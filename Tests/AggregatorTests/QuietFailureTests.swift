@@ -35,9 +35,9 @@ import Testing
         #expect(try run("2024-03-02T04:00:00Z") == "")
         // Without --quiet, every run says it.
         try await control("/set/quietfail/fail")
-        let loud = try CommandRun.feedmerge(
+        let loud = try await CommandRun.feedmerge(
             feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:00:00Z", "--fetch-all"])
-        let again = try CommandRun.feedmerge(
+        let again = try await CommandRun.feedmerge(
             feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", "2024-03-02T05:30:00Z", "--fetch-all"])
         #expect(loud.standardError.contains(failing) && again.standardError.contains(failing), "\(again.standardError)")
     }

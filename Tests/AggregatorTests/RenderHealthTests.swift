@@ -40,12 +40,12 @@ import Testing
         // then not modified, failed, deferred, gone (known), partial.
         for (step, now) in ["2024-02-01T00:00:00Z", "2024-02-01T00:30:00Z", "2024-02-01T00:40:00Z"].enumerated() {
             if step == 1 { try await control("/set/rhgone\(store)/gone") }
-            _ = try CommandRun.feedmerge(
+            _ = try await CommandRun.feedmerge(
                 feeds + [
                     "-o", w.path("run.atom"), "--health", w.path("run.json"), "--max-bytes", "20000", "--now", now,
                     "--state", state, "-q", "--fetch-all",
                 ])
-            _ = try CommandRun.feedmerge(
+            _ = try await CommandRun.feedmerge(
                 ["render"] + feeds + [
                     "-o", w.path("render.atom"), "--health", w.path("render.json"), "--now", now, "--state", state,
                     "-q",
@@ -72,14 +72,14 @@ import Testing
         try await control("/set/rhwfail/fail")
         defer { Task { try? await control("/set/rhwfail/ok") } }
         let feeds = [server.url("/feed/rhwok"), server.url("/feed/rhwfail"), server.url("/big")]
-        let worker = try CommandRun.feedmerge(
+        let worker = try await CommandRun.feedmerge(
             [
                 "worker", "-", "--state", state, "--now", "2024-02-01T00:00:00Z", "--max-bytes", "20000", "--drain",
                 "-q",
             ],
             input: Data(feeds.joined(separator: "\n").utf8))
         #expect(worker.status == 0, "\(worker.standardError)")
-        _ = try CommandRun.feedmerge([
+        _ = try await CommandRun.feedmerge([
             "render", "--state", state, "-o", w.path("render.atom"), "--health", w.path("render.json"),
             "--now", "2024-02-01T00:10:00Z", "-q",
         ])

@@ -224,7 +224,7 @@ import Testing
                 FetchRequest(url: PlanetServer.state.url("/set/order-\(feed)/\(delays[feed] ?? "0")")))
         }
         let output = w.path(name)
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             ["P", "Q", "R"].map { PlanetServer.state.url("/order/\($0)") } + [
                 "-o", output, "--no-state", "--limit", "0", "--now", "2024-07-01T00:00:00Z",
             ])

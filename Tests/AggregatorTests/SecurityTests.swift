@@ -134,7 +134,7 @@ import Testing
     func publicOnlyRefusesEveryLoopbackSpellingBeforeAnyRequest(host: String) async throws {
         let port = Self.server.ports[0]
         let marker = "/feed.xml?spelling=\(UUID().uuidString)"
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             "--public-only", "http://\(host):\(port)\(marker)", "-o", "-", "--format", "json", "--no-state",
         ])
         #expect(run.status == 3, "\(run.standardError)")
@@ -182,13 +182,13 @@ import Testing
         let proxy = "http://127.0.0.1:\(Self.server.ports[0])"
         let target = "http://feeds.invalid/through-\(UUID().uuidString).xml"
         // Without --public-only the proxy carries the request: the variable is live.
-        let plain = try CommandRun.feedmerge(
+        let plain = try await CommandRun.feedmerge(
             [target, "-o", "-", "--format", "json", "--no-state"], environment: ["http_proxy": proxy])
         #expect(plain.status == 0 && plain.standardOutput.contains("Proxied entry"), "\(plain.standardError)")
         #expect(try await log().contains(target))
         let second = "http://feeds.invalid/refused-\(UUID().uuidString).xml"
         for name in ["http_proxy", "https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"] {
-            let refused = try CommandRun.feedmerge(
+            let refused = try await CommandRun.feedmerge(
                 ["--public-only", second, "-o", "-", "--format", "json", "--no-state"], environment: [name: proxy])
             #expect(refused.status == 2, "\(name): \(refused.standardError)")
             #expect(

@@ -26,7 +26,7 @@ import Testing
     func counts(reset: Bool = false) async throws -> HostsServer.Counts { try await Self.hosts.counts(reset: reset) }
 
     func startWorker(_ w: StateTests.Workspace, name: String, state: String, list: String, extra: [String] = [])
-        throws -> Process
+        throws -> ChildProcess
     {
         try HostsServer.startWorker(w, name: name, state: state, list: list, extra: extra)
     }
@@ -48,7 +48,7 @@ import Testing
                 try startWorker(
                     w, name: "w\($0)-\(period)", state: state, list: list, extra: ["--drain", "--now", now])
             }
-            for worker in workers { worker.waitUntilExit() }
+            for worker in workers { await worker.exited() }
             for (index, worker) in workers.enumerated() {
                 #expect(worker.terminationStatus == 0, "\(said(w, "w\(index + 1)-\(period)"))")
             }
@@ -70,16 +70,17 @@ import Testing
             #expect(fetched.reduce(0, +) == 2_000, "the summary lines: \(fetched)")
         }
         periods = []
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
         #expect(
-            try PostgreSQLServer.psql(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(
                 state, "SELECT count(*) FROM feeds WHERE fetched_by IS NULL OR next_check IS NULL")
                 == "0")
         // Two nodes render the same state: the same bytes, every feed's entries in them.
         var rendered: [Data] = []
         for node in ["a", "b"] {
             try FileManager.default.createDirectory(atPath: w.path(node), withIntermediateDirectories: true)
-            let run = try CommandRun.feedmerge([
+            let run = try await CommandRun.feedmerge([
                 "render", list, "--state", state, "--now", "2024-02-02T01:00:00Z", "--limit", "0",
                 "-o", w.path("\(node)/feed.json"), "-o", w.path("\(node)/index.html"),
                 "--health", w.path("\(node)/health.json"), "-q",
@@ -100,7 +101,7 @@ import Testing
         #expect(health.contains("\"fetched_by\""), "the health report says who fetched each feed")
         // A node without the list: the same entries and the same health report (feeds in order of
         // their URLs, so entries of the same date too).
-        let whole = try CommandRun.feedmerge([
+        let whole = try await CommandRun.feedmerge([
             "render", "--state", state, "--now", "2024-02-02T01:00:00Z", "--limit", "0", "-o", w.path("c.json"),
             "--health", w.path("c-health.json"), "-q",
         ])
@@ -131,34 +132,35 @@ import Testing
         let doomed = try startWorker(
             w, name: "doomed", state: state, list: list, extra: ["--lease", "3", "--hosts", "10", "--per-host", "1"])
         let deadline = Date().addingTimeInterval(60)
-        func held() -> String {
-            (try? PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'doomed'")) ?? "0"
+        func held() async -> String {
+            (try? await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'doomed'")) ?? "0"
         }
-        while held() == "0", Date() < deadline { usleep(20_000) }
+        while await held() == "0", Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         kill(doomed.processIdentifier, SIGKILL)
-        doomed.waitUntilExit()
-        #expect(held() == "10", "the killed worker held every host")
+        await doomed.exited()
+        #expect(await held() == "10", "the killed worker held every host")
         #expect(try await counts().requests.count < 600, "it was killed mid-fetch")
         let started = Date()
         // The heir's own lease is the default: a 3 s lease of its own would be lost whenever a loaded
         // machine delays a renewal by 2 s (the full tier's other suites run meanwhile).
         let heir = try startWorker(w, name: "heir", state: state, list: list, extra: ["--drain"])
-        heir.waitUntilExit()
+        await heir.exited()
         #expect(heir.terminationStatus == 0, "\(said(w, "heir"))")
         // It waited for the dead worker's leases (3 s) and no longer.
         #expect(Date().timeIntervalSince(started) < 60)
         #expect(said(w, "heir").contains(" 0 leases lost"), "\(said(w, "heir"))")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NULL") == "0")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(try await PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
         // Every entry stored once: what the killed worker stored stays, what it did not is fetched again.
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             "render", list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("all.json"), "-q",
         ])
         #expect(run.status == 0, "\(run.standardError)")
         let feed = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
         let ids = ((feed as? [String: Any])?["items"] as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
         #expect(ids.count == 1_800 && Set(ids).count == 1_800)
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(DISTINCT fetched_by) FROM feeds") != "0")
+        #expect(try await PostgreSQLServer.psql(state, "SELECT count(DISTINCT fetched_by) FROM feeds") != "0")
     }
 
     @Test func sigtermStopsAWorkerCleanlyWithNoLeaseLeftHeld() async throws {
@@ -171,13 +173,15 @@ import Testing
         let worker = try startWorker(w, name: "calm", state: state, list: list, extra: ["--hosts", "2"])
         try await waitForRequests(10)
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         #expect(worker.terminationReason == .exit && worker.terminationStatus == 0, "\(said(w, "calm"))")
         #expect(said(w, "calm").contains("stopped by SIGTERM"), "\(said(w, "calm"))")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
         // It finished what it held: every feed it asked for is stored, and it claimed no more.
         let asked = try await counts().requests.count
-        let stored = Int(try PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL"))
+        let stored = Int(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL"))
         #expect(stored == asked && asked < 400, "asked \(asked), stored \(stored ?? -1)")
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: w.path(".")).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty)
@@ -189,7 +193,7 @@ import Testing
         let list = try list(w, count: 200, hosts: 10)
         _ = try await counts(reset: true)
         let runs = try ["a", "b"].map { name in
-            let process = Process()
+            let process = ChildProcess()
             process.executableURL = CommandRun.binary
             process.arguments = [
                 list, "--state", state, "--now", Self.now, "--per-host", "2", "--host-spacing", "0", "--limit", "0",
@@ -201,14 +205,15 @@ import Testing
             try process.run()
             return process
         }
-        for run in runs { run.waitUntilExit() }
+        for run in runs { await run.exited() }
         #expect(runs.allSatisfy { $0.terminationStatus == 0 })
         let seen = try await counts()
         #expect(seen.requests.count == 200 && Set(seen.requests.values) == [1], "each feed fetched by one run")
         #expect((seen.mostInFlight.values.max() ?? 0) <= 2)
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
         // A later one-shot run sees every feed's entries.
-        let after = try CommandRun.feedmerge([
+        let after = try await CommandRun.feedmerge([
             list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("after.json"), "-q",
         ])
         #expect(after.status == 0)
@@ -227,7 +232,9 @@ import Testing
             try list(w, count: 20, hosts: 5, first: 20, name: "b.opml"),
         ]
         for (list, now) in zip(lists, ["2024-02-01T00:00:00Z", "2024-02-02T00:00:00Z"]) {
-            let run = try CommandRun.feedmerge([list, "--state", state, "--now", now, "-o", w.path("run.json"), "-q"])
+            let run = try await CommandRun.feedmerge([
+                list, "--state", state, "--now", now, "-o", w.path("run.json"), "-q",
+            ])
             #expect(run.status == 0, "\(run.standardError)")
         }
         func render(at now: String) throws -> (run: CommandRun, items: Int, health: [String]) {
@@ -261,7 +268,7 @@ import Testing
         #expect(((kept as? [String: Any])?["items"] as? [Any])?.count == 60, "the output before is left as it was")
 
         // A SQLite state keeps no list: render asks for the SOURCEs, before it opens (or makes) the file.
-        let local = try CommandRun.feedmerge([
+        let local = try await CommandRun.feedmerge([
             "render", "--state", w.path("state.sqlite"), "-o", w.path("local.json"), "-q",
         ])
         #expect(
@@ -276,7 +283,7 @@ import Testing
         let state = server.database()
         let list = try list(w, count: 400, hosts: 10)
         _ = try await counts(reset: true)
-        let run = Process()
+        let run = ChildProcess()
         run.executableURL = CommandRun.binary
         run.arguments = [
             list, "--state", state, "--now", Self.now, "--per-host", "1", "--host-spacing", "0", "-o",
@@ -286,26 +293,31 @@ import Testing
         run.standardError = FileHandle.nullDevice
         try run.run()
         try await waitForRequests(10)
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "10")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "10")
         kill(run.processIdentifier, SIGTERM)
-        run.waitUntilExit()
+        await run.exited()
         #expect(run.terminationStatus == 143)
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
 
         let worker = try startWorker(w, name: "twice", state: state, list: list, extra: ["--hosts", "10"])
         let deadline = Date().addingTimeInterval(60)
-        while try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'twice'") == "0",
+        while try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'twice'") == "0",
             Date() < deadline
         {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
         }
         kill(worker.processIdentifier, SIGTERM)
         // Two signals sent before the first is delivered are one: the second is sent once the first is said.
         let firstSaid = Date().addingTimeInterval(60)
-        while !said(w, "twice").contains(": SIGTERM: claiming no more"), Date() < firstSaid { usleep(50_000) }
+        while !said(w, "twice").contains(": SIGTERM: claiming no more"), Date() < firstSaid {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         #expect(worker.terminationStatus == 143, "the second signal ends it at once: \(said(w, "twice"))")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
     }
 }

@@ -46,11 +46,11 @@ import Testing
         #expect(try run(original, w, folder: "a", now: "2024-03-02T00:00:00Z").status == 0)
 
         let postgreSQL = PostgreSQLServer.shared.database()
-        let there = try CommandRun.feedmerge(["state", "copy", original, postgreSQL])
+        let there = try await CommandRun.feedmerge(["state", "copy", original, postgreSQL])
         #expect(there.status == 0, "\(there.standardError)")
         #expect(there.standardError.contains("copied 3 feeds"), "\(there.standardError)")
         let back = w.path("back.sqlite")
-        let backAgain = try CommandRun.feedmerge(["state", "copy", postgreSQL, back])
+        let backAgain = try await CommandRun.feedmerge(["state", "copy", postgreSQL, back])
         #expect(backAgain.status == 0, "\(backAgain.standardError)")
 
         // The same third run on the original and on both copies.

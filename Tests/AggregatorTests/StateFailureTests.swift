@@ -164,7 +164,7 @@ import TimelineMerge
             server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
             "-q",
         ]
-        let first = try CommandRun.feedmerge(arguments)
+        let first = try await CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         do {  // the stored form of the entry whose key sorts first, inside the feed's document
             let database = try SQLiteDatabase(path: w.state)
@@ -175,7 +175,7 @@ import TimelineMerge
             rows[first].stored = [0xFF]
             try database.prepare("UPDATE feed_entries SET document = ?").run([.blob(FeedEntries(rows: rows).document)])
         }
-        let second = try CommandRun.feedmerge(arguments)  // a 304: every entry comes from the state
+        let second = try await CommandRun.feedmerge(arguments)  // a 304: every entry comes from the state
         #expect(second.status == 74, "\(second.standardError)")
         #expect(second.standardError.contains("1 stored entries cannot be read"), "\(second.standardError)")
         let items = { (run: Int) throws -> Int in
@@ -217,14 +217,14 @@ import TimelineMerge
         let arguments = [
             server.url("/feed/sf2"), "-o", w.path("out.atom"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
         ]
-        let first = try CommandRun.feedmerge(arguments)
+        let first = try await CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         let before = try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom")))
         do {
             let database = try SQLiteDatabase(path: w.state)
             try database.execute("ALTER TABLE feeds RENAME COLUMN restamping TO restamping_damaged")
         }
-        let second = try CommandRun.feedmerge(arguments)
+        let second = try await CommandRun.feedmerge(arguments)
         #expect(second.status == 74, "\(second.standardError)")
         #expect(second.standardError.contains(w.state) && second.standardError.contains("nothing was done"))
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom"))) == before)

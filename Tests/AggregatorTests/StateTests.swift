@@ -162,7 +162,7 @@ import Testing
             """
         let opml = w.path("list.opml")
         try Data(original.utf8).write(to: URL(fileURLWithPath: opml))
-        let result = try CommandRun.feedmerge([opml, "-o", w.path("out.atom"), "--no-state", "--update-opml"])
+        let result = try await CommandRun.feedmerge([opml, "-o", w.path("out.atom"), "--no-state", "--update-opml"])
         #expect(result.status == 0, "\(result.standardError)")
         let updated = try String(contentsOfFile: opml, encoding: .utf8)
         #expect(

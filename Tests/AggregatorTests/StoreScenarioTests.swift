@@ -60,13 +60,13 @@ import Testing
             if let damage = step.damage {
                 let sqlite = try SQLiteDatabase(path: w.path("sqlite/state.sqlite"))
                 try sqlite.execute(damage.replacingOccurrences(of: "'\\xff00'", with: "X'FF00'"))
-                try PostgreSQLServer.psql(postgreSQL, damage)
+                try await PostgreSQLServer.psql(postgreSQL, damage)
             }
             var runs: [CommandRun] = []
             for (folder, state) in [("sqlite", w.path("sqlite/state.sqlite")), ("postgresql", postgreSQL)] {
                 let written = outputs.dropLast().flatMap { ["-o", w.path("\(folder)/\($0)")] }
                 runs.append(
-                    try CommandRun.feedmerge(
+                    try await CommandRun.feedmerge(
                         step.feeds.map { server.url("/feed/\($0)") } + written + [
                             "--health", w.path("\(folder)/health.json"), "--now", step.now, "--state", state,
                             "--link", "http://planet.example/", "-q",

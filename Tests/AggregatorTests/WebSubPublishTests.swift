@@ -253,7 +253,7 @@ import Testing
             """
         let config = site.folder.appendingPathComponent("config.ini")
         try Data(configuration.utf8).write(to: config)
-        let run = try CommandRun.feedmerge(["planet", "--now", "2025-01-10T00:00:00Z", config.path])
+        let run = try await CommandRun.feedmerge(["planet", "--now", "2025-01-10T00:00:00Z", config.path])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("pubsubhubbub_hub is not used"), "\(run.standardError)")
         #expect(FileManager.default.fileExists(atPath: site.folder.appendingPathComponent("www/atom.xml").path))

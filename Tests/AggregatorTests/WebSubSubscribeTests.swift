@@ -65,7 +65,7 @@ import Testing
             "stored \(milliseconds) ms after the delivery, \(storedAfter) after the ping")
         #expect(
             line.hasSuffix("0 fetched again after a delivery this process could not check; 0 not stored"), "\(line)")
-        let rendered = try CommandRun.feedmerge([
+        let rendered = try await CommandRun.feedmerge([
             "render", "--state", state, list, "-o", w.path("out.atom"), "--now", Self.now,
         ])
         #expect(rendered.status == 0, "\(rendered.standardError)")
@@ -75,7 +75,7 @@ import Testing
         let agents = try await site.agents(fetching: site.source).filter { $0.hasPrefix("feedmerge/") }
         #expect(agents.count == 1, "the worker asked the site again: \(agents)")
         // Its next poll is the backstop's: 12 hours on, not the hour a fetched feed would wait.
-        let nextCheck = try PostgreSQLServer.psql(
+        let nextCheck = try await PostgreSQLServer.psql(
             state, "SELECT next_check FROM feeds WHERE url = '\(feed)'"
         ).trimmingCharacters(in: .whitespacesAndNewlines)
         let expected: Int64 = 1_736_467_200 + 43_200  // --now, and the backstop
@@ -94,14 +94,14 @@ import Testing
         #expect((answer as? HTTPURLResponse)?.statusCode == 202)
         try await Operations.wait(upTo: 10) { said().contains("websub: a delivery for \(feed) dropped") }
         #expect(said().contains("X-Hub-Signature does not match"), "\(said())")
-        let again = try CommandRun.feedmerge([
+        let again = try await CommandRun.feedmerge([
             "render", "--state", state, list, "-o", w.path("again.atom"), "--now", Self.now,
         ])
         #expect(again.status == 0)
         #expect(!(try String(contentsOfFile: w.path("again.atom"), encoding: .utf8)).contains("forged"))
 
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         #expect(worker.terminationStatus == 0, "\(said())")
     }
 
@@ -109,8 +109,8 @@ import Testing
     static func startWorker(
         _ w: StateTests.Workspace, name: String, state: String, list: String, port: Int, now: String = now,
         extra: [String] = []
-    ) throws -> Process {
-        let worker = Process()
+    ) throws -> ChildProcess {
+        let worker = ChildProcess()
         worker.executableURL = CommandRun.binary
         worker.arguments =
             [
@@ -131,9 +131,9 @@ import Testing
         #expect(try await HTTPClient().fetch(ping).status / 100 == 2)
     }
 
-    static func stop(_ worker: Process) {
+    static func stop(_ worker: ChildProcess) async {
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
     }
 
     /// A worker started again has a new key: the first delivery of its predecessor's subscription
@@ -158,7 +158,7 @@ import Testing
         let first = try Self.startWorker(w, name: "first", state: state, list: feed, port: port)
         defer { if first.isRunning { kill(first.processIdentifier, SIGKILL) } }
         try await Operations.wait(upTo: 60) { said("first").contains("websub: \(feed) subscribed") }
-        Self.stop(first)
+        await Self.stop(first)
         #expect(first.terminationStatus == 0, "\(said("first"))")
 
         let second = try Self.startWorker(w, name: "second", state: state, list: feed, port: port)
@@ -174,14 +174,14 @@ import Testing
         try site.write(["third", "second", "first"])
         try await Self.ping(site, feed)
         try await Operations.wait(upTo: 30) { said("second").contains("websub: 1 pushed feeds stored") }
-        let rendered = try CommandRun.feedmerge([
+        let rendered = try await CommandRun.feedmerge([
             "render", "--state", state, feed, "-o", w.path("out.atom"), "--now", Self.now,
         ])
         #expect(rendered.status == 0, "\(rendered.standardError)")
         #expect(
             try String(contentsOfFile: w.path("out.atom"), encoding: .utf8).contains(">third</title>"),
             "\(said("second"))")
-        Self.stop(second)
+        await Self.stop(second)
 
         // Three days on, a worker whose list names another feed only.
         let third = try Self.startWorker(
@@ -195,7 +195,7 @@ import Testing
         let gone =
             said("third").components(separatedBy: "websub: \(feed): a delivery for a feed no list names").count - 1
         #expect(gone == 1, "delivered once, then no more: \(said("third"))")
-        Self.stop(third)
+        await Self.stop(third)
         #expect(third.terminationStatus == 0, "\(said("third"))")
     }
 

@@ -31,30 +31,33 @@ import Testing
 
     /// Waits until `condition` holds or `seconds` pass (suspended: the pool's few threads serve
     /// the suites running meanwhile).
-    func wait(upTo seconds: Double, until condition: () -> Bool = { false }) async throws {
+    func wait(upTo seconds: Double, until condition: () async -> Bool = { false }) async throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while !condition(), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        while await !condition(), Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
     }
 
     /// How many hosts `name` holds now.
-    func held(by name: String, _ state: String) -> Int {
-        Int((try? PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = '\(name)'")) ?? "")
+    func held(by name: String, _ state: String) async -> Int {
+        Int(
+            (try? await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = '\(name)'")) ?? ""
+        )
             ?? 0
     }
 
     /// A worker started once it holds its first claim's hosts and the hosts have answered `requests`.
     func startClaiming(
         _ w: StateTests.Workspace, name: String, state: String, list: String, requests: Int, extra: [String] = []
-    ) async throws -> Process {
+    ) async throws -> ChildProcess {
         _ = try await Self.hosts.counts(reset: true)
         let worker = try HostsServer.startWorker(w, name: name, state: state, list: list, extra: extra)
-        try await wait(upTo: 60) { held(by: name, state) > 0 }
+        try await wait(upTo: 60) { await held(by: name, state) > 0 }
         try await Self.hosts.waitForRequests(requests)
         return worker
     }
 
-    func stored(_ state: String) -> Int {
-        Int((try? PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL")) ?? "") ?? -1
+    func stored(_ state: String) async -> Int {
+        Int((try? await PostgreSQLServer.psql(state, "SELECT count(*) FROM feeds WHERE last_fetch IS NOT NULL")) ?? "")
+            ?? -1
     }
 
     /// The server goes away mid-claim for 15 s: the worker says so once,
@@ -89,20 +92,21 @@ import Testing
         // Stored, and the worker has claimed again (its wait between tries is up to 15 s): the
         // feeds a claim stored as the server came back may be in before the worker says so.
         try await wait(upTo: 60) {
-            stored(state) == 160
+            await stored(state) == 160
                 && !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state back after ").isEmpty
         }
         let said = HostsServer.said(w, "steady")
-        #expect(stored(state) == 160, "every feed stored after the outage: \(said)")
+        #expect(await stored(state) == 160, "every feed stored after the outage: \(said)")
         #expect(lostDuringOutage.count == 1, "the loss said once, while it lasted: \(said)")
         #expect(stampedLines(said, worker: "steady", "state lost: cannot claim feeds").count == 1, "\(said)")
         #expect(stampedLines(said, worker: "steady", "state back after ").count == 1, "\(said)")
         // A claim the outage struck (if it struck one rather than falling between claims) counts what
         // it could not store as not stored, never as fetched: every feed is in only once the state is back.
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         #expect(worker.terminationStatus == 0, "stopped with the state back: \(said)")
-        #expect(try PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
+        #expect(
+            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
     }
 
     /// `/healthz` answers 503 with the reason once the state has been lost
@@ -129,7 +133,7 @@ import Testing
         #expect(health.status == 503, "\(HostsServer.said(w, "watched"))")
         #expect(health.body.hasPrefix("unhealthy: the state cannot be used for "), "\(health.body)")
         let during = try await Operations.get("http://\(address)/metrics").body
-        try PromTool.check(during)
+        try await PromTool.check(during)
         #expect(during.contains("feedmerge_state_up 0\n") && !during.contains("feedmerge_state_errors_total 0\n"))
         Self.postgres.start()
         try await Operations.wait(upTo: 60) {
@@ -142,7 +146,7 @@ import Testing
         #expect(stampedLines(said, worker: "watched", "state lost: ").count == 1, "\(said)")
         #expect(stampedLines(said, worker: "watched", "state back after ").count == 1, "\(said)")
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
     }
 
     /// A draining worker whose state goes away for longer than it waits
@@ -162,14 +166,14 @@ import Testing
         try await wait(upTo: 60) { !worker.isRunning }
         let waited = Date().timeIntervalSince(stopped)
         Self.postgres.start()
-        worker.waitUntilExit()
+        await worker.exited()
         let said = HostsServer.said(w, "drainer")
         #expect(worker.terminationStatus == 74, "\(said)")
         #expect(waited < 30, "it tried the state for 10 s, then stopped: \(waited) s")
         #expect(stampedLines(said, worker: "drainer", "state lost: ").count == 1, "\(said)")
         #expect(stampedLines(said, worker: "drainer", "stopping with the state lost").count == 1, "\(said)")
         #expect(said.contains(" 0 fetched, ") && !said.contains(" 0 not stored"), "nothing counted stored: \(said)")
-        #expect(stored(state) < 160, "feeds are left due")
+        #expect(await stored(state) < 160, "feeds are left due")
     }
 
     /// SIGTERM while the worker waits to try a lost state again ends it at once (74: the state is lost).
@@ -188,8 +192,9 @@ import Testing
         try await Task.sleep(for: .seconds(1))  // past the first try again (0.5 s): in the longer wait after it
         let sent = Date()
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()  // on this thread: the time measured is the worker's, not the pool's
-        let took = Date().timeIntervalSince(sent)
+        await worker.exited()
+        // The end as the termination handler saw it: the time measured is the worker's, not the pool's.
+        let took = try #require(worker.endTime).timeIntervalSince(sent)
         let said = HostsServer.said(w, "waiting")
         #expect(took < 2, "it stopped at once: \(took) s; \(said)")
         #expect(worker.terminationStatus == 74, "stopped with the state lost: \(said)")
@@ -206,18 +211,18 @@ import Testing
         let stalled = try await startClaiming(
             w, name: "stalled", state: state, list: list, requests: 4, extra: ["--lease", "2"])
         defer { if stalled.isRunning { kill(stalled.processIdentifier, SIGKILL) } }
-        #expect(held(by: "stalled", state) == 2)
+        #expect(await held(by: "stalled", state) == 2)
         kill(stalled.processIdentifier, SIGSTOP)
         try await Task.sleep(for: .seconds(4))  // past its lease (2 s, on a server clock of whole seconds)
         let heir = try HostsServer.startWorker(w, name: "heir", state: state, list: list, extra: ["--drain"])
         defer { if heir.isRunning { kill(heir.processIdentifier, SIGKILL) } }
-        try await wait(upTo: 30) { held(by: "heir", state) == 2 }
-        #expect(held(by: "heir", state) == 2, "the heir holds both hosts: \(HostsServer.said(w, "heir"))")
+        try await wait(upTo: 30) { await held(by: "heir", state) == 2 }
+        #expect(await held(by: "heir", state) == 2, "the heir holds both hosts: \(HostsServer.said(w, "heir"))")
         kill(stalled.processIdentifier, SIGCONT)
         try await wait(upTo: 60) { !heir.isRunning }
-        heir.waitUntilExit()
+        await heir.exited()
         kill(stalled.processIdentifier, SIGTERM)
-        stalled.waitUntilExit()
+        await stalled.exited()
         let seen = try await Self.hosts.counts()
         #expect(
             (seen.mostInFlight.values.max() ?? 0) <= 2,
@@ -227,6 +232,6 @@ import Testing
         #expect(stalled.terminationStatus == 0, "\(said)")
         #expect(stampedLines(said, worker: "stalled", "lost the lease").count >= 1, "\(said)")
         #expect(said.contains(" 2 leases lost"), "\(said)")
-        #expect(stored(state) == 80)
+        #expect(await stored(state) == 80)
     }
 }

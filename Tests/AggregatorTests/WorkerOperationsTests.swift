@@ -57,7 +57,7 @@ import Testing
 
         let metrics = try await Operations.get("http://\(address)/metrics")
         #expect(metrics.status == 200)
-        try PromTool.check(metrics.body)
+        try await PromTool.check(metrics.body)
         #expect(
             metrics.body.contains("feedmerge_fetches_total{outcome=\"fetched\",code=\"2xx\"} 12\n"), "\(metrics.body)")
         #expect(metrics.body.contains("feedmerge_fetches_total{outcome=\"failed\",code=\"4xx\"} 1\n"))
@@ -78,7 +78,7 @@ import Testing
         #expect(await prometheus.query("up{job=\"feedmerge\"}") == "1")
 
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         #expect(worker.terminationStatus == 0)
         let last = Operations.jsonLines(HostsServer.said(w, "observed")).last
         #expect(last?["event"] as? String == "stop" && last?["fetched"] as? Int == 12, "\(String(describing: last))")
@@ -89,7 +89,7 @@ import Testing
         let state = PostgreSQLServer.shared.database()
         let (list, missing) = try list(w)
         let worker = try HostsServer.startWorker(w, name: "plain", state: state, list: list, extra: ["--drain"])
-        worker.waitUntilExit()
+        await worker.exited()
         let said = HostsServer.said(w, "plain")
         #expect(worker.terminationStatus == 0, "\(said)")
         let lines = said.split(separator: "\n")
@@ -113,13 +113,14 @@ import Testing
             w, name: "hurried", state: state, list: list, extra: ["--per-host", "1", "--hosts", "1"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
         try await Operations.wait(upTo: 60) {
-            (try? PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'hurried'")) == "1"
+            (try? await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_holder = 'hurried'"))
+                == "1"
         }
         kill(worker.processIdentifier, SIGTERM)
         // Two signals sent before the first is delivered are one: the second is sent once the first is said.
         try await Operations.wait(upTo: 60) { HostsServer.said(w, "hurried").contains(": SIGTERM: claiming no more") }
         kill(worker.processIdentifier, SIGTERM)
-        worker.waitUntilExit()
+        await worker.exited()
         let said = HostsServer.said(w, "hurried")
         #expect(worker.terminationStatus == 128 + SIGTERM, "\(said)")
         let last = said.split(separator: "\n").last ?? ""
@@ -132,20 +133,20 @@ import Testing
     }
 
     /// The run's metrics for node_exporter's textfile collector, written whole.
-    @Test func aOneShotRunWritesItsMetricsToAFile() throws {
+    @Test func aOneShotRunWritesItsMetricsToAFile() async throws {
         let w = try StateTests.Workspace("run-metrics")
         let (list, _) = try list(w)
         let metrics = w.path("feedmerge.prom")
         try "old".write(toFile: metrics, atomically: true, encoding: .utf8)
         // A local file that is no feed fails with no HTTP answer.
         try "no feed".write(toFile: w.path("notes.xml"), atomically: true, encoding: .utf8)
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             list, w.path("notes.xml"), "-o", w.path("merged.atom"), "--state", w.state, "--metrics", metrics,
             "--now", HostsServer.now,
         ])
         #expect(run.status == 1, "a feed failed: \(run.standardError)")
         let text = try String(contentsOfFile: metrics, encoding: .utf8)
-        try PromTool.check(text)
+        try await PromTool.check(text)
         #expect(text.contains("feedmerge_fetches_total{outcome=\"fetched\",code=\"2xx\"} 12\n"), "\(text)")
         #expect(text.contains("feedmerge_fetches_total{outcome=\"failed\",code=\"4xx\"} 1\n"))
         #expect(text.contains("feedmerge_entries_stored_total 36\n"))
@@ -154,7 +155,7 @@ import Testing
         #expect(text.contains("feedmerge_build_info{version=\"\(feedmergeVersionInTests)\"} 1\n"))
         #expect(text.contains(#/feedmerge_last_run_timestamp_seconds 1\d{9}/#))
         // Where it cannot be written, the run says so and the exit status says an output is missing.
-        let blocked = try CommandRun.feedmerge([
+        let blocked = try await CommandRun.feedmerge([
             list, "-o", w.path("merged.atom"), "--no-state", "--metrics", w.path("missing/feedmerge.prom"),
         ])
         #expect(blocked.status == 4 || blocked.standardError.contains("--metrics"), "\(blocked.standardError)")

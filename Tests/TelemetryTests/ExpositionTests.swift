@@ -11,7 +11,7 @@ import Testing
     static let inFlight = MetricFamily("test_in_flight", .gauge, help: "In flight.")
     static let latency = MetricFamily("test_latency_seconds", .histogram, help: "Latency.", buckets: [0.1, 1])
 
-    @Test func countersGaugesAndHistogramsAreWrittenAsPrometheusReadsThem() throws {
+    @Test func countersGaugesAndHistogramsAreWrittenAsPrometheusReadsThem() async throws {
         let registry = MetricRegistry([Self.requests, Self.inFlight, Self.latency])
         registry.add(Self.requests, labels: ["outcome": "ok", "code": "2xx"])
         registry.add(Self.requests, 2, labels: ["outcome": "a \"b\"\\c\nd", "code": "none"])
@@ -38,10 +38,10 @@ import Testing
                 test_latency_seconds_count 3
 
                 """)
-        try PromTool.check(text)
+        try await PromTool.check(text)
     }
 
-    @Test func everyFeedmergeFamilyIsThereFromTheStartAndPassesPromtool() throws {
+    @Test func everyFeedmergeFamilyIsThereFromTheStartAndPassesPromtool() async throws {
         let registry = MetricRegistry.feedmerge(version: "1.2.3")
         registry.sampleProcess()
         let text = registry.exposition()
@@ -53,6 +53,6 @@ import Testing
         let resident = try #require(
             text.split(separator: "\n").first { $0.hasPrefix("process_resident_memory_bytes ") })
         #expect((Double(resident.split(separator: " ")[1]) ?? 0) > 1_000_000)
-        try PromTool.check(text)
+        try await PromTool.check(text)
     }
 }

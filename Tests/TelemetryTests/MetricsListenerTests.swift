@@ -29,7 +29,7 @@ import Testing
         #expect(metrics.status == 200)
         #expect(metrics.type == "text/plain; version=0.0.4; charset=utf-8")
         #expect(metrics.body.contains("feedmerge_claims_total 4\n"))
-        try PromTool.check(metrics.body)
+        try await PromTool.check(metrics.body)
 
         #expect(try await get(base + "/healthz").status == 200)
         problem.value = "the state cannot be used for 61 s: gone"

@@ -91,16 +91,15 @@ public final class PostgreSQLServer: @unchecked Sendable {
     /// Runs SQL on a database with psql (to damage a stored value, to look at a table);
     /// gives what psql printed, unaligned, tuples only.
     @discardableResult
-    public static func psql(_ conninfo: String, _ sql: String) throws -> String {
-        let process = Process()
+    public static func psql(_ conninfo: String, _ sql: String) async throws -> String {
+        let process = ChildProcess()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["psql", "-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-c", sql, conninfo]
         process.standardOutput = output
         try process.run()
-        let printed = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let printed = await output.fileHandleForReading.readToEndOffPool()
+        guard await process.exited() == 0 else {
             throw POSIXError(.EIO, userInfo: [NSLocalizedDescriptionKey: "psql failed: \(sql)"])
         }
         return String(decoding: printed, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
