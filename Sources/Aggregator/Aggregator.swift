@@ -131,6 +131,10 @@ public struct StateOptions: Sendable {
     /// other is served from the state (another process fetches it). nil: the
     /// run fetches every feed.
     public var claimedFeeds: Set<String>?
+    /// In a shared state, the lease each feed this run claimed is written
+    /// under (`StoreRun`): it writes nothing of any other feed, and nothing
+    /// once a lease is lost. nil: the run writes every feed.
+    public var leases: [String: HostLease]?
     /// Fetch nothing: every feed is served from the state (`feedmerge render`).
     public var servesOnly = false
     /// Read what bounds every feed's stored entries' dates at the start (a
@@ -214,7 +218,7 @@ public enum Aggregator {
         on session: isolated StateSession
     ) async -> RunResult {
         let dating = EntryDating(rules: rules, keepDays: state.keepDays, newFeedItems: state.newFeedItems)
-        let run = session.beginRun()
+        let run = session.beginRun(fencedBy: state.leases)
         let start = Self.start(list, known: known, state: state, run: run, now: rules.now)
         var settled = await fetchAndSettle(
             plans(list, start: start, rules: rules, state: state), into: (consume continuing) ?? Timeline(rules: rules),

@@ -57,6 +57,15 @@ public struct HostClaim: Sendable {
         self.lease = lease
         self.feeds = feeds
     }
+
+    /// The lease each claimed feed is written under (`StateOptions.leases`, `StoreRun`).
+    public static func leasesByFeed(_ claims: [HostClaim]) -> [String: HostLease] {
+        var leases: [String: HostLease] = [:]
+        for claim in claims {
+            for url in claim.feeds { leases[url] = claim.lease }
+        }
+        return leases
+    }
 }
 
 /// A feed's place in the shared schedule, written when its host is released.
@@ -64,10 +73,13 @@ public struct ScheduledFeed: Sendable {
     public var url: String
     /// nil: never due again (gone).
     public var nextCheck: Timestamp?
+    /// The lease of the host it is on: written only while that holds.
+    public var lease: HostLease
 
-    public init(url: String, nextCheck: Timestamp?) {
+    public init(url: String, nextCheck: Timestamp?, lease: HostLease) {
         self.url = url
         self.nextCheck = nextCheck
+        self.lease = lease
     }
 }
 
@@ -89,10 +101,22 @@ public protocol SharedStateStore: StateStore {
     @discardableResult
     func subscribe(_ urls: [String], now: Timestamp) throws(StateError) -> [String: StateError]
     /// Claims hosts no one holds (or whose lease ran out), each with a new
-    /// token, and gives each with its due feeds. From now on the store
-    /// writes only the outcomes of feeds on hosts it holds, each only while
-    /// the lease holds (a lost one is dropped, and counted in `droppedOutcomes`).
+    /// token, and gives each with its due feeds. A claimed feed's outcome is
+    /// then recorded fenced by its lease (`record(_:fencedBy:)`): which feeds
+    /// a run writes is its session's (`StoreRun`), never a mode of the store.
     func claim(_ request: ClaimRequest) throws(StateError) -> [HostClaim]
+    /// Records an outcome (as `record(_:)`), written only while `lease`
+    /// holds: one the lease no longer covers is dropped, counted in
+    /// `takeDroppedOutcomes`, and its lease keeper told it is lost.
+    func record(_ update: FeedUpdate, fencedBy lease: HostLease) throws(StateError)
+    /// `record(all:)`, each outcome fenced by its feed's lease in `leases`.
+    func record(all updates: [FeedUpdate], fencedBy leases: [String: HostLease]) throws(StateError)
+    /// `prune` of these feeds only, each written while its lease in
+    /// `leases` holds; never a pass over every feed (another process may be
+    /// writing any other).
+    func prune(
+        feeds: [String], keepDays: Int, keepPerFeed: Int, now: Timestamp, fencedBy leases: [String: HostLease]
+    ) throws(StateError)
     /// How many listed feeds are due at `now`, whoever holds their hosts: a draining worker waits
     /// while any is, since a holder that died leaves them to it.
     func dueCount(now: Timestamp) throws(StateError) -> Int
@@ -108,7 +132,7 @@ public protocol SharedStateStore: StateStore {
     /// (a renewal), or the store's caller's (a write its fence refused).
     func makeLeaseKeeper(leaseSeconds: Int, onChange: @escaping @Sendable (LeaseChange) -> Void) -> any LeaseKeeper
     /// Stores every outcome recorded so far, writes the feeds' next checks
-    /// and who fetched them, and lets the hosts go.
+    /// and who fetched them (each while its `ScheduledFeed.lease` holds), and lets the hosts go.
     /// - Returns: the leases found lost (their feeds' schedule was not written).
     func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
     /// The feeds whose outcome was dropped because their lease was lost, since the last call.

@@ -17,6 +17,8 @@ import Basics
 public actor StateSession {
     /// The store, reachable only on the session's thread: a run's calls go through `beginRun`.
     let store: any StateStore
+    /// The same store, when several processes share it (one cast, here).
+    let shared: (any SharedStateStore)?
     /// Whether the store is shared by several processes (`SharedStateStore`).
     public nonisolated let isShared: Bool
     /// Whether the store keeps entries (a `--no-state` run's does not).
@@ -27,9 +29,10 @@ public actor StateSession {
 
     /// Takes `store` over: no other code holds it afterwards.
     public init(_ store: sending any StateStore) {
-        isShared = store is any SharedStateStore
         keepsEntries = store.keepsEntries
         executor = ThreadExecutor(name: "feedmerge state")
+        shared = store as? any SharedStateStore
+        isShared = shared != nil
         self.store = store
     }
 
@@ -46,7 +49,7 @@ public actor StateSession {
     public func withSharedStore<Value: Sendable, Failure: Error>(
         _ body: @Sendable (any SharedStateStore) throws(Failure) -> Value
     ) throws(Failure) -> Value {
-        guard let shared = store as? any SharedStateStore else {
+        guard let shared else {
             preconditionFailure("a session's shared-store calls need a shared store")
         }
         return try body(shared)

@@ -7,10 +7,25 @@ import FeedModel
 /// dated by what the state held before this run; and `commit` ends the run:
 /// it consumes it (nothing is recorded after), and gives back what the
 /// health report and pruning read (`CommittedRun`).
+///
+/// A run on a shared state writes under its claims: each outcome fenced by
+/// the lease its feed was claimed under, and nothing of a feed it did not
+/// claim (another process holds it). The fence is the run's, not a mode of
+/// the store.
 public struct StoreRun: ~Copyable {
     private let store: any StateStore
+    private let fence: Fence?
 
-    init(_ store: any StateStore) { self.store = store }
+    /// A shared store and the lease each claimed feed is written under.
+    struct Fence {
+        let store: any SharedStateStore
+        let leases: [String: HostLease]
+    }
+
+    init(_ store: any StateStore, fence: Fence?) {
+        self.store = store
+        self.fence = fence
+    }
 
     public var keepsEntries: Bool { store.keepsEntries }
 
@@ -45,7 +60,7 @@ public struct StoreRun: ~Copyable {
     /// A fetched feed's outcome, after its history was read.
     public func record(_ update: FeedUpdate, after read: consuming HistoryRead) throws(StateError) {
         precondition(read.url == update.url, "an outcome is recorded after its own feed's history")
-        try store.record(update)
+        try write(update)
     }
 
     /// An outcome that stores no entries (not modified, failed, not asked).
@@ -53,15 +68,24 @@ public struct StoreRun: ~Copyable {
         if case .fetched = update.outcome {
             preconditionFailure("a fetched feed's outcome is recorded after its history is read")
         }
-        try store.record(update)
+        try write(update)
+    }
+
+    private func write(_ update: FeedUpdate) throws(StateError) {
+        guard let fence else { return try store.record(update) }
+        guard let lease = fence.leases[update.url] else { return }  // another process's feed
+        try fence.store.record(update, fencedBy: lease)
     }
 
     /// Ends the run: its outcomes stored, then `pending` (the not-modified
     /// feeds', stored together).
     public consuming func commit(pending: [FeedUpdate]) -> CommittedRun {
         let committed = Result { () throws(StateError) in try store.commit() }
-        let pendingStored = Result { () throws(StateError) in try store.record(all: pending) }
-        return CommittedRun(store: store, unstored: committed, pendingStored: pendingStored)
+        let pendingStored = Result { [fence] () throws(StateError) in
+            guard let fence else { return try store.record(all: pending) }
+            try fence.store.record(all: pending.filter { fence.leases[$0.url] != nil }, fencedBy: fence.leases)
+        }
+        return CommittedRun(store: store, fence: fence, unstored: committed, pendingStored: pendingStored)
     }
 }
 
@@ -74,16 +98,18 @@ public struct HistoryRead: ~Copyable {
 /// A run whose outcomes are stored: what the health report and pruning read.
 public struct CommittedRun: ~Copyable {
     private let store: any StateStore
+    private let fence: StoreRun.Fence?
     /// The feeds whose outcomes could not be stored, by URL (a failure: which were is not known).
     public let unstored: Result<[String: StateError], StateError>
     /// Whether the not-modified feeds' outcomes were stored.
     public let pendingStored: Result<Void, StateError>
 
     init(
-        store: any StateStore, unstored: Result<[String: StateError], StateError>,
+        store: any StateStore, fence: StoreRun.Fence?, unstored: Result<[String: StateError], StateError>,
         pendingStored: Result<Void, StateError>
     ) {
         self.store = store
+        self.fence = fence
         self.unstored = unstored
         self.pendingStored = pendingStored
     }
@@ -98,13 +124,26 @@ public struct CommittedRun: ~Copyable {
 
     public func feed(_ url: String) throws(StateError) -> FeedRecord? { try store.feed(url) }
 
-    /// The run's last call: entries the feeds no longer list, past retention, removed.
+    /// The run's last call: entries the feeds no longer list, past retention, removed (a run
+    /// under claims: of the feeds it claimed only, each fenced by its lease).
     public consuming func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        try store.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
+        guard let fence else {
+            return try store.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
+        }
+        let held = (feeds ?? []).filter { fence.leases[$0] != nil }
+        guard !held.isEmpty else { return }
+        try fence.store.prune(
+            feeds: held, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, fencedBy: fence.leases)
     }
 }
 
 extension StateSession {
     /// A run's calls to the store, on the session's thread.
-    public func beginRun() -> StoreRun { StoreRun(store) }
+    /// - Parameter leases: a run under claims on a shared state: the lease
+    ///   each claimed feed is written under (nil: the run writes every feed).
+    public func beginRun(fencedBy leases: [String: HostLease]? = nil) -> StoreRun {
+        guard let leases else { return StoreRun(store, fence: nil) }
+        guard let shared else { preconditionFailure("a run under claims needs a shared store") }
+        return StoreRun(store, fence: StoreRun.Fence(store: shared, leases: leases))
+    }
 }

@@ -36,7 +36,6 @@ extension PostgreSQLStateStore: SharedStateStore {
 
     public func claim(_ request: ClaimRequest) throws(StateError) -> [HostClaim] {
         try flush()
-        if claimed == nil { claimed = [:] }
         holderName = request.holder
         let now = request.now.secondsSince1970
         let listedSince = now - ClaimRequest.listedWithin
@@ -81,11 +80,21 @@ extension PostgreSQLStateStore: SharedStateStore {
                     row.text(0, notNull: "feeds.url"))
             }
         }
-        let claims = leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
-        for claim in claims {
-            for url in claim.feeds { claimed?[url] = claim.lease }
-        }
-        return claims
+        return leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
+    }
+
+    public func record(_ update: FeedUpdate, fencedBy lease: HostLease) throws(StateError) {
+        try record(update, lease: lease)
+    }
+
+    public func record(all updates: [FeedUpdate], fencedBy leases: [String: HostLease]) throws(StateError) {
+        try record(all: updates, leases: leases)
+    }
+
+    public func prune(
+        feeds: [String], keepDays: Int, keepPerFeed: Int, now: Timestamp, fencedBy leases: [String: HostLease]
+    ) throws(StateError) {
+        try prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, leases: leases)
     }
 
     public func dueCount(now: Timestamp) throws(StateError) -> Int {
@@ -127,10 +136,7 @@ extension PostgreSQLStateStore: SharedStateStore {
     public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease] {
         if let failure = try commit().first { throw failure.value }
         var byLease: [HostLease: [ScheduledFeed]] = [:]
-        for feed in schedule {
-            guard let lease = claimed?[feed.url] else { continue }
-            byLease[lease, default: []].append(feed)
-        }
+        for feed in schedule { byLease[feed.lease, default: []].append(feed) }
         let holder = holderName
         var statements: [(Statement, [Parameter])] = []
         var releases: [Int: HostLease] = [:]
@@ -159,8 +165,6 @@ extension PostgreSQLStateStore: SharedStateStore {
         {
             throw failure
         }
-        let released = Set(leases)
-        claimed = claimed?.filter { !released.contains($0.value) }
         return leases.filter { !held.contains($0) }
     }
 

@@ -226,11 +226,8 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     /// Outcomes recorded and not sent yet, in order, each one statement
-    /// (fenced by the lease its feed was claimed under, in a shared run).
-    private var batch: [(url: String, statement: Statement, parameters: [Parameter], fenced: Bool)] = []
-    /// In a shared run (after `claim`): the lease each claimed feed was
-    /// claimed under; an outcome of any other feed is not written.
-    var claimed: [String: HostLease]?
+    /// (fenced by the lease it was recorded under: `record(_:fencedBy:)`).
+    private var batch: [(url: String, statement: Statement, parameters: [Parameter], lease: HostLease?)] = []
     /// Outcomes dropped because their lease was lost (`takeDroppedOutcomes`).
     var dropped: [String] = []
     /// The lease keeper this store made (`makeLeaseKeeper`): told of the leases its fence finds lost.
@@ -238,11 +235,10 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// Outcomes a fence refused: counted, and their leases' keeper learns
     /// at once that they are lost (its process then stops asking their hosts).
-    private func drop(_ urls: [String]) {
-        guard !urls.isEmpty else { return }
-        dropped += urls
-        let found = Set(urls.compactMap { claimed?[$0] })
-        if !found.isEmpty { keeper?.lost(found.sorted { $0.host < $1.host }) }
+    private func drop(_ outcomes: [(url: String, lease: HostLease)]) {
+        guard !outcomes.isEmpty else { return }
+        dropped += outcomes.map(\.url)
+        keeper?.lost(Set(outcomes.map(\.lease)).sorted { $0.host < $1.host })
     }
     /// Who claims, as the feeds' `fetched_by` says.
     var holderName = ""
@@ -256,16 +252,27 @@ public final class PostgreSQLStateStore: StateStore {
     private var failures: [String: StateError] = [:]
 
     public func record(_ update: FeedUpdate) throws(StateError) {
-        guard let (statement, parameters, fenced) = try fencedOutcome(update) else { return }
-        batch.append((update.url, statement, parameters, fenced))
+        try record(update, lease: nil)
+    }
+
+    /// An outcome written, or with a lease written while it holds (`SharedStateStore.record(_:fencedBy:)`).
+    func record(_ update: FeedUpdate, lease: HostLease?) throws(StateError) {
+        let (statement, parameters) = try fencedOutcome(update, lease: lease)
+        batch.append((update.url, statement, parameters, lease))
         if batch.count >= Self.batchLimit { try flush() }
     }
 
     public func record(all updates: [FeedUpdate]) throws(StateError) {
+        try record(all: updates, leases: nil)
+    }
+
+    /// Every outcome written, or with leases each while its feed's holds.
+    func record(all updates: [FeedUpdate], leases: [String: HostLease]?) throws(StateError) {
         guard !updates.isEmpty else { return }
         for update in updates {
-            guard let (statement, parameters, fenced) = try fencedOutcome(update) else { continue }
-            batch.append((update.url, statement, parameters, fenced))
+            let lease = leases?[update.url]
+            let (statement, parameters) = try fencedOutcome(update, lease: lease)
+            batch.append((update.url, statement, parameters, lease))
             // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
             if batch.count >= Self.batchLimit * 16 { try flush() }
         }
@@ -292,7 +299,7 @@ public final class PostgreSQLStateStore: StateStore {
     func flush(durable: Bool = false) throws(StateError) {
         if batch.isEmpty {
             guard durable && undurable else { return try reopenIfLost() }
-            batch = [("", Statements.touch, [], false)]
+            batch = [("", Statements.touch, [], nil)]
         }
         defer { failures.removeValue(forKey: "") }  // the write of nothing fails alone, said by no feed
         let sending = batch
@@ -303,9 +310,9 @@ public final class PostgreSQLStateStore: StateStore {
             try reopenIfLost()
             let statements = sending.map { ($0.statement, $0.parameters) }
             let refused: StateError?
-            var lost: [String] = []
+            var lost: [(url: String, lease: HostLease)] = []
             func count(_ index: Int, _ rows: Int) {
-                if rows == 0 && sending[index].fenced { lost.append(sending[index].url) }
+                if rows == 0, let lease = sending[index].lease { lost.append((sending[index].url, lease)) }
             }
             do throws(StateError) {
                 refused = try connection.pipeline(statements, durable: durable, affected: count)
@@ -327,7 +334,7 @@ public final class PostgreSQLStateStore: StateStore {
             for outcome in sending {
                 do throws(StateError) {
                     let rows = try connection.query(outcome.statement, outcome.parameters)
-                    if rows == 0 && outcome.fenced { drop([outcome.url]) }
+                    if rows == 0, let lease = outcome.lease { drop([(outcome.url, lease)]) }
                 } catch {
                     failures[outcome.url] = error
                     if !connection.isOpen { throw error }
@@ -339,24 +346,18 @@ public final class PostgreSQLStateStore: StateStore {
         }
     }
 
-    /// The statement that stores an outcome, fenced by its feed's lease in a
-    /// shared run; nil: a shared run's outcome of a feed it did not claim
-    /// (another process holds it), not written.
-    private func fencedOutcome(_ update: FeedUpdate) throws(StateError) -> (Statement, [Parameter], Bool)? {
-        guard let claimed else {
-            let (statement, parameters) = try outcome(update)
-            return (statement, parameters, false)
-        }
-        guard let lease = claimed[update.url] else { return nil }
-        let (statement, parameters) = try outcome(update)
-        return (
-            Statements.fencedVersion(of: statement), parameters + [.text(lease.host), .integer(lease.token)], true
-        )
+    /// The statement that stores an outcome, fenced by `lease` when there is one.
+    private func fencedOutcome(_ update: FeedUpdate, lease: HostLease?) throws(StateError) -> (Statement, [Parameter]) {
+        let (statement, parameters) = try outcome(update, fenced: lease != nil)
+        guard let lease else { return (statement, parameters) }
+        return (Statements.fencedVersion(of: statement), parameters + [.text(lease.host), .integer(lease.token)])
     }
 
     /// The statement that stores an outcome. A fetched feed's document is
     /// the stored one with the listing upserted (`FeedEntries.upsert`).
-    private func outcome(_ update: FeedUpdate) throws(StateError) -> (Statement, [Parameter]) {
+    /// - Parameter fenced: written under a lease: another process may have stored the feed
+    ///   since the records were read, so its document is always read.
+    private func outcome(_ update: FeedUpdate, fenced: Bool) throws(StateError) -> (Statement, [Parameter]) {
         let now = update.now.secondsSince1970
         let common: [Parameter] = [
             .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
@@ -365,7 +366,7 @@ public final class PostgreSQLStateStore: StateStore {
         ]
         switch update.outcome {
         case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
-            let before = try storedDocument(of: update.url)
+            let before = try storedDocument(of: update.url, trustingRecordsRead: !fenced)
             var document = before?.document ?? FeedEntries()
             document.upsert(entries, now: now)
             let bytes = document.document
@@ -410,13 +411,15 @@ public final class PostgreSQLStateStore: StateStore {
 
     /// A feed's document (an empty one when it has none); nil when it is damaged.
     /// Throws only when the server cannot be read.
-    private func storedDocument(of url: String) throws(StateError) -> StoredDocument? {
+    /// - Parameter trustingRecordsRead: a feed the records read at the start did not name has
+    ///   nothing stored (false under a lease: another process may have stored it since).
+    private func storedDocument(of url: String, trustingRecordsRead: Bool = true) throws(StateError) -> StoredDocument?
+    {
         if let bytes = unsent[url] {
             return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) }
         }
         if let cached, cached.url == url { return cached.stored }
-        // (In a shared run another process may have stored a feed since the records were read.)
-        if claimed == nil, let known, !known.contains(url) {
+        if trustingRecordsRead, let known, !known.contains(url) {
             return StoredDocument(document: FeedEntries(), bytes: nil)
         }
         let stored = try retrying { () throws(StateError) in
@@ -431,14 +434,15 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
-        guard let stored = try storedDocument(of: url) else {
+        // (Another process may have stored the feed since the records were read: it is read.)
+        guard let stored = try storedDocument(of: url, trustingRecordsRead: false) else {
             throw connection.error("the stored entries of \(url) are damaged", kind: .damaged)
         }
         return FeedHistory(document: stored.document)
     }
 
     public func forgetValidators(of urls: [String]) throws(StateError) {
-        batch += urls.map { ($0, Statements.dropValidators, [.text($0)], false) }
+        batch += urls.map { ($0, Statements.dropValidators, [.text($0)], nil) }
         try flush(durable: true)
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
@@ -462,15 +466,19 @@ public final class PostgreSQLStateStore: StateStore {
     /// The retention schedule and each document's own rule (`FeedEntries.prune`),
     /// read `pruneChunk` documents at a time: memory stays that of a few feeds.
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        // A shared run prunes only the feeds it holds (another process may be writing any other),
-        // and never all of them at once: it has nothing to do when it holds none of these.
-        let feeds = claimed.map { claimed in (feeds ?? []).filter { claimed[$0] != nil } } ?? feeds
-        if claimed != nil && feeds?.isEmpty != false { return }
+        try prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, leases: nil)
+    }
+
+    /// - Parameter leases: each feed's lease, under which it is written (a run under claims:
+    ///   only `feeds`, and never every feed at once, since another process may be writing any other).
+    func prune(
+        feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp, leases: [String: HostLease]?
+    ) throws(StateError) {
         try flush()
         cached = nil
-        let lastFull = claimed == nil ? try lastFullPruneRead() : 0
+        let lastFull = leases == nil ? try lastFullPruneRead() : 0
         let full =
-            claimed == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
+            leases == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
         let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
         var writes: [(Statement, [Parameter])] = []
         func prune(_ row: Row, lease: HostLease? = nil) throws(StateError) {
@@ -505,12 +513,12 @@ public final class PostgreSQLStateStore: StateStore {
         } else {
             for url in feeds ?? [] {
                 try connection.query(Statements.selectFeedDocument, [.text(url)]) { row throws(StateError) in
-                    try prune(row, lease: claimed?[url])
+                    try prune(row, lease: leases?[url])
                 }
                 if writes.count >= Self.pruneChunk { try send(&writes) }
             }
         }
-        if claimed == nil, RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
+        if leases == nil, RetentionSchedule.notesPass(full: full, lastFull: lastFull) {
             writes.append((Statements.noteFullPrune, [.integer(now.secondsSince1970)]))
         }
         try send(&writes)

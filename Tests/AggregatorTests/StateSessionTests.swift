@@ -2,7 +2,9 @@ import Basics
 import FeedFetch
 import FeedModel
 import Foundation
+import PostgreSQLState
 import Subscriptions
+import TestSupport
 import Testing
 import TimelineMerge
 
@@ -79,5 +81,42 @@ import TimelineMerge
         }
         await options.session.withStore { $0.finish() }
         #expect(store.threads == ["the session's thread"], "the store was called on \(store.threads)")
+    }
+
+    /// A run under claims writes under its leases and nothing else: the fence is the run's,
+    /// and the store, which has no mode, writes whatever it is given without a lease.
+    @Test func aRunUnderClaimsWritesOnlyTheFeedsItClaimed() async throws {
+        let (a1, b1) = ("http://a.example/1.xml", "http://b.example/1.xml")
+        let session = StateSession(try PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database()))
+        let now = Timestamp(secondsSince1970: 1_706_745_600)
+        let claims = try await session.withSharedStore { store throws(StateError) in
+            try store.subscribe([a1, b1], now: now)
+            return try store.claim(
+                ClaimRequest(scope: .feeds([a1]), hosts: 10, holder: "run", leaseSeconds: 60, now: now))
+        }
+        #expect(claims.map(\.feeds) == [[a1]])
+        func failed(_ url: String) -> FeedUpdate {
+            FeedUpdate(
+                url: url, outcome: .failed(message: "refused", gone: false), status: 500, movedTo: nil,
+                notBefore: nil, now: now)
+        }
+        try await Self.record([failed(a1), failed(b1)], fencedBy: HostClaim.leasesByFeed(claims), on: session)
+        let (claimed, other) = try await session.withStore { store throws(StateError) in
+            (try store.feed(a1)?.lastError, try store.feed(b1)?.lastFetch)
+        }
+        #expect(claimed == "refused")
+        #expect(other == nil, "a feed the run did not claim is not written")
+        // Without a lease, the store writes: it has no mode left by the claim.
+        try await Self.record([failed(b1)], fencedBy: nil, on: session)
+        #expect(try await session.withStore { store throws(StateError) in try store.feed(b1)?.lastError } == "refused")
+    }
+
+    static func record(
+        _ updates: [FeedUpdate], fencedBy leases: [String: HostLease]?, on session: isolated StateSession
+    ) throws {
+        let run = session.beginRun(fencedBy: leases)
+        for update in updates { try run.record(update) }
+        let committed = run.commit(pending: [])
+        if case .failure(let error) = committed.unstored { throw error }
     }
 }

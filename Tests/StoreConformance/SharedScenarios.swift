@@ -64,14 +64,13 @@ extension StoreConformance {
             let claims = try store.claim(
                 ClaimRequest(scope: .feeds([a1]), hosts: 10, holder: "run", leaseSeconds: 60, now: Sample.time(0)))
             #expect(claims.map(\.feeds) == [[a1]], "\(factory.name)")
-            // What the run stores of a feed it did not claim is not written (another process may hold it).
-            try store.store(Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0)))
-            try store.store(Sample.fetched(b1, [Sample.entry("b")], at: Sample.time(0)))
-            let schedule = [ScheduledFeed(url: a1, nextCheck: Sample.time(0, 1800))]
+            let lease = try #require(claims.first).lease
+            try store.record(Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0)), fencedBy: lease)
+            let schedule = [ScheduledFeed(url: a1, nextCheck: Sample.time(0, 1800), lease: lease)]
             #expect(try store.release(claims.map(\.lease), schedule: schedule).isEmpty)
             #expect(try store.feed(a1)?.lastFetch == Sample.time(0))
-            #expect(try store.feed(b1)?.lastFetch == nil, "not claimed: not written")
-            #expect(try store.ids(b1).isEmpty)
+            #expect(try store.feed(a1)?.nextCheck == Sample.time(0, 1800))
+            #expect(try store.feed(b1)?.lastFetch == nil)
         },
         Scenario("release writes the schedule and who fetched each feed, and frees the hosts") { factory in
             let state = try factory.makeState()
@@ -80,10 +79,14 @@ extension StoreConformance {
             try first.subscribe([a1, a2, b1], now: Sample.time(0))
             let claims = try first.claim(due("first"))
             #expect(claims.count == 2, "\(factory.name)")
-            for url in [a1, a2, b1] { try first.record(Sample.fetched(url, [Sample.entry(url)], at: Sample.time(0))) }
+            let leases = HostClaim.leasesByFeed(claims)
+            for url in [a1, a2, b1] {
+                try first.record(Sample.fetched(url, [Sample.entry(url)], at: Sample.time(0)), fencedBy: leases[url]!)
+            }
             let schedule = [
-                ScheduledFeed(url: a1, nextCheck: Sample.time(0, 3600)),
-                ScheduledFeed(url: a2, nextCheck: Sample.time(1)), ScheduledFeed(url: b1, nextCheck: nil),
+                ScheduledFeed(url: a1, nextCheck: Sample.time(0, 3600), lease: leases[a1]!),
+                ScheduledFeed(url: a2, nextCheck: Sample.time(1), lease: leases[a2]!),
+                ScheduledFeed(url: b1, nextCheck: nil, lease: leases[b1]!),
             ]
             #expect(try first.release(claims.map(\.lease), schedule: schedule).isEmpty, "outcomes stored by release")
             let records = try second.feeds([a1, a2, b1])
@@ -106,13 +109,17 @@ extension StoreConformance {
             try store.subscribe([a1], now: Sample.time(0))
             let claims = try store.claim(due("run"))
             #expect(claims.map(\.feeds) == [[a1]], "\(factory.name)")
-            try store.record(Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0), movedTo: moved))
-            let next = [ScheduledFeed(url: a1, nextCheck: Sample.time(1))]
+            let lease = try #require(claims.first).lease
+            try store.record(
+                Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0), movedTo: moved), fencedBy: lease)
+            let next = [ScheduledFeed(url: a1, nextCheck: Sample.time(1), lease: lease)]
             #expect(try store.release(claims.map(\.lease), schedule: next).isEmpty)
             let later = try store.claim(due("run", at: Sample.time(1)))
             #expect(later.map(\.feeds) == [[a1]])
-            #expect(later.first?.lease.host != claims.first?.lease.host, "asked where it moved: another host")
-            #expect(try store.release(later.map(\.lease), schedule: next).isEmpty)
+            let laterLease = try #require(later.first).lease
+            #expect(laterLease.host != lease.host, "asked where it moved: another host")
+            let after = [ScheduledFeed(url: a1, nextCheck: Sample.time(1), lease: laterLease)]
+            #expect(try store.release(later.map(\.lease), schedule: after).isEmpty)
             // The list names the new URL (a row of its own, never fetched): the feed continues there.
             try store.subscribe([moved], now: Sample.time(1))
             try store.rename(feed: a1, to: moved)
@@ -149,16 +156,18 @@ extension StoreConformance {
             let secondClaims = try await claimOnceFree(second, due("second"))
             #expect(secondClaims.map(\.feeds) == [[a1]])
             #expect(secondClaims.first?.lease != firstClaims.first?.lease, "a new token")
-            try second.record(Sample.failed(a1, "the holder's", at: Sample.time(0)))
+            try second.record(Sample.failed(a1, "the holder's", at: Sample.time(0)), fencedBy: secondClaims[0].lease)
             #expect(try second.commit().isEmpty)
-            try first.record(Sample.failed(a1, "too late", at: Sample.time(0)))
+            try first.record(Sample.failed(a1, "too late", at: Sample.time(0)), fencedBy: firstClaims[0].lease)
             #expect(try first.commit().isEmpty, "dropped, not failed")
             #expect(first.takeDroppedOutcomes() == [a1])
             #expect(first.takeDroppedOutcomes().isEmpty, "said once")
             #expect(second.takeDroppedOutcomes().isEmpty)
             #expect(try second.feed(a1)?.lastError == "the holder's")
             #expect(try second.feed(a1)?.consecutiveFailures == 1)
-            let lost = try first.release(firstClaims.map(\.lease), schedule: [ScheduledFeed(url: a1, nextCheck: nil)])
+            let lost = try first.release(
+                firstClaims.map(\.lease),
+                schedule: [ScheduledFeed(url: a1, nextCheck: nil, lease: firstClaims[0].lease)])
             #expect(lost == firstClaims.map(\.lease), "release says the lease was lost")
             #expect(try second.feeds([a1])[a1]?.record.nextCheck != nil, "a lost lease's schedule is not written")
             #expect(try second.release(secondClaims.map(\.lease), schedule: []).isEmpty)
@@ -177,7 +186,7 @@ extension StoreConformance {
             let told = Told()
             let keeper = first.makeLeaseKeeper(leaseSeconds: 1) { told.add($0) }
             keeper.keep(firstClaims.map(\.lease))
-            try first.record(Sample.failed(stolenClaim.feeds[0], "too late", at: Sample.time(0)))
+            try first.record(Sample.failed(stolenClaim.feeds[0], "too late", at: Sample.time(0)), fencedBy: stolen)
             _ = try first.commit()
             let deadline = Date(timeIntervalSinceNow: 5)
             while told.lost.isEmpty || told.renewed.isEmpty, Date() < deadline {

@@ -13,31 +13,34 @@ public enum SharedSchedule {
     ///   - backstop: for a feed whose changes a WebSub hub pushes, the earliest
     ///     it is polled again (nil: polled by its schedule alone).
     public static func release(
-        _ leases: [HostLease], feeds urls: [String], store: any SharedStateStore, state: StateOptions, now: Timestamp,
+        _ claims: [HostClaim], store: any SharedStateStore, state: StateOptions, now: Timestamp,
         listed: (String) -> [String] = { _ in [] }, backstop: (String) -> Timestamp? = { _ in nil }
     ) throws(StateError) -> [HostLease] {
-        guard !leases.isEmpty else { return [] }
+        guard !claims.isEmpty else { return [] }
+        let urls = claims.flatMap(\.feeds)
+        let leases = HostClaim.leasesByFeed(claims)
+        let byHost = Dictionary(claims.map { ($0.lease.host, $0.lease) }) { first, _ in first }
         let facts = urls.isEmpty ? [:] : try store.feeds(urls)
         var schedule: [ScheduledFeed] = []
         let hostWaits = state.schedule.hostWaits(facts.values.map(\.0), now: now)
         for url in urls {
-            guard let (record, dates) = facts[url] else { continue }
+            guard let (record, dates) = facts[url], let lease = leases[url] else { continue }
             var next = state.schedule.nextCheck(
                 record: record, entriesStored: dates?.count ?? 0, keepDays: state.keepDays, now: now,
                 hostNotBefore: hostWaits[URLAuthority.host(of: record.movedTo ?? url)])
             if let polled = next, let pushed = backstop(url) { next = max(polled, pushed) }
-            schedule.append(ScheduledFeed(url: url, nextCheck: next))
+            schedule.append(ScheduledFeed(url: url, nextCheck: next, lease: lease))
         }
         // A host that asked everyone to wait: its other feeds are not due before the wait is over.
-        let held = Set(leases.map(\.host))
         let claimed = Set(urls)
-        for (host, wait) in hostWaits where held.contains(host) {
+        for (host, wait) in hostWaits {
+            guard let lease = byHost[host] else { continue }
             let others = listed(host).filter { !claimed.contains($0) }
             guard !others.isEmpty else { continue }
             for (url, (record, _)) in try store.feeds(others) where !record.gone {
-                schedule.append(ScheduledFeed(url: url, nextCheck: max(record.nextCheck ?? wait, wait)))
+                schedule.append(ScheduledFeed(url: url, nextCheck: max(record.nextCheck ?? wait, wait), lease: lease))
             }
         }
-        return try store.release(leases, schedule: schedule)
+        return try store.release(claims.map(\.lease), schedule: schedule)
     }
 }

@@ -61,14 +61,15 @@ extension Worker {
                     [("reason", .text("\(readFailure)"))]))
             batch.stateFailed = true
         } else {
-            let (ran, failed) = await run(urls, records: records, rules: rules, pushes: pushes)
+            let (ran, failed) = await run(
+                urls, leases: HostClaim.leasesByFeed(claims), records: records, rules: rules, pushes: pushes)
             reports = ran
             batch.stateFailed = failed
         }
         // The next holder's first request keeps the host spacing after this process's last.
         await client.waitForSpacing(of: leases.map(\.host))
         let release = Release(
-            leases: leases, feeds: urls, now: rules.now, leaseSeconds: settings.leaseSeconds,
+            claims: claims, now: rules.now, leaseSeconds: settings.leaseSeconds,
             listed: { [listedByHost] host in listedByHost[host] ?? [] },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
@@ -113,8 +114,10 @@ extension Worker {
 
     /// The claimed feeds through `Aggregator.run`; what the state could not do is said now.
     /// - Returns: the reports, and whether the state failed for any.
+    /// - Parameter leases: the lease each feed is written under (a feed whose lease is lost is not written).
     private func run(
-        _ urls: [String], records: [String: FeedRecord], rules: TimelineRules, pushes: [String: WebSubSubscriber.Push]
+        _ urls: [String], leases: [String: HostLease], records: [String: FeedRecord], rules: TimelineRules,
+        pushes: [String: WebSubSubscriber.Push]
     ) async -> (reports: [FeedReport], stateFailed: Bool) {
         var sublist = SubscriptionList()
         sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
@@ -133,6 +136,7 @@ extension Worker {
         runState.readsStoredDates = false
         runState.dueOnly = false
         runState.health = false
+        runState.leases = leases
         var result = await Aggregator.run(sublist, client: client, rules: rules, state: runState, records: records)
         for diagnostic in result.diagnostics {
             metrics.add(.stateErrors)
@@ -192,8 +196,7 @@ extension Worker {
 
 /// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
 struct Release: Sendable {
-    let leases: [HostLease]
-    let feeds: [String]
+    let claims: [HostClaim]
     let now: Timestamp
     /// When the leases have run out on the server, renewed no more since this was made: then
     /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
@@ -205,11 +208,10 @@ struct Release: Sendable {
     let backstop: @Sendable (String) -> Timestamp?
 
     init(
-        leases: [HostLease], feeds: [String], now: Timestamp, leaseSeconds: Int,
+        claims: [HostClaim], now: Timestamp, leaseSeconds: Int,
         listed: @escaping @Sendable (String) -> [String], backstop: @escaping @Sendable (String) -> Timestamp?
     ) {
-        self.leases = leases
-        self.feeds = feeds
+        self.claims = claims
         self.listed = listed
         self.backstop = backstop
         self.now = now
@@ -220,8 +222,7 @@ struct Release: Sendable {
 
     /// - Returns: the leases found lost.
     func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(
-            leases, feeds: feeds, store: store, state: state, now: now, listed: listed, backstop: backstop)
+        try SharedSchedule.release(claims, store: store, state: state, now: now, listed: listed, backstop: backstop)
     }
 }
 

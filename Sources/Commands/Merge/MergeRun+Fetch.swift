@@ -30,6 +30,7 @@ extension MergeRun {
         mutating func claim(_ list: SubscriptionList) async {
             guard var claims = shared else { return }
             state.claimedFeeds = await claims.claim(list.subscriptions.map(\.url), records: &records)
+            state.leases = claims.leasesByFeed
             shared = claims
         }
 

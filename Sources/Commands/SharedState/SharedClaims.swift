@@ -15,8 +15,10 @@ struct SharedClaims {
     let session: StateSession
     let rules: TimelineRules
     let keeper: any LeaseKeeper
-    private(set) var leases: [HostLease] = []
-    private(set) var feeds: [String] = []
+    private(set) var claims: [HostClaim] = []
+    var leases: [HostLease] { claims.map(\.lease) }
+    /// The lease each claimed feed is written under.
+    var leasesByFeed: [String: HostLease] { HostClaim.leasesByFeed(claims) }
     /// Every feed the run lists (a host that asked everyone to wait holds them all).
     private var listed: [String] = []
     private(set) var failures: [String] = []
@@ -78,11 +80,8 @@ struct SharedClaims {
                 claimed.insert(url)
             }
             records = read
-            leases += claims.map(\.lease)
-            for claim in claims {
-                feeds += claim.feeds
-                claimed.formUnion(claim.feeds)
-            }
+            self.claims += claims
+            for claim in claims { claimed.formUnion(claim.feeds) }
             keeper.keep(leases)
         } catch {
             failures.append("state: the feeds' hosts cannot be claimed (\(error)); they are served from the state")
@@ -97,12 +96,12 @@ struct SharedClaims {
         keeper.stop()
         var said = failures + renewalFailures.withLock { $0 }
         do throws(StateError) {
-            let (leases, feeds, listed, now) = (leases, feeds, listed, rules.now)
+            let (claims, listed, now) = (claims, listed, rules.now)
             let (lost, records, dropped) = try await session.withSharedStore { store throws(StateError) in
                 let lost = try SharedSchedule.release(
-                    leases, feeds: feeds, store: store, state: state, now: now,
+                    claims, store: store, state: state, now: now,
                     listed: { host in listed.filter { URLAuthority.host(of: $0) == host } })
-                let records = state.health ? try store.feeds(feeds).mapValues(\.record) : [:]
+                let records = state.health ? try store.feeds(claims.flatMap(\.feeds)).mapValues(\.record) : [:]
                 return (lost, records, store.takeDroppedOutcomes())
             }
             for index in reports.indices {
