@@ -29,14 +29,38 @@ public actor StateSession {
 
     /// Takes `store` over: no other code holds it afterwards.
     public init(_ store: sending any StateStore) {
+        self.init(store, executor: ThreadExecutor(name: "feedmerge state"))
+    }
+
+    private init(_ store: sending any StateStore, executor: ThreadExecutor) {
         keepsEntries = store.keepsEntries
-        executor = ThreadExecutor(name: "feedmerge state")
+        self.executor = executor
         shared = store as? any SharedStateStore
         isShared = shared != nil
         self.store = store
     }
 
     deinit { executor.shutDown() }
+
+    /// Opens a store on the thread of the session that then holds it: opening (a file's
+    /// migrations, a server's connection) waits there, never on Swift's cooperative pool.
+    public static func open(
+        _ make: @escaping @Sendable () throws(StateError) -> sending any StateStore
+    ) async throws(StateError) -> StateSession {
+        let executor = ThreadExecutor(name: "feedmerge state")
+        let opened = await withCheckedContinuation { continuation in
+            Task(executorPreference: executor) {
+                continuation.resume(returning: Result { () throws(StateError) in try make() })
+            }
+        }
+        switch opened {
+        case .success(let store):
+            return StateSession(store, executor: executor)
+        case .failure(let error):
+            executor.shutDown()
+            throw error
+        }
+    }
 
     /// Runs `body` with the store on the session's thread.
     public func withStore<Value: Sendable, Failure: Error>(

@@ -83,6 +83,24 @@ import TimelineMerge
         #expect(store.threads == ["the session's thread"], "the store was called on \(store.threads)")
     }
 
+    /// A store is opened (a file's migrations, a server's connection) on its session's thread.
+    @Test func aStoreIsOpenedOnItsSessionsThread() async throws {
+        let w = try StateTests.Workspace("state-open")
+        let openedOn = Locked<String?>(nil)
+        let session = try await StateSession.open { [path = w.state] () throws(StateError) in
+            openedOn.withLock { $0 = ThreadExecutor.nameOfCurrent }
+            return try SQLiteStateStore(path: path)
+        }
+        #expect(openedOn.withLock { $0 } == "feedmerge state")
+        #expect(try await session.withStore { store throws(StateError) in try store.feeds().isEmpty })
+        // A file where its folder would be: the store cannot be opened, and the session never was.
+        try Data("a file".utf8).write(to: URL(fileURLWithPath: w.path("blocker")))
+        let unopenable = w.path("blocker/state.sqlite")
+        await #expect(throws: StateError.self) {
+            _ = try await StateSession.open { () throws(StateError) in try SQLiteStateStore(path: unopenable) }
+        }
+    }
+
     /// A run under claims writes under its leases and nothing else: the fence is the run's,
     /// and the store, which has no mode, writes whatever it is given without a lease.
     @Test func aRunUnderClaimsWritesOnlyTheFeedsItClaimed() async throws {

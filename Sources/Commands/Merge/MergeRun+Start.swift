@@ -40,7 +40,7 @@ extension MergeRun {
         guard let stateLocation else { return result }
         do throws(StateError) {
             // `feedmerge render` changes nothing in the state.
-            let open = try stateLocation.openSession(readOnly: options.renderOnly)
+            let open = try await stateLocation.openSession(readOnly: options.renderOnly)
             result.lock = open.lock
             let (rendersWholeState, now) = (options.rendersWholeState, rules.now)
             (result.listed, result.records) = try await open.session.withStore { store throws(StateError) in

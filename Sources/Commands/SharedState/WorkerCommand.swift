@@ -181,7 +181,7 @@ struct WorkerCommand {
     func run() async -> Int32 {
         let opened: StateLocation.Session
         do {
-            opened = try StateLocation(merge.statePath!).openSession(whenLost: .triedAtEachCall)
+            opened = try await StateLocation(merge.statePath!).openSession(whenLost: .triedAtEachCall)
         } catch {
             StandardOutput.error("feedmerge worker: state: \(error)")
             return (error.kind == .cannotCreate ? ExitStatus.stateCannotBeCreated : .stateUnusable).rawValue

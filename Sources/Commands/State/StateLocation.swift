@@ -47,37 +47,47 @@ enum StateLocation: Equatable {
         let lock: StateLock?
     }
 
-    /// Opens the state as `open` does, and gives its store over to a session of its own.
+    /// Opens the state as `open` does, on the thread of the session its store is given to
+    /// (opening waits on a disk or a server there, never on Swift's cooperative pool).
     /// - Parameter readOnly: every write is left undone (`ReadOnlyStateStore`: `feedmerge render`).
     func openSession(
         whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience, readOnly: Bool = false
-    ) throws(StateError) -> Session {
-        let opened = try open(whenLost: whenLost)
-        let lock = opened.lock
-        let store: any StateStore = readOnly ? ReadOnlyStateStore(opened.store) : opened.store
-        return Session(session: StateSession(store), lock: lock)
+    ) async throws(StateError) -> Session {
+        let lock = try takeLock()
+        let session = try await StateSession.open { [self] () throws(StateError) in
+            let store = try makeStore(whenLost: whenLost)
+            return readOnly ? ReadOnlyStateStore(store) : store
+        }
+        return Session(session: session, lock: lock)
     }
 
     /// Opens the state, taking its lock first.
     /// - Parameter whenLost: what a PostgreSQL state does when it finds its connection lost.
     /// - Throws: `StateError`, whose kind says held, cannot create, or unusable.
     func open(whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience) throws(StateError) -> Opened {
-        switch self {
-        case .sqlite(let path):
-            let lock: StateLock
-            do {
-                lock = try StateLock(statePath: path)
-            } catch {
-                switch error {
-                case .held(let lockPath):
-                    throw StateError(path: lockPath, message: "another run holds it; nothing was done", kind: .held)
-                case .cannotCreate(let failedPath, let reason):
-                    throw StateError(path: failedPath, message: reason, kind: .cannotCreate)
-                }
+        let lock = try takeLock()
+        return Opened(store: try makeStore(whenLost: whenLost), lock: lock)
+    }
+
+    /// The state file's lock (a PostgreSQL state holds its own: nil).
+    private func takeLock() throws(StateError) -> StateLock? {
+        guard case .sqlite(let path) = self else { return nil }
+        do {
+            return try StateLock(statePath: path)
+        } catch {
+            switch error {
+            case .held(let lockPath):
+                throw StateError(path: lockPath, message: "another run holds it; nothing was done", kind: .held)
+            case .cannotCreate(let failedPath, let reason):
+                throw StateError(path: failedPath, message: reason, kind: .cannotCreate)
             }
-            return Opened(store: try SQLiteStateStore(path: path), lock: lock)
-        case .postgreSQL(let conninfo):
-            return Opened(store: try PostgreSQLStateStore(connecting: conninfo, whenLost: whenLost), lock: nil)
+        }
+    }
+
+    private func makeStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError) -> any StateStore {
+        switch self {
+        case .sqlite(let path): try SQLiteStateStore(path: path)
+        case .postgreSQL(let conninfo): try PostgreSQLStateStore(connecting: conninfo, whenLost: whenLost)
         }
     }
 }
