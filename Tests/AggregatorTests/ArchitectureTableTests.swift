@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// ARCHITECTURE.md's module table, `Package.swift`'s target dependencies and
@@ -17,9 +18,9 @@ import Testing
     }()
 
     @Test(.enabled(if: python != nil, "python3 is not on PATH: scripts/check-architecture cannot run"))
-    func moduleTableMatchesPackageAndImports() throws {
+    func moduleTableMatchesPackageAndImports() async throws {
         let python = try #require(Self.python)
-        let process = Process()
+        let process = ChildProcess()
         process.executableURL = python
         process.arguments = [
             Self.root.appendingPathComponent("scripts/check-architecture").path, "--root", Self.root.path,
@@ -28,8 +29,8 @@ import Testing
         process.standardOutput = output
         process.standardError = output
         try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let text = String(decoding: await output.fileHandleForReading.readToEndOffPool(), as: UTF8.self)
+        await process.exited()
         #expect(process.terminationStatus == 0, "scripts/check-architecture failed:\n\(text)")
         #expect(text.contains("agree"), "scripts/check-architecture said:\n\(text)")
     }

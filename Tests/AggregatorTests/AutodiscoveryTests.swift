@@ -8,7 +8,7 @@ import Testing
 @Suite struct AutodiscoveryTests {
     let server = PlanetServer.shared
 
-    @Test func aPageThatAdvertisesAFeedIsFollowedRememberedAndWrittenBack() throws {
+    @Test func aPageThatAdvertisesAFeedIsFollowedRememberedAndWrittenBack() async throws {
         let w = try StateTests.Workspace("autodiscovery")
         let opml = w.path("subs.opml")
         try """
@@ -17,13 +17,13 @@ import Testing
         <outline text="Blog 3" xmlUrl="\(server.url("/blog/3"))"/>
         </body></opml>
         """.write(toFile: opml, atomically: true, encoding: .utf8)
-        func run() throws -> CommandRun {
-            try CommandRun.feedmerge([
+        func run() async throws -> CommandRun {
+            try await CommandRun.feedmerge([
                 opml, "-o", w.path("out.atom"), "--state", w.state, "--now", "2024-12-01T00:00:00Z",
                 "--update-opml",
             ])
         }
-        let first = try run()
+        let first = try await run()
         #expect(first.status == 0, "\(first.standardError)")
         #expect(
             first.standardError.contains("followed the feed it advertises, \(server.url("/feed/3"))"),
@@ -35,14 +35,14 @@ import Testing
         // The list now names the feed itself; the next run asks for it directly, and says nothing.
         let rewritten = try String(contentsOfFile: opml, encoding: .utf8)
         #expect(rewritten.contains("xmlUrl=\"\(server.url("/feed/3"))\""), "\(rewritten)")
-        let second = try run()
+        let second = try await run()
         #expect(second.status == 0, "\(second.standardError)")
         #expect(!second.standardError.contains("advertises"), "\(second.standardError)")
     }
 
-    @Test func aPageThatAdvertisesNothingStillFailsAsNotAFeed() throws {
+    @Test func aPageThatAdvertisesNothingStillFailsAsNotAFeed() async throws {
         let w = try StateTests.Workspace("autodiscovery-none")
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/broken/html"), server.url("/feed/1"), "-o", w.path("out.atom"), "--no-state",
         ])
         #expect(run.status == 1)

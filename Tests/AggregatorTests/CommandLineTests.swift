@@ -147,69 +147,69 @@ import Testing
 
     func workspace(_ name: String) throws -> StateTests.Workspace { try StateTests.Workspace("cli-\(name)") }
 
-    @Test func aUsageErrorIsOneLineAndAPointerToHelp() throws {
-        let run = try CommandRun.feedmerge(["feeds.opml", "-o", "x.atom", "--limit", "x"])
+    @Test func aUsageErrorIsOneLineAndAPointerToHelp() async throws {
+        let run = try await CommandRun.feedmerge(["feeds.opml", "-o", "x.atom", "--limit", "x"])
         #expect(run.status == 2)
         #expect(
             run.standardError.split(separator: "\n") == [
                 "feedmerge: --limit needs a whole number (0 or more), not 'x'", "Try 'feedmerge --help'.",
             ])
-        let parse = try CommandRun.feedmerge(["parse", "--bogus"])
+        let parse = try await CommandRun.feedmerge(["parse", "--bogus"])
         #expect(parse.status == 2 && parse.standardError.hasSuffix("Try 'feedmerge parse --help'.\n"))
-        let help = try CommandRun.feedmerge(["fetch", "--help"])
+        let help = try await CommandRun.feedmerge(["fetch", "--help"])
         #expect(help.status == 0 && help.standardOutput.contains("--per-host [HOST=]N"))
     }
 
-    @Test func helpPrintsTheHelpOfTheCommandItNames() throws {
-        let top = try CommandRun.feedmerge(["help"])
-        let asked = try CommandRun.feedmerge(["--help"])
+    @Test func helpPrintsTheHelpOfTheCommandItNames() async throws {
+        let top = try await CommandRun.feedmerge(["help"])
+        let asked = try await CommandRun.feedmerge(["--help"])
         #expect(top.status == 0 && top.standardOutput == asked.standardOutput)
         #expect(top.standardOutput.contains("feedmerge help [COMMAND]"))
         for word in HelpCommand.commandWords {
-            let help = try CommandRun.feedmerge(["help", word])
-            let own = try CommandRun.feedmerge([word, "--help"])
+            let help = try await CommandRun.feedmerge(["help", word])
+            let own = try await CommandRun.feedmerge([word, "--help"])
             #expect(help.status == 0 && help.standardError.isEmpty, "help \(word): \(help.standardError)")
             #expect(help.standardOutput == own.standardOutput, "help \(word)")
         }
-        #expect(try CommandRun.feedmerge(["help", "planet"]).standardOutput.contains("--venus DIR"))
-        let unknown = try CommandRun.feedmerge(["help", "nosuch"])
+        #expect(try await CommandRun.feedmerge(["help", "planet"]).standardOutput.contains("--venus DIR"))
+        let unknown = try await CommandRun.feedmerge(["help", "nosuch"])
         #expect(unknown.status == 2)
         #expect(
             unknown.standardError.split(separator: "\n") == [
                 "feedmerge help: unknown command nosuch (planet, worker, render, parse, fetch, state, key)",
                 "Try 'feedmerge help --help'.",
             ])
-        #expect(try CommandRun.feedmerge(["help", "planet", "worker"]).status == 2)
+        #expect(try await CommandRun.feedmerge(["help", "planet", "worker"]).status == 2)
     }
 
     @Test func helpKnowsEveryCommand() {
         #expect(HelpCommand.commandWords == CommandReference.all.compactMap(\.word).filter { $0 != "help" })
     }
 
-    @Test func aFolderGivenAsAnOutputIsNamedAsOne() throws {
+    @Test func aFolderGivenAsAnOutputIsNamedAsOne() async throws {
         let w = try workspace("folder-output")
-        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--no-state"])
+        let run = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--no-state"])
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("is a folder") && run.standardError.contains("/index.html"))
-        let formatted = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--format", "rss"])
+        let formatted = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", w.folder.path, "--format", "rss"])
         #expect(formatted.status == 2 && formatted.standardError.contains("is a folder"), "\(formatted.standardError)")
     }
 
-    @Test func parseSaysAURLIsNotAFileAndReadsFileURLs() throws {
+    @Test func parseSaysAURLIsNotAFileAndReadsFileURLs() async throws {
         let w = try workspace("parse-url")
         try Data("<rss version=\"2.0\"><channel><title>Local</title></channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: w.path("feed.xml")))
-        let run = try CommandRun.feedmerge(["parse", server.url("/feed/1"), "file://" + w.path("feed.xml")])
+        let run = try await CommandRun.feedmerge(["parse", server.url("/feed/1"), "file://" + w.path("feed.xml")])
         let lines = run.standardOutput.split(separator: "\n")
         #expect(run.status == 1 && lines.count == 2, "\(run.standardOutput)")
         #expect(lines.first?.contains("is a URL: download it first") == true && !run.standardOutput.contains("No such"))
         #expect(lines.last?.contains("\"title\":\"Local\"") == true, "\(run.standardOutput)")
     }
 
-    @Test func anUnwritableOutputStopsTheRunBeforeAnyFetchAndTouchesNothing() throws {
+    @Test func anUnwritableOutputStopsTheRunBeforeAnyFetchAndTouchesNothing() async throws {
         let w = try workspace("unwritable")
         try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("ok.atom")))
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/feed/1"), "-o", w.path("ok.atom"), "-o", w.path("missing/x.rss"), "--link",
             "http://a.example/",
             "--no-state",
@@ -220,19 +220,19 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: w.folder.path) == ["ok.atom"])
     }
 
-    @Test func anUnwritableHealthReportIsAnOutputFailure() throws {
+    @Test func anUnwritableHealthReportIsAnOutputFailure() async throws {
         let w = try workspace("health")
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.state, "--health", w.path("no/health.json"),
         ])
         #expect(run.status == 3, "\(run.standardError)")
         #expect(run.standardError.contains("--health"))
     }
 
-    @Test func aStateThatCannotBeCreatedIsNotReportedAsALock() throws {
+    @Test func aStateThatCannotBeCreatedIsNotReportedAsALock() async throws {
         let w = try workspace("state-create")
         try Data().write(to: URL(fileURLWithPath: w.path("file")))
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.path("file/state.sqlite"),
         ])
         #expect(run.status == 73, "\(run.standardError)")
@@ -240,15 +240,17 @@ import Testing
         #expect(!run.standardError.contains("another run"))
     }
 
-    @Test func aFolderAsTheStateFileIsACreationError() throws {
+    @Test func aFolderAsTheStateFileIsACreationError() async throws {
         let w = try workspace("state-folder")
-        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.folder.path])
+        let run = try await CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.folder.path,
+        ])
         #expect(run.status == 73 && run.standardError.contains("is a folder"), "\(run.standardError)")
     }
 
-    @Test func standardOutputThatCannotBeWrittenIsAnOutputFailure() throws {
+    @Test func standardOutputThatCannotBeWrittenIsAnOutputFailure() async throws {
         let w = try workspace("stdout-full")
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             [server.url("/feed/1"), "-o", "-", "-o", w.path("out.atom"), "--no-state"],
             standardOutput: FileHandle(forWritingAtPath: "/dev/full"))
         #expect(run.status == 4, "\(run.standardError)")
@@ -256,13 +258,13 @@ import Testing
         #expect(run.standardError.contains("written to 1 of 2 outputs"))
     }
 
-    @Test func anOutputKeepsWhatItWas() throws {
+    @Test func anOutputKeepsWhatItWas() async throws {
         let w = try workspace("keep")
         let real = w.path("real.atom")
         try Data("old".utf8).write(to: URL(fileURLWithPath: real))
         chmod(real, 0o640)
         try FileManager.default.createSymbolicLink(atPath: w.path("link.atom"), withDestinationPath: real)
-        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("link.atom"), "--no-state"])
+        let run = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("link.atom"), "--no-state"])
         #expect(run.status == 0, "\(run.standardError)")
         let link = try FileManager.default.attributesOfItem(atPath: w.path("link.atom"))
         #expect(link[.type] as? FileAttributeType == .typeSymbolicLink)
@@ -271,21 +273,22 @@ import Testing
         #expect((attributes[.posixPermissions] as? Int) == 0o640)
         // Anything but a regular file (here a named pipe) is refused, before any fetch.
         #expect(mkfifo(w.path("pipe.json"), 0o644) == 0)
-        let pipe = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("pipe.json"), "--no-state"])
+        let pipe = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("pipe.json"), "--no-state"])
         #expect(pipe.status == 3 && pipe.standardError.contains("not a regular file"), "\(pipe.standardError)")
     }
 
-    @Test func fetchReadsStandardInputOnlyOnceTheCommandLineIsGood() throws {
-        let twice = try CommandRun.feedmerge(["fetch", "-", "-"], input: Data())
+    @Test func fetchReadsStandardInputOnlyOnceTheCommandLineIsGood() async throws {
+        let twice = try await CommandRun.feedmerge(["fetch", "-", "-"], input: Data())
         #expect(twice.status == 2 && twice.standardError.contains("given twice"))
-        let list = try CommandRun.feedmerge(["fetch", "-"], input: Data("# one\n\(server.url("/feed/1"))\n".utf8))
+        let list = try await CommandRun.feedmerge(
+            ["fetch", "-"], input: Data("# one\n\(server.url("/feed/1"))\n".utf8))
         #expect(list.status == 0 && list.standardOutput.hasPrefix(server.url("/feed/1") + "\t200\t"))
     }
 
-    @Test func anUnreadableStateIsReportedWithItsPath() throws {
+    @Test func anUnreadableStateIsReportedWithItsPath() async throws {
         let w = try workspace("state-corrupt")
         try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: w.state))
-        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.state])
+        let run = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", w.path("out.atom"), "--state", w.state])
         #expect(run.status == 74, "\(run.standardError)")
         #expect(run.standardError.contains(w.state))
         #expect(!FileManager.default.fileExists(atPath: w.path("out.atom")))
@@ -310,8 +313,8 @@ import Testing
         #expect(fromOPML.standardError.contains("48 feeds ok, 0 not modified, 5 failed"), "\(fromOPML.standardError)")
     }
 
-    @Test func anOPMLDocumentIsRecognisedByItsContentAtAnyURL() throws {
-        let run = try CommandRun.feedmerge([
+    @Test func anOPMLDocumentIsRecognisedByItsContentAtAnyURL() async throws {
+        let run = try await CommandRun.feedmerge([
             server.url("/subscriptions"), "-o", "-", "--no-state", "--timeout", "2",
         ])
         #expect(!run.standardError.contains("<opml>"), "\(run.standardError)")
@@ -331,23 +334,25 @@ import Testing
         #expect(run.standardOutput.contains("<link>http://planet.example/</link>"))
     }
 
-    @Test func theRSSChannelLinkIsAlwaysAURL() throws {
-        let refused = try CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state"])
+    @Test func theRSSChannelLinkIsAlwaysAURL() async throws {
+        let refused = try await CommandRun.feedmerge([
+            server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state",
+        ])
         #expect(refused.status == 2 && refused.standardError.contains("--link"))
-        let given = try CommandRun.feedmerge([
+        let given = try await CommandRun.feedmerge([
             server.url("/feed/1"), "-o", "-", "--format", "rss", "--no-state", "--link", "http://planet.example/",
         ])
         #expect(given.standardOutput.contains("<link>http://planet.example/</link>"))
         // From the OPML head (its ownerId) when --link is not given.
-        let fromHead = try CommandRun.feedmerge([
+        let fromHead = try await CommandRun.feedmerge([
             server.url("/planet.opml"), "-o", "-", "--format", "rss", "--no-state", "--timeout", "2",
         ])
         #expect(fromHead.standardOutput.contains("<link>http://planet.example/</link>"))
         #expect(!fromHead.standardOutput.contains("urn:feedmerge"))
     }
 
-    @Test func theSummaryCountsInWordsAndTheGeneratorNamesNoForeignAddress() throws {
-        let run = try CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--no-state"])
+    @Test func theSummaryCountsInWordsAndTheGeneratorNamesNoForeignAddress() async throws {
+        let run = try await CommandRun.feedmerge([server.url("/feed/1"), "-o", "-", "--no-state"])
         #expect(run.standardError.contains("1 feed ok"), "\(run.standardError)")
         #expect(run.standardOutput.contains("<generator version="))
         #expect(!run.standardOutput.contains("github.com"))

@@ -39,9 +39,9 @@ import Testing
     }
 
     /// What bash's completion offers for each command line (words split as bash splits them).
-    static func bashCompletions(_ lines: [[String]]) throws -> [String] {
+    static func bashCompletions(_ lines: [[String]]) async throws -> [String] {
         let bash = try #require(Self.bash)
-        let script = try CommandRun.feedmerge(["--generate-completion", "bash"])
+        let script = try await CommandRun.feedmerge(["--generate-completion", "bash"])
         try #require(script.status == 0)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-\(UUID().uuidString).bash")
         try script.standardOutput.write(to: file, atomically: true, encoding: .utf8)
@@ -57,25 +57,25 @@ import Testing
             """
         // An empty last word (the cursor after a space) travels as "(empty)": read drops it.
         let input = lines.map { $0.map { $0.isEmpty ? "(empty)" : $0 }.joined(separator: "\t") + "\n" }.joined()
-        let outcome = try bash.run(["-c", driver, "bash", file.path], input: input)
+        let outcome = try await bash.run(["-c", driver, "bash", file.path], input: input)
         try #require(outcome.status == 0, "\(outcome.standardError)")
         return outcome.standardOutput.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(
             String.init)
     }
 
     @Test(.tags(.externalProgram), .enabled(if: bash != nil, "bash is not installed"))
-    func bashCompletesLiToLimitAndLink() throws {
-        #expect(try Self.bashCompletions([["feedmerge", "--li"]]) == ["--limit --link"])
+    func bashCompletesLiToLimitAndLink() async throws {
+        #expect(try await Self.bashCompletions([["feedmerge", "--li"]]) == ["--limit --link"])
     }
 
     @Test(.tags(.externalProgram), .enabled(if: bash != nil, "bash is not installed"))
-    func bashCompletesEveryOptionAndTheValuesItKnows() throws {
+    func bashCompletesEveryOptionAndTheValuesItKnows() async throws {
         let names = Self.everyName.map { ["feedmerge"] + ($0.command.map { [$0] } ?? []) + [$0.name] }
-        let offered = try Self.bashCompletions(names)
+        let offered = try await Self.bashCompletions(names)
         for (words, reply) in zip(names, offered) {
             #expect(reply.split(separator: " ").contains { $0 == words.last! }, "\(words) gave \(reply)")
         }
-        let values = try Self.bashCompletions([
+        let values = try await Self.bashCompletions([
             ["feedmerge", "a.opml", "--future", ""],
             ["feedmerge", "a.opml", "-o", "x.atom", "--format", "=", "j"],
             ["feedmerge", "--generate-completion", ""],
@@ -88,13 +88,13 @@ import Testing
     }
 
     @Test(.tags(.externalProgram), .enabled(if: bash != nil, "bash is not installed"))
-    func bashCompletesSubcommandsFoldersAndEachCommandsOptions() throws {
+    func bashCompletesSubcommandsFoldersAndEachCommandsOptions() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("venus"), withIntermediateDirectories: true)
         try Data().write(to: folder.appendingPathComponent("planet.ini"))
         defer { try? FileManager.default.removeItem(at: folder) }
-        let offered = try Self.bashCompletions([
+        let offered = try await Self.bashCompletions([
             ["feedmerge", "state", ""],
             ["feedmerge", "state", "copy", folder.path + "/p"],
             ["feedmerge", "help", ""],
@@ -110,7 +110,7 @@ import Testing
                 "copy", folder.path + "/planet.ini", "planet worker render parse fetch state key", "planet", "", "help",
                 folder.path + "/venus", "--lease", "--health",
             ])
-        let worker = try Self.bashCompletions([["feedmerge", "worker", "--"], ["feedmerge", "render", "--"]])
+        let worker = try await Self.bashCompletions([["feedmerge", "worker", "--"], ["feedmerge", "render", "--"]])
         let workerNames = WorkerCommand.interface.options.flatMap(\.names).filter { $0.hasPrefix("--") }
         let renderNames = RenderCommand.interface.options.flatMap(\.names).filter { $0.hasPrefix("--") }
         #expect(Set(worker[0].split(separator: " ").map(String.init)) == Set(workerNames + ["--help"]))
@@ -118,20 +118,20 @@ import Testing
     }
 
     @Test(.tags(.externalProgram), .enabled(if: zsh != nil, "zsh is not installed (scripts/setup --test installs it)"))
-    func zshReadsItsScript() throws {
+    func zshReadsItsScript() async throws {
         // zsh -n checks the syntax; completing needs an interactive shell (zpty), too
         // timing-dependent for a test.
-        let outcome = try #require(Self.zsh).run(["-n"], input: CompletionScript.zsh.render())
+        let outcome = try await #require(Self.zsh).run(["-n"], input: CompletionScript.zsh.render())
         #expect(outcome.status == 0 && outcome.standardError.isEmpty, "\(outcome.standardError)")
     }
 
     @Test(
         .tags(.externalProgram), .enabled(if: fish != nil, "fish is not installed (scripts/setup --test installs it)"))
-    func fishReadsItsScriptAndCompletesLi() throws {
+    func fishReadsItsScriptAndCompletesLi() async throws {
         let fish = try #require(Self.fish)
-        let syntax = try fish.run(["--no-config", "-n"], input: CompletionScript.fish.render())
+        let syntax = try await fish.run(["--no-config", "-n"], input: CompletionScript.fish.render())
         #expect(syntax.status == 0 && syntax.standardError.isEmpty, "\(syntax.standardError)")
-        let completed = try fish.run(
+        let completed = try await fish.run(
             ["--no-config", "-c", "source; complete -C 'feedmerge --li'; complete -C 'feedmerge parse --s'"],
             input: CompletionScript.fish.render())
         let offered = completed.standardOutput.split(separator: "\n").map { $0.split(separator: "\t")[0] }
@@ -140,22 +140,22 @@ import Testing
 
     @Test(
         .tags(.externalProgram), .enabled(if: fish != nil, "fish is not installed (scripts/setup --test installs it)"))
-    func fishCompletesSubcommandsAndFolders() throws {
+    func fishCompletesSubcommandsAndFolders() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-\(UUID().uuidString)")
         try FileManager.default.createDirectory(
             at: folder.appendingPathComponent("venus"), withIntermediateDirectories: true)
         try Data().write(to: folder.appendingPathComponent("planet.ini"))
         defer { try? FileManager.default.removeItem(at: folder) }
-        func offered(_ line: String) throws -> [String] {
+        func offered(_ line: String) async throws -> [String] {
             let command = "source; complete -C \(line.singleQuoted)"
-            let completed = try #require(Self.fish).run(
+            let completed = try await #require(Self.fish).run(
                 ["--no-config", "-c", command], input: CompletionScript.fish.render())
             return completed.standardOutput.split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
         }
-        #expect(try offered("feedmerge state ") == ["copy"])
-        #expect(try offered("feedmerge state copy \(folder.path)/p") == [folder.path + "/planet.ini"])
-        #expect(try offered("feedmerge help pl") == ["planet"])
-        #expect(try offered("feedmerge planet --venus \(folder.path)/") == [folder.path + "/venus/"])
-        #expect(try offered("feedmerge worker --le") == ["--lease"])
+        #expect(try await offered("feedmerge state ") == ["copy"])
+        #expect(try await offered("feedmerge state copy \(folder.path)/p") == [folder.path + "/planet.ini"])
+        #expect(try await offered("feedmerge help pl") == ["planet"])
+        #expect(try await offered("feedmerge planet --venus \(folder.path)/") == [folder.path + "/venus/"])
+        #expect(try await offered("feedmerge worker --le") == ["--lease"])
     }
 }

@@ -50,7 +50,7 @@ import Testing
         ("password=secret host=/nowhere dbname=x bogus_option=1", "secret"),
         ("password='secret host=/nowhere", "secret"),
     ])
-    func aMalformedConnectionStringIsReportedWithoutItsPassword(conninfo: String, password: String) throws {
+    func aMalformedConnectionStringIsReportedWithoutItsPassword(conninfo: String, password: String) async throws {
         let w = try StateTests.Workspace("pg-malformed-\(UUID().uuidString.prefix(8))")
         let feed = w.path("feed.rss")
         try Data("<rss version=\"2.0\"><channel><title>P</title></channel></rss>".utf8)
@@ -61,7 +61,7 @@ import Testing
             ["render", feed, "--state", conninfo, "-o", w.path("render.json"), "-q"],
             ["state", "copy", conninfo, w.path("s.sqlite")],
         ] {
-            let run = try CommandRun.feedmerge(arguments)
+            let run = try await CommandRun.feedmerge(arguments)
             #expect(run.status == 74, "\(arguments[0]): \(run.standardError)")
             #expect(!run.standardError.isEmpty)
             #expect(!run.standardError.contains(password), "\(arguments[0]): \(run.standardError)")

@@ -8,13 +8,13 @@ import Testing
 @Suite struct CreditTests {
     static let fixtures = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures")
 
-    @Test func entriesAreCreditedToTheirAuthorsOrToNoPerson() throws {
+    @Test func entriesAreCreditedToTheirAuthorsOrToNoPerson() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-credit-\(getpid())")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let atomPath = folder.appendingPathComponent("out.atom").path
         let jsonPath = folder.appendingPathComponent("out.json").path
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             ["day-page-anchors.rss", "home-page-links.atom", "free-text-creators.rss"].map {
                 Self.fixtures.appendingPathComponent($0).path
             } + [
@@ -25,7 +25,7 @@ import Testing
 
         let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Schemas/atom.rng")
-        let (status, output) = try EndToEndTests.tool(["xmllint", "--noout", "--relaxng", schema.path, atomPath])
+        let (status, output) = try await EndToEndTests.tool(["xmllint", "--noout", "--relaxng", schema.path, atomPath])
         #expect(status == 0, "\(output)")
 
         let atom = try FeedParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: atomPath))))

@@ -21,9 +21,9 @@ import Testing
         }
     }
 
-    func merge(into folder: URL) throws -> Outputs {
+    func merge(into folder: URL) async throws -> Outputs {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/planet.opml"), "-o", folder.appendingPathComponent("planet.atom").path,
             "-o", folder.appendingPathComponent("planet.rss").path,
             "-o", folder.appendingPathComponent("planet.json").path,
@@ -42,7 +42,7 @@ import Testing
     }
 
     @Test func mergesEveryHealthyEntryOnceNewestFirstAndNamesTheBrokenFeeds() async throws {
-        let outputs = try merge(into: Self.temporaryFolder("one"))
+        let outputs = try await merge(into: Self.temporaryFolder("one"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         #expect(outputs.run.status == 1, "\(outputs.run.standardError)")
         for path in ["/broken/404", "/broken/500", "/broken/notxml", "/broken/html", "/broken/hang"] {
@@ -70,9 +70,9 @@ import Testing
         #expect(atom.entries.allSatisfy { entry in entry.categories.contains { $0.term.hasPrefix("Group ") } })
     }
 
-    @Test func secondRunWithTheSameNowIsByteIdentical() throws {
-        let first = try merge(into: Self.temporaryFolder("first"))
-        let second = try merge(into: Self.temporaryFolder("second"))
+    @Test func secondRunWithTheSameNowIsByteIdentical() async throws {
+        let first = try await merge(into: Self.temporaryFolder("first"))
+        let second = try await merge(into: Self.temporaryFolder("second"))
         defer {
             try? FileManager.default.removeItem(at: first.folder)
             try? FileManager.default.removeItem(at: second.folder)
@@ -82,8 +82,8 @@ import Testing
         }
     }
 
-    @Test func everyOutputReadsBackToTheSameEntriesInTheSameOrder() throws {
-        let outputs = try merge(into: Self.temporaryFolder("readback"))
+    @Test func everyOutputReadsBackToTheSameEntriesInTheSameOrder() async throws {
+        let outputs = try await merge(into: Self.temporaryFolder("readback"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         func summary(_ name: String) throws -> [String] {
             let feed = try FeedParser.parse(try outputs.bytes(name))
@@ -101,15 +101,15 @@ import Testing
         #expect(try summary("planet.json") == atom)
     }
 
-    @Test func xmlOutputsReparseStrictly() throws {
-        let outputs = try merge(into: Self.temporaryFolder("strict"))
+    @Test func xmlOutputsReparseStrictly() async throws {
+        let outputs = try await merge(into: Self.temporaryFolder("strict"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         for name in ["planet.atom", "planet.rss"] {
-            let lint = Process()
+            let lint = ChildProcess()
             lint.executableURL = URL(fileURLWithPath: "/usr/bin/env")
             lint.arguments = ["xmllint", "--noout", "--nonet", outputs.path(name)]
             try lint.run()
-            lint.waitUntilExit()
+            await lint.exited()
             #expect(lint.terminationStatus == 0, "\(name) is not well-formed XML")
         }
     }
@@ -118,26 +118,26 @@ import Testing
         .deletingLastPathComponent().deletingLastPathComponent()
 
     /// Runs a tool; returns its exit status and what it printed.
-    static func tool(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
+    static func tool(_ arguments: [String]) async throws -> (Int32, String) {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
         try process.run()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let output = String(decoding: await pipe.fileHandleForReading.readToEndOffPool(), as: UTF8.self)
+        await process.exited()
         return (process.terminationStatus, output)
     }
 
     /// The RELAX NG schema of RFC 4287, written from the RFC (Schemas/atom.rng).
-    @Test func atomOutputValidatesAgainstRFC4287() throws {
-        let outputs = try merge(into: Self.temporaryFolder("relaxng"))
+    @Test func atomOutputValidatesAgainstRFC4287() async throws {
+        let outputs = try await merge(into: Self.temporaryFolder("relaxng"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         let schema = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
             "Schemas/atom.rng")
-        let (status, output) = try Self.tool([
+        let (status, output) = try await Self.tool([
             "xmllint", "--noout", "--relaxng", schema.path, outputs.path("planet.atom"),
         ])
         #expect(status == 0, "\(output)")
@@ -148,8 +148,8 @@ import Testing
     /// The JSON Feed 1.1 schema is third-party data that only the team's
     /// machines and CI have (../shared); a user's clone skips this test.
     @Test(.tags(.corpus), .enabled(if: jsonFeedSchema != nil, "needs ../shared/corpora"))
-    func jsonOutputValidatesAgainstTheJSONFeedSchema() throws {
-        let outputs = try merge(into: Self.temporaryFolder("jsonschema"))
+    func jsonOutputValidatesAgainstTheJSONFeedSchema() async throws {
+        let outputs = try await merge(into: Self.temporaryFolder("jsonschema"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         let script = """
             import json, sys, jsonschema
@@ -157,14 +157,14 @@ import Testing
             jsonschema.Draft7Validator(schema).validate(json.load(open(sys.argv[2])))
             print("valid")
             """
-        let (status, output) = try Self.tool([
+        let (status, output) = try await Self.tool([
             "python3", "-c", script, try #require(Self.jsonFeedSchema).path, outputs.path("planet.json"),
         ])
         #expect(status == 0 && output.contains("valid"), "\(output)")
     }
 
-    @Test func rssOutputFollowsTheRSS2Rules() throws {
-        let outputs = try merge(into: Self.temporaryFolder("rss"))
+    @Test func rssOutputFollowsTheRSS2Rules() async throws {
+        let outputs = try await merge(into: Self.temporaryFolder("rss"))
         defer { try? FileManager.default.removeItem(at: outputs.folder) }
         let rss = String(decoding: try outputs.bytes("planet.rss"), as: UTF8.self)
         let channelHead = try #require(rss.components(separatedBy: "<item>").first)
@@ -186,26 +186,26 @@ import Testing
         }
     }
 
-    @Test func brokenOPMLExitsTwoWithFileAndLine() throws {
+    @Test func brokenOPMLExitsTwoWithFileAndLine() async throws {
         let file = Self.temporaryFolder("broken").appendingPathExtension("opml")
         try Data(
             "<?xml version=\"1.0\"?>\n<opml version=\"2.0\">\n<body>\n<outline xmlUrl=\"x\">\n</body></opml>\n".utf8
         )
         .write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try CommandRun.feedmerge([file.path, "-o", "-", "--format", "atom", "--no-state"])
+        let run = try await CommandRun.feedmerge([file.path, "-o", "-", "--format", "atom", "--no-state"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("\(file.path):5:"), "\(run.standardError)")
         #expect(run.standardOutput.isEmpty)
     }
 
-    @Test func everyFeedFailingLeavesThePreviousOutputAndExitsThree() throws {
+    @Test func everyFeedFailingLeavesThePreviousOutputAndExitsThree() async throws {
         let folder = Self.temporaryFolder("kept")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.atom")
         try Data("previous".utf8).write(to: output)
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/broken/404"), server.url("/broken/html"), "-o", output.path, "--no-state",
         ])
         #expect(run.status == 3)
@@ -213,23 +213,23 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.atom"])
     }
 
-    @Test func usageErrorsExitTwo() throws {
-        #expect(try CommandRun.feedmerge([server.url("/feed/1"), "-o", "out.xml", "--no-state"]).status == 2)  // format unknown
-        #expect(try CommandRun.feedmerge([server.url("/feed/1"), "--no-state"]).status == 2)  // no output
-        #expect(try CommandRun.feedmerge(["/no/such.opml", "-o", "x.atom", "--no-state"]).status == 2)
+    @Test func usageErrorsExitTwo() async throws {
+        #expect(try await CommandRun.feedmerge([server.url("/feed/1"), "-o", "out.xml", "--no-state"]).status == 2)  // format unknown
+        #expect(try await CommandRun.feedmerge([server.url("/feed/1"), "--no-state"]).status == 2)  // no output
+        #expect(try await CommandRun.feedmerge(["/no/such.opml", "-o", "x.atom", "--no-state"]).status == 2)
         // Outputs are written at once: one destination twice is refused before anything runs.
-        let twice = try CommandRun.feedmerge([
+        let twice = try await CommandRun.feedmerge([
             server.url("/feed/1"), "-o", "-", "-o", "-", "--format", "rss", "--no-state",
         ])
         #expect(twice.status == 2)
         #expect(twice.standardError.contains("twice"))
     }
 
-    @Test func sourceDateEpochFixesTheRunTime() throws {
-        let a = try CommandRun.feedmerge(
+    @Test func sourceDateEpochFixesTheRunTime() async throws {
+        let a = try await CommandRun.feedmerge(
             [server.url("/feed/0"), "-o", "-", "--format", "json", "--no-state"],
             environment: ["SOURCE_DATE_EPOCH": "1735689600"])
-        let b = try CommandRun.feedmerge([
+        let b = try await CommandRun.feedmerge([
             server.url("/feed/0"), "-o", "-", "--format", "json", "--now", Self.now, "--no-state",
         ])
         #expect(a.status == 0)

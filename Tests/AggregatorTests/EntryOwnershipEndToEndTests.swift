@@ -26,14 +26,14 @@ import Testing
         }
     }
 
-    @Test func aFeedReusingAnotherFeedsIdOrLinkCannotEraseItsEntriesFetchedOrFromTheState() throws {
+    @Test func aFeedReusingAnotherFeedsIdOrLinkCannotEraseItsEntriesFetchedOrFromTheState() async throws {
         let w = try StateTests.Workspace("ownership")
         let urls = Self.feeds.map { Self.server.url("/\($0).xml") }
         let common = ["--state", w.state, "--limit", "0", "--now", "2025-01-01T00:00:00Z", "-q"]
-        let fetched = try CommandRun.feedmerge(
+        let fetched = try await CommandRun.feedmerge(
             urls + ["-o", w.path("fetched.json"), "-o", w.path("fetched.html")] + common)
         #expect(fetched.status == 0, "\(fetched.standardError)")
-        let rendered = try CommandRun.feedmerge(
+        let rendered = try await CommandRun.feedmerge(
             ["render"] + urls + ["-o", w.path("rendered.json"), "-o", w.path("rendered.html")] + common)
         #expect(rendered.status == 0, "\(rendered.standardError)")
 

@@ -39,15 +39,15 @@ import Testing
         #expect(Self.ownFixtures.count >= 3)
     }
 
-    @Test(arguments: ownFixtures) func ownFixture(_ path: String) throws { try check(path) }
+    @Test(arguments: ownFixtures) func ownFixture(_ path: String) async throws { try await check(path) }
 
     @Test(
         .tags(.corpus, .slow), .fullTier,
         .enabled(if: !realWorld.isEmpty, "../shared/corpora is not beside the project"), arguments: realWorld)
-    func realWorldFeed(_ path: String) throws { try check(path) }
+    func realWorldFeed(_ path: String) async throws { try await check(path) }
 
-    func check(_ path: String) throws {
-        let parsed = try CommandRun.feedmerge(["parse", path])
+    func check(_ path: String) async throws {
+        let parsed = try await CommandRun.feedmerge(["parse", path])
         let document = try #require(
             try JSONSerialization.jsonObject(with: Data(parsed.standardOutput.utf8)) as? [String: Any])
         guard document["error"] == nil else { return }  // not a feed: nothing to merge
@@ -59,7 +59,9 @@ import Testing
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let output = folder.appendingPathComponent("out.json").path
-        let merged = try CommandRun.feedmerge([path, "-o", output, "--no-state", "--limit", "0", "--now", Self.now])
+        let merged = try await CommandRun.feedmerge([
+            path, "-o", output, "--no-state", "--limit", "0", "--now", Self.now,
+        ])
         #expect(merged.status == 0, "\(path): \(merged.standardError)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
         let items = (json as? [String: Any])?["items"] as? [[String: Any]] ?? []

@@ -235,25 +235,25 @@ import Testing
     @Test func onlyDueFeedsAreFetchedAndTheOthersStillShow() async throws {
         let w = try StateTests.Workspace("due-only")
         let feed = server.url("/feed/dueonly")
-        func run(_ now: String, dueOnly: Bool = true) throws -> CommandRun {
-            try CommandRun.feedmerge(
+        func run(_ now: String, dueOnly: Bool = true) async throws -> CommandRun {
+            try await CommandRun.feedmerge(
                 [feed, "-o", w.path("out.atom"), "--state", w.state, "--now", now] + (dueOnly ? [] : ["--fetch-all"]))
         }
         let before = try await requests("/feed/dueonly")
         // Never fetched: due.
-        #expect(try run("2024-05-01T00:00:00Z").status == 0)
+        #expect(try await run("2024-05-01T00:00:00Z").status == 0)
         #expect(try await requests("/feed/dueonly") == before + 1)
         let written = try String(contentsOfFile: w.path("out.atom"), encoding: .utf8)
         // Ten minutes later it is not due (a feed seen for less than a day: hourly): not asked, still in the output.
-        let early = try run("2024-05-01T00:10:00Z")
+        let early = try await run("2024-05-01T00:10:00Z")
         #expect(early.status == 0, "\(early.standardError)")
         #expect(try await requests("/feed/dueonly") == before + 1, "asked though not due")
         #expect(try String(contentsOfFile: w.path("out.atom"), encoding: .utf8) == written)
         // --fetch-all asks every feed now.
-        _ = try run("2024-05-01T00:20:00Z", dueOnly: false)
+        _ = try await run("2024-05-01T00:20:00Z", dueOnly: false)
         #expect(try await requests("/feed/dueonly") == before + 2)
         // Two hours on, it is due again.
-        _ = try run("2024-05-01T02:30:00Z")
+        _ = try await run("2024-05-01T02:30:00Z")
         #expect(try await requests("/feed/dueonly") == before + 3)
     }
 }

@@ -7,6 +7,8 @@ import TestSupport
 /// had in flight at once; and the workers those tests start against it.
 /// A suite that counts requests has a server of its own (suites run at once).
 struct HostsServer {
+    /// Started synchronously: a `HostsServer` is only made by a suite's `static let hosts`, a lazy
+    /// initializer, which cannot await `LocalServer.start`'s async overload.
     let server = LocalServer.start(
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/hosts_server.py"))
     static let now = "2024-02-01T00:00:00Z"

@@ -68,7 +68,7 @@ import Testing
 
     @Test func aWorkerFetchesEveryOtherFeedAndRecordsTheLongOnesFailing() async throws {
         let w = try StateTests.Workspace("long-worker")
-        let state = server.database()
+        let state = await server.database()
         let (list, long) = try list(w)
         let worker = try await CommandRun.feedmerge(["worker", list, "--state", state, "--now", Self.now, "--drain"])
         #expect(worker.status == 0, "\(worker.standardError)")
@@ -86,12 +86,12 @@ import Testing
     }
 
     @Test(arguments: ["postgresql", "sqlite"])
-    func aOneShotRunFetchesEveryOtherFeedAndReportsTheLongOnesFailing(store: String) throws {
+    func aOneShotRunFetchesEveryOtherFeedAndReportsTheLongOnesFailing(store: String) async throws {
         let w = try StateTests.Workspace("long-oneshot-\(store)")
-        let state = store == "sqlite" ? w.path("state.sqlite") : server.database()
+        let state = store == "sqlite" ? w.path("state.sqlite") : await server.database()
         let (list, long) = try list(w)
         for run in 1...2 {
-            let result = try CommandRun.feedmerge([
+            let result = try await CommandRun.feedmerge([
                 list, "--state", state, "--now", Self.now, "--limit", "0", "-o", w.path("out.json"),
                 "--health", w.path("health.json"), "-q", "--fetch-all",  // the second run asks again
             ])
@@ -109,17 +109,17 @@ import Testing
     /// The store itself: a batch holding outcomes of overlong URLs, among
     /// others, is stored whole; a rename to one, and subscribing one, work.
     @Test(arguments: ["postgresql", "sqlite"])
-    func aStoreKeepsOutcomesOfURLsOfAnyLength(store kind: String) throws {
+    func aStoreKeepsOutcomesOfURLsOfAnyLength(store kind: String) async throws {
         let w = try StateTests.Workspace("long-store-\(kind)")
         let long = [Self.longURL(bytes: 4_000, feed: 1), Self.longURL(bytes: 100_000, feed: 2)]
         let urls = ["http://a.example/1", long[0], "http://a.example/2", long[1], "http://a.example/3"]
         let now = Timestamp(secondsSince1970: 1_706_745_600)
-        func open() throws -> any StateStore {
+        func open() async throws -> any StateStore {
             kind == "sqlite"
                 ? try SQLiteStateStore(path: w.path("state.sqlite"))
-                : try PostgreSQLStateStore(connecting: server.database())
+                : try await PostgreSQLStateStore(connecting: server.database())
         }
-        let store = try open()
+        let store = try await open()
         for url in urls {
             try store.record(
                 FeedUpdate(
@@ -147,7 +147,7 @@ import Testing
     let server = PostgreSQLServer.shared
 
     @Test func aVersion2StateIsMigratedToCanonicalHostsAndLengthSafeKeys() async throws {
-        let state = server.database()
+        let state = await server.database()
         var sql = PostgreSQLSchema.migrations.prefix(2).map(\.sql).joined(separator: ";\n")
         sql += """
             ;

@@ -109,15 +109,15 @@ import Testing
     }
 
     @Test(.tags(.externalProgram), .enabled(if: groff != nil, "groff is not installed (Debian: groff-base)"))
-    func groffReadsItWithoutAWarningAndShowsEveryOption() throws {
+    func groffReadsItWithoutAWarningAndShowsEveryOption() async throws {
         let groff = try #require(Self.groff)
-        let checked = try groff.run(["-man", "-Tutf8", "-ww", "-z"], input: Self.page)
+        let checked = try await groff.run(["-man", "-Tutf8", "-ww", "-z"], input: Self.page)
         #expect(checked.status == 0 && checked.standardError.isEmpty, "\(checked.standardError)")
         // man in the C locale: a terminal without UTF-8.
-        let ascii = try groff.run(["-man", "-Tascii", "-ww", "-z"], input: Self.page)
+        let ascii = try await groff.run(["-man", "-Tascii", "-ww", "-z"], input: Self.page)
         #expect(ascii.status == 0 && ascii.standardError.isEmpty, "\(ascii.standardError)")
         // Plain text (no overstriking); a minus drawn as U+2212 reads as the dash typed.
-        let rendered = try groff.run(["-man", "-Tutf8", "-P-cbou"], input: Self.page).standardOutput
+        let rendered = try await groff.run(["-man", "-Tutf8", "-P-cbou"], input: Self.page).standardOutput
             .replacingOccurrences(of: "\u{2212}", with: "-").replacingOccurrences(of: "\u{2010}", with: "-")
         for name in CommandReference.all.flatMap(\.entries).flatMap(\.names) {
             #expect(rendered.contains(" " + name), "\(name) as typed")
@@ -125,24 +125,26 @@ import Testing
         #expect(rendered.contains("feedmerge - merge many feeds into one timeline"))
     }
 
-    @Test func theBinaryPrintsThePageAndEachScript() throws {
-        let man = try CommandRun.feedmerge(["--generate-man"])
+    @Test func theBinaryPrintsThePageAndEachScript() async throws {
+        let man = try await CommandRun.feedmerge(["--generate-man"])
         #expect(man.status == 0 && man.standardOutput == Self.page)
         for script in CompletionScript.allCases {
-            let printed = try CommandRun.feedmerge(["--generate-completion", script.rawValue])
+            let printed = try await CommandRun.feedmerge(["--generate-completion", script.rawValue])
             #expect(printed.status == 0 && printed.standardOutput == script.render())
         }
-        #expect(try CommandRun.feedmerge(["--generate-completion=zsh"]).standardOutput == CompletionScript.zsh.render())
-        let unknown = try CommandRun.feedmerge(["--generate-completion", "ksh"])
+        #expect(
+            try await CommandRun.feedmerge(["--generate-completion=zsh"]).standardOutput
+                == CompletionScript.zsh.render())
+        let unknown = try await CommandRun.feedmerge(["--generate-completion", "ksh"])
         #expect(unknown.status == 2 && unknown.standardError.contains("bash, zsh or fish"))
-        #expect(try CommandRun.feedmerge(["--generate-man", "extra"]).status == 2)
-        #expect(try CommandRun.feedmerge(["--generate-man", "--doc-dir", "relative"]).status == 2)
-        let elsewhere = try CommandRun.feedmerge(["--generate-man", "--doc-dir", "/opt/fm/share/doc/feedmerge"])
+        #expect(try await CommandRun.feedmerge(["--generate-man", "extra"]).status == 2)
+        #expect(try await CommandRun.feedmerge(["--generate-man", "--doc-dir", "relative"]).status == 2)
+        let elsewhere = try await CommandRun.feedmerge(["--generate-man", "--doc-dir", "/opt/fm/share/doc/feedmerge"])
         #expect(
             elsewhere.status == 0
                 && elsewhere.standardOutput == ManPage.render(documents: "/opt/fm/share/doc/feedmerge"))
         #expect(
-            try CommandRun.feedmerge(["--generate-man", "--doc-dir=/d"]).standardOutput
+            try await CommandRun.feedmerge(["--generate-man", "--doc-dir=/d"]).standardOutput
                 == ManPage.render(documents: "/d"))
     }
 }

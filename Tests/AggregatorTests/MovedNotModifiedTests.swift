@@ -21,8 +21,8 @@ import Testing
         return all[path] ?? [0, 0, 0, 0]
     }
 
-    func run(_ feed: String, state: String, _ w: StateTests.Workspace) throws -> CommandRun {
-        try CommandRun.feedmerge([
+    func run(_ feed: String, state: String, _ w: StateTests.Workspace) async throws -> CommandRun {
+        try await CommandRun.feedmerge([
             server.url("/feed/\(feed)"), "-o", w.path("out.atom"), "--health", w.path("health.json"),
             "--now", "2024-02-01T00:00:00Z", "--state", state, "--fetch-all",
         ])
@@ -38,13 +38,13 @@ import Testing
     @Test(arguments: ["sqlite", "postgresql"]) func aMoveAnsweredNotModifiedIsRemembered(store: String) async throws {
         let name = "moved304\(store)"
         let w = try StateTests.Workspace("moved-304-\(store)")
-        let state = store == "sqlite" ? w.state : PostgreSQLServer.shared.database()
+        let state = store == "sqlite" ? w.state : await PostgreSQLServer.shared.database()
         try await control("/set/\(name)/ok")
-        #expect(try run(name, state: state, w).status == 0)
+        #expect(try await run(name, state: state, w).status == 0)
         try await control("/set/\(name)/moved")
         defer { Task { try? await control("/set/\(name)/ok") } }
         let before = try await stats("/feed/\(name)-new")
-        let moved = try run(name, state: state, w)
+        let moved = try await run(name, state: state, w)
         #expect(moved.status == 0, "\(moved.standardError)")
         let after = try await stats("/feed/\(name)-new")
         #expect(after[2] == before[2] + 1, "the new address did not answer 304: \(after)")
@@ -52,7 +52,7 @@ import Testing
         #expect(moved.standardError.contains(line), "\(moved.standardError)")
         #expect(try movedTo(w) == server.url("/feed/\(name)-new"))
         // The list names the new address: the stored feed continues there, its validators too.
-        let continued = try run("\(name)-new", state: state, w)
+        let continued = try await run("\(name)-new", state: state, w)
         #expect(continued.status == 0, "\(continued.standardError)")
         let last = try await stats("/feed/\(name)-new")
         #expect(last[1] == after[1] && last[2] == after[2] + 1, "not asked conditionally: \(last)")

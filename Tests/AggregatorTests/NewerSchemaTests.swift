@@ -28,13 +28,13 @@ import Testing
         #expect(version == current + 1)
     }
 
-    @Test func theCommandExitsSeventyFourNamingTheFile() throws {
+    @Test func theCommandExitsSeventyFourNamingTheFile() async throws {
         let w = try StateTests.Workspace("newer-schema-cli")
         do { _ = try SQLiteStateStore(path: w.state) }
         try SQLiteDatabase(path: w.state).execute("PRAGMA user_version = 999")
         try Data("<rss version=\"2.0\"><channel><title>x</title></channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: w.path("feed.xml")))
-        let run = try CommandRun.feedmerge([w.path("feed.xml"), "-o", w.path("out.atom"), "--state", w.state])
+        let run = try await CommandRun.feedmerge([w.path("feed.xml"), "-o", w.path("out.atom"), "--state", w.state])
         #expect(run.status == 74, "\(run.standardError)")
         #expect(run.standardError.contains(w.state) && run.standardError.contains("newer than this feedmerge"))
         #expect(!FileManager.default.fileExists(atPath: w.path("out.atom")))

@@ -25,8 +25,8 @@ import Testing
         #expect(caught?.message.hasPrefix("feeds.url is NULL") == true, "\(String(describing: caught))")
     }
 
-    @Test func postgreSQLReadsANullWhereTheSchemaForbidsItAsDamage() throws {
-        let connection = try PostgreSQLConnection(PostgreSQLServer.shared.database())
+    @Test func postgreSQLReadsANullWhereTheSchemaForbidsItAsDamage() async throws {
+        let connection = try await PostgreSQLConnection(PostgreSQLServer.shared.database())
         try connection.query("SELECT -2::int2, 70000::int4, -5000000000::int8, true, 'u'::text") {
             row throws(StateError) in
             #expect(try row.integer(0, notNull: "a") == -2)

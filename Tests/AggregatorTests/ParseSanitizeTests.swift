@@ -12,14 +12,14 @@ import Testing
         </item></channel></rss>
         """
 
-    func parse(_ arguments: [String]) throws -> [String: Any] {
-        let run = try CommandRun.feedmerge(["parse"] + arguments + ["-"], input: Data(Self.feed.utf8))
+    func parse(_ arguments: [String]) async throws -> [String: Any] {
+        let run = try await CommandRun.feedmerge(["parse"] + arguments + ["-"], input: Data(Self.feed.utf8))
         #expect(run.status == 0, "\(run.standardError)")
         return try #require(JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any])
     }
 
-    @Test func htmlValuesAreSanitized() throws {
-        let doc = try parse(["--sanitize"])
+    @Test func htmlValuesAreSanitized() async throws {
+        let doc = try await parse(["--sanitize"])
         let entry = try #require((doc["entries"] as? [[String: Any]])?.first)
         #expect(entry["summary"] as? String == "<p>Hi <a>x</a><img src=\"http://a.test/i.png\"></p>")
         let feed = try #require(doc["feed"] as? [String: Any])
@@ -27,8 +27,8 @@ import Testing
         #expect(feed["title"] as? String == "a <b> title")
     }
 
-    @Test func withoutTheFlagValuesAreAsParsed() throws {
-        let doc = try parse([])
+    @Test func withoutTheFlagValuesAreAsParsed() async throws {
+        let doc = try await parse([])
         let entry = try #require((doc["entries"] as? [[String: Any]])?.first)
         #expect((entry["summary"] as? String)?.contains("javascript:") == true)
     }

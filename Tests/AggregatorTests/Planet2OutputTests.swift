@@ -37,15 +37,15 @@ import Testing
         return w
     }
 
-    func run(_ w: StateTests.Workspace, environment: [String: String] = [:]) throws -> CommandRun {
-        try CommandRun.feedmerge(
+    func run(_ w: StateTests.Workspace, environment: [String: String] = [:]) async throws -> CommandRun {
+        try await CommandRun.feedmerge(
             ["planet", "--now", "2024-12-01T00:00:00Z", "config.ini"], environment: environment,
             workingDirectory: w.path(""))
     }
 
-    @Test func encodingWritesCharacterReferencesOrTheCharacterSet() throws {
+    @Test func encodingWritesCharacterReferencesOrTheCharacterSet() async throws {
         let w = try site("encoding", "encoding = xml\n\n[latin.html.tmpl]\nencoding = iso-8859-1")
-        let run = try run(w)
+        let run = try await run(w)
         #expect(run.status == 0, "\(run.standardError)")
         let ascii = try Data(contentsOf: URL(fileURLWithPath: w.path("out/index.html")))
         #expect(ascii.allSatisfy { $0 < 0x80 }, "ASCII only")
@@ -58,7 +58,8 @@ import Testing
     }
 
     /// A German locale compiled for the test (`localedef`, from the Debian `locales`
-    /// sources), or nil when this machine cannot make one.
+    /// sources), or nil when this machine cannot make one. Waits for localedef on this thread: a
+    /// lazy static's initializer cannot be async.
     static let germanLocales: String? = {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-locales-\(getpid())")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -79,9 +80,9 @@ import Testing
         .enabled(
             if: germanLocales != nil,
             "needs localedef and the de_DE locale source (Debian package locales; scripts/setup --test)"))
-    func localeNamesDaysAndMonthsAndTheFeedDatesStayEnglish() throws {
+    func localeNamesDaysAndMonthsAndTheFeedDatesStayEnglish() async throws {
         let w = try site("locale", "[index.html.tmpl]\nlocale = xx_YY.UTF-8:de_DE.UTF-8")
-        let run = try run(w, environment: ["LOCPATH": Self.germanLocales!])
+        let run = try await run(w, environment: ["LOCPATH": Self.germanLocales!])
         #expect(run.status == 0, "\(run.standardError)")
         let page = try String(contentsOfFile: w.path("out/index.html"), encoding: .utf8)
         #expect(page == "<p>Über ☃|Montag 02 November 2020|Mon, 02 Nov 2020 10:00:00 +0000</p>\n", "\(page)")
@@ -89,9 +90,9 @@ import Testing
         #expect(english.contains("|Monday 02 November 2020|"), "a template without locale: \(english)")
     }
 
-    @Test func aLocaleTheMachineLacksIsNamedAndDatesStayEnglish() throws {
+    @Test func aLocaleTheMachineLacksIsNamedAndDatesStayEnglish() async throws {
         let w = try site("no-locale", "locale = xx_YY.UTF-8")
-        let run = try run(w)
+        let run = try await run(w)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("locale xx_YY.UTF-8"), "\(run.standardError)")
         let page = try String(contentsOfFile: w.path("out/index.html"), encoding: .utf8)
@@ -100,13 +101,13 @@ import Testing
 
     /// `-v` names a template's output by what it is: HTML where its name says so, else made by
     /// its template (an RSS template's `rss20.xml` is not HTML).
-    @Test func verboseNamesWhatEachTemplateWrote() throws {
+    @Test func verboseNamesWhatEachTemplateWrote() async throws {
         let w = try site("verbose", "")
         try FileManager.default.moveItem(atPath: w.path("latin.html.tmpl"), toPath: w.path("rss20.xml.tmpl"))
         let config = try String(contentsOfFile: w.path("config.ini"), encoding: .utf8)
         try config.replacingOccurrences(of: "latin.html.tmpl", with: "rss20.xml.tmpl")
             .write(toFile: w.path("config.ini"), atomically: true, encoding: .utf8)
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             ["planet", "-v", "--now", "2024-12-01T00:00:00Z", "config.ini"], workingDirectory: w.path(""))
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("out/index.html (html)"), "\(run.standardError)")

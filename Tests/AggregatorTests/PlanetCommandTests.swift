@@ -15,8 +15,8 @@ import Testing
         _ = try await HTTPClient().fetch(FetchRequest(url: server.url(path)))
     }
 
-    func run(_ sources: [String], _ w: StateTests.Workspace, extra: [String] = []) throws -> CommandRun {
-        try CommandRun.feedmerge(
+    func run(_ sources: [String], _ w: StateTests.Workspace, extra: [String] = []) async throws -> CommandRun {
+        try await CommandRun.feedmerge(
             sources + ["-o", w.path("index.html"), "-o", w.path("feed.atom"), "-o", w.path("subs.opml")] + [
                 "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--title", "Planet Test", "--fetch-all",
             ] + extra)
@@ -29,7 +29,7 @@ import Testing
     @Test func theSameStateAndTimeGiveTheSamePageAndAFailingFeedIsShownAsSuch() async throws {
         let w = try StateTests.Workspace("planet-page")
         let feeds = ["atompage", "jsonpage", "rsspage"].map { server.url("/feed/\($0)") }
-        let first = try run(feeds, w)
+        let first = try await run(feeds, w)
         #expect(first.status == 0, "\(first.standardError)")
         let page = try text(w, "index.html")
         #expect(page.hasPrefix("<!DOCTYPE html>"))
@@ -38,13 +38,13 @@ import Testing
         }
         #expect(page.contains("href=\"feed.atom\"") && page.contains("href=\"subs.opml\""))
 
-        let second = try run(feeds, w)
+        let second = try await run(feeds, w)
         #expect(second.standardError.contains("3 not modified"), "\(second.standardError)")
         #expect(try text(w, "index.html") == page, "the page changed though nothing did")
 
         try await control("/set/atompage/fail")
         defer { Task { try? await control("/set/atompage/ok") } }
-        let failing = try run(feeds, w)
+        let failing = try await run(feeds, w)
         #expect(failing.status == 1)
         let failingPage = try text(w, "index.html")
         #expect(failingPage.contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">atompage</a>"))
@@ -52,9 +52,9 @@ import Testing
         #expect(failingPage.contains("Failing since Thursday, 1 February 2024: "), "\(failingPage)")
         // Asked to wait (429, Retry-After) while failing: deferred the next run, still failing on the page.
         try await control("/set/atompage/retry")
-        _ = try run(feeds, w)
+        _ = try await run(feeds, w)
         let retried = try text(w, "index.html")
-        let deferred = try run(feeds, w)
+        let deferred = try await run(feeds, w)
         #expect(deferred.standardError.contains("not modified"), "\(deferred.standardError)")
         let deferredPage = try text(w, "index.html")
         #expect(deferredPage.contains("<li class=\"failing\"><a href=\"http://state.example/atompage/\">"))
@@ -68,12 +68,12 @@ import Testing
         try await control("/set/atompage/ok")
     }
 
-    @Test func eachPageLinksToTheOtherOutputsFromItsOwnFolder() throws {
+    @Test func eachPageLinksToTheOtherOutputsFromItsOwnFolder() async throws {
         let w = try StateTests.Workspace("planet-links")
         for folder in ["a", "b/c"] {
             try FileManager.default.createDirectory(atPath: w.path(folder), withIntermediateDirectories: true)
         }
-        let result = try CommandRun.feedmerge([
+        let result = try await CommandRun.feedmerge([
             server.url("/feed/rsslinks"), "-o", w.path("a/index.html"), "-o", w.path("b/c/index.html"),
             "-o", w.path("my feed#1.atom"), "-o", w.path("b/s.opml"), "-o", w.path("b/c/a:b.json"), "--format", "json",
             "--no-state", "-q",
@@ -91,7 +91,7 @@ import Testing
         let w = try StateTests.Workspace("planet-moved")
         // /feed/twin answers 301 to /feed/twin-new, which is also subscribed.
         try await control("/set/twin/moved")
-        let result = try run(
+        let result = try await run(
             [server.url("/feed/twin-new"), server.url("/feed/twin")], w,
             extra: ["--link", "http://planet.example/", "--no-state"])
         #expect(result.status <= 1, "\(result.standardError)")
@@ -101,7 +101,7 @@ import Testing
         #expect(page.components(separatedBy: "<li class=").count == 2, "\(page)")
     }
 
-    @Test func theSubscriptionListIsExportedWithItsFolders() throws {
+    @Test func theSubscriptionListIsExportedWithItsFolders() async throws {
         let w = try StateTests.Workspace("planet-opml")
         let opml = """
             <?xml version="1.0"?><opml version="2.0"><head><title>Mine</title></head><body>
@@ -111,7 +111,7 @@ import Testing
             </body></opml>
             """
         try Data(opml.utf8).write(to: URL(fileURLWithPath: w.path("feeds.opml")))
-        let result = try run([w.path("feeds.opml")], w, extra: ["--link", "http://planet.example/"])
+        let result = try await run([w.path("feeds.opml")], w, extra: ["--link", "http://planet.example/"])
         #expect(result.status == 0, "\(result.standardError)")
         let exported = try text(w, "subs.opml")
         // The outline structure: folders open and close around their feeds, named as the list named them.
@@ -130,13 +130,13 @@ import Testing
             + "xmlUrl=\"\(server.url("/feed/atomfold"))\" htmlUrl=\"http://state.example/atomfold/\"/>"
         #expect(exported.contains(atom), "the curated name and the feed's home page: \(exported)")
         // What we write, we read back as the same list.
-        let reread = try run([w.path("subs.opml")], w, extra: ["--link", "http://planet.example/", "--no-state"])
+        let reread = try await run([w.path("subs.opml")], w, extra: ["--link", "http://planet.example/", "--no-state"])
         #expect(reread.status == 0, "\(reread.standardError)")
     }
 }
 
 @Suite struct SanitizeOptionTests {
-    @Test func sanitizeMakesTheMergedFeedsSafeAndWithoutItTheyCarryWhatTheFeedWrote() throws {
+    @Test func sanitizeMakesTheMergedFeedsSafeAndWithoutItTheyCarryWhatTheFeedWrote() async throws {
         let w = try StateTests.Workspace("sanitize-option")
         let feed = """
             <?xml version="1.0"?><rss version="2.0"><channel><title>T</title><link>http://t.example/</link>
@@ -145,17 +145,17 @@ import Testing
             <img src="/i.png"></p>]]></description></item></channel></rss>
             """
         try Data(feed.utf8).write(to: URL(fileURLWithPath: w.path("feed.rss")))
-        func merged(_ extra: [String]) throws -> String {
-            let run = try CommandRun.feedmerge(
+        func merged(_ extra: [String]) async throws -> String {
+            let run = try await CommandRun.feedmerge(
                 [w.path("feed.rss"), "-o", w.path("out.atom"), "-o", w.path("out.json"), "--no-state", "-q"] + extra)
             #expect(run.status == 0, "\(run.standardError)")
             return try ["out.atom", "out.json"].map {
                 String(decoding: try Data(contentsOf: URL(fileURLWithPath: w.path($0))), as: UTF8.self)
             }.joined()
         }
-        let raw = try merged([])
+        let raw = try await merged([])
         #expect(raw.contains("<script>") && raw.contains("onclick"), "without --sanitize the feed's own markup")
-        let safe = try merged(["--sanitize"])
+        let safe = try await merged(["--sanitize"])
         for bad in ["script", "onclick", "javascript:"] { #expect(!safe.contains(bad), "\(bad) in \(safe)") }
         #expect(safe.contains("Hi ") && safe.contains("<a>x</a>"), "\(safe)")
         #expect(safe.contains("src=\"http://t.example/i.png\""), "relative URLs resolved: \(safe)")
@@ -189,12 +189,12 @@ import Testing
     @Test(
         .tags(.corpus, .slow), .fullTier, .enabled(if: skip == nil, "\(skip ?? "")"),
         arguments: ["asf/index.html.xslt", "musings/index.html.xslt", "mobile/mobile.html.xslt"])
-    func aVenusThemeShowsEveryEntryAndEverySubscription(theme: String) throws {
+    func aVenusThemeShowsEveryEntryAndEverySubscription(theme: String) async throws {
         let server = Self.server
         let manifest = try String(contentsOf: SharedCorpora.path("realworld/MANIFEST.tsv")!, encoding: .utf8)
         let files = manifest.split(separator: "\n").dropFirst().map { String($0.split(separator: "\t")[0]) }
         let w = try StateTests.Workspace("venus-\(theme.split(separator: "/")[0])")
-        let result = try CommandRun.feedmerge(
+        let result = try await CommandRun.feedmerge(
             files.map { server.url("/" + $0) } + [
                 "-o", w.path("index.html"), "-o", w.path("all.atom"), "--theme",
                 Self.themes!.appendingPathComponent(theme).path,

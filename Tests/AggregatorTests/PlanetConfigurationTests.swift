@@ -26,11 +26,11 @@ import Testing
         return p
     }
 
-    @Test func logLevelErrorStillSaysWhatIsNotRunAndDatesSayUTC() throws {
+    @Test func logLevelErrorStillSaysWhatIsNotRunAndDatesSayUTC() async throws {
         let p = try planet(
             "log-level", planet: "log_level = ERROR\ndate_format = %H:%M %Z\nfilters = translate.py",
             sections: "[\(server.url("/feed.xml"))]\nname = Plain\n")
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("filter translate.py is not run"), "\(run.standardError)")
         // Quiet otherwise: no summary line.
@@ -39,9 +39,9 @@ import Testing
         #expect(page.contains("Plain entry at 10:00 UTC"), "\(page)")
     }
 
-    @Test func aRunThatCannotStartCopiesNothing() throws {
+    @Test func aRunThatCannotStartCopiesNothing() async throws {
         let p = try planet("no-feed", planet: "", sections: "")
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 2, "\(run.standardError)")
         #expect(!FileManager.default.fileExists(atPath: p.output + "/style.css"))
     }
@@ -53,18 +53,18 @@ import Testing
             sections:
                 "[\(server.url("/feed.xml?t=\(token)"))]\nname = Plain\nfilters = xpath_sifter.py?require=//atom:title%5B\n"
         )
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("xpath_sifter require: not an XPath expression: //atom:title["))
         let log = try await HTTPClient().fetch(FetchRequest(url: server.url("/log"))).body
         #expect(!String(decoding: log, as: UTF8.self).contains(token))
     }
 
-    @Test func anXPathSifterThatCannotBeEvaluatedKeepsTheEntryAndSaysSo() throws {
+    @Test func anXPathSifterThatCannotBeEvaluatedKeepsTheEntryAndSaysSo() async throws {
         let p = try planet(
             "sifter-prefix", planet: "",
             sections: "[\(server.url("/feed.xml"))]\nname = Plain\nfilters = xpath_sifter.py?require=//nowhere:title\n")
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("filter xpath_sifter.py failed on 1 of its entries"), "\(run.standardError)")
         let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
@@ -77,7 +77,7 @@ extension PlanetConfigurationTests {
     /// Names are HTML as written (`Ga&#235;l` shows "Gaël"); a feed's own
     /// title stays text. `activity_threshold` marks a subscription whose
     /// newest entry is older than that many days, unless it failed.
-    @Test func namesAsWrittenAndActivityThresholdMarks() throws {
+    @Test func namesAsWrittenAndActivityThresholdMarks() async throws {
         let p = try planet(
             "names", planet: "activity_threshold = 30\nowner_name = Ond&#345;ej",
             sections: """
@@ -98,7 +98,7 @@ extension PlanetConfigurationTests {
             p.w.path("old.xml"),
             "<rss version=\"2.0\"><channel><title>Old &amp; &lt;quiet&gt;</title><item><title>t</title>"
                 + "<guid>urn:old</guid><pubDate>Mon, 02 Nov 2020 10:00:00 GMT</pubDate></item></channel></rss>")
-        let run = try p.run()
+        let run = try await p.run()
         let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
         #expect(run.status == 1, "one feed fails: \(run.standardError)")
         #expect(page.contains("<html>Ond&#345;ej"), "\(page)")
@@ -109,7 +109,7 @@ extension PlanetConfigurationTests {
 
     /// An item's `author` is the item's own; its feed's is `channel_author`, as in both
     /// programs (a merged feed credits the feed's authors to an entry without one).
-    @Test func anItemsAuthorIsItsOwnAndItsFeedsIsTheChannels() throws {
+    @Test func anItemsAuthorIsItsOwnAndItsFeedsIsTheChannels() async throws {
         let p = try planet("authors", planet: "", sections: "[feed.xml]\nname = Feed\n")
         try p.write(
             p.theme + "/index.html.tmpl",
@@ -122,7 +122,7 @@ extension PlanetConfigurationTests {
                 + "<pubDate>Mon, 02 Nov 2020 10:00:00 GMT</pubDate></item>"
                 + "<item><title>nobody</title><guid>urn:b</guid><pubDate>Mon, 02 Nov 2020 09:00:00 GMT</pubDate>"
                 + "</item></channel></rss>")
-        let run = try p.run()
+        let run = try await p.run()
         let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(page.contains("<i>mine|Me (me@example.org)|ed@example.org</i>"), "\(page)")
@@ -131,7 +131,7 @@ extension PlanetConfigurationTests {
 
     /// A Venus planet shows a subscription's address as its feed gives it (`rel="self"`),
     /// as Venus does; one a page may not link to (`javascript:`) leaves the address fetched.
-    @Test func aVenusPlanetShowsTheAddressTheFeedGivesItself() throws {
+    @Test func aVenusPlanetShowsTheAddressTheFeedGivesItself() async throws {
         let p = try planet("self-link", planet: "", sections: "[own.xml]\nname = Own\n\n[odd.xml]\nname = Odd\n")
         try p.write(
             p.theme + "/index.html.tmpl",
@@ -143,7 +143,7 @@ extension PlanetConfigurationTests {
                     + "<atom:link rel=\"self\" href=\"\(href)\"/><item><title>e</title><guid>urn:\(file)</guid>"
                     + "</item></channel></rss>")
         }
-        let run = try p.run()
+        let run = try await p.run()
         let page = try String(contentsOfFile: p.output + "/index.html", encoding: .utf8)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(page.contains("<i>Own=https://blog.example/feed/</i>"), "\(page)")
@@ -153,16 +153,16 @@ extension PlanetConfigurationTests {
 
     /// Filter settings a list that is not a local file gives are left out, and that is said
     /// once at the default verbosity (each one with -v).
-    @Test func filterSettingsLeftOutOfARemoteListAreSaidOnce() throws {
+    @Test func filterSettingsLeftOutOfARemoteListAreSaidOnce() async throws {
         let w = try StateTests.Workspace("remote-list-filters")
         let feed = server.url("/feed.xml")
         let list = server.url("/list.opml?f=1&u=\(feed)")
-        let run = try CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state"])
+        let run = try await CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state"])
         #expect(run.status == 0, "\(run.standardError)")
         let said = run.standardError.components(separatedBy: "\n").filter { $0.contains("is not taken from a list") }
         #expect(said.count == 1, "\(run.standardError)")
         #expect(said.first?.contains("filter is not taken from a list that is not a local file (and 1 more") == true)
-        let verbose = try CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state", "-v"])
+        let verbose = try await CommandRun.feedmerge([list, "-o", w.path("out.atom"), "--no-state", "-v"])
         #expect(verbose.standardError.contains("exclude is not taken from a list"), "\(verbose.standardError)")
     }
 }

@@ -131,23 +131,23 @@ struct PlanetDifferentialTests {
     @Test(
         .enabled(if: PlanetDifferential.skip == nil, "\(PlanetDifferential.skip ?? "")"),
         arguments: ["venus-asf", "venus-classic_fancy", "venus-mobile", "venus-musings"])
-    func venusAndFeedmergeShowTheSame(name: String) throws {
+    func venusAndFeedmergeShowTheSame(name: String) async throws {
         let w = try StateTests.Workspace("differential-\(name)")
         for side in ["venus", "feedmerge"] {
             try FileManager.default.createDirectory(atPath: w.path(side), withIntermediateDirectories: true)
             try Self.venusCases[name]!.write(toFile: w.path("\(side)/config.ini"), atomically: true, encoding: .utf8)
         }
-        let venus = try PlanetDifferential.runPython(
+        let venus = try await PlanetDifferential.runPython(
             PlanetDifferential.venus!.appendingPathComponent("planet.py").path, "config.ini", in: w.path("venus"))
         try #require(venus.status == 0, "Venus failed: \(venus.output)")
-        let ours = try PlanetDifferential.runFeedmerge("config.ini", in: w.path("feedmerge"), venus: true)
-        try compare(name, reference: "Venus", w.path("venus/www"), w.path("feedmerge/www"), run: ours)
+        let ours = try await PlanetDifferential.runFeedmerge("config.ini", in: w.path("feedmerge"), venus: true)
+        try await compare(name, reference: "Venus", w.path("venus/www"), w.path("feedmerge/www"), run: ours)
     }
 
     @Test(
         .enabled(if: PlanetDifferential.skip == nil, "\(PlanetDifferential.skip ?? "")"),
         arguments: ["planet2-capped", "planet2-fancy"])
-    func planet2AndFeedmergeShowTheSame(name: String) throws {
+    func planet2AndFeedmergeShowTheSame(name: String) async throws {
         let w = try StateTests.Workspace("differential-\(name)")
         for side in ["planet2", "feedmerge"] {
             let site = w.path(side)
@@ -162,24 +162,26 @@ struct PlanetDifferentialTests {
             }
             try Self.planet2Cases[name]!.write(toFile: site + "/config/config.ini", atomically: true, encoding: .utf8)
         }
-        let planet = try PlanetDifferential.runPython("code/planet.py", "config/config.ini", in: w.path("planet2"))
+        let planet = try await PlanetDifferential.runPython(
+            "code/planet.py", "config/config.ini", in: w.path("planet2"))
         try #require(planet.status == 0, "Planet 2.0 failed: \(planet.output)")
-        let ours = try PlanetDifferential.runFeedmerge("config/config.ini", in: w.path("feedmerge"), venus: false)
-        try compare(name, reference: "Planet 2.0", w.path("planet2/output"), w.path("feedmerge/output"), run: ours)
+        let ours = try await PlanetDifferential.runFeedmerge("config/config.ini", in: w.path("feedmerge"), venus: false)
+        try await compare(
+            name, reference: "Planet 2.0", w.path("planet2/output"), w.path("feedmerge/output"), run: ours)
     }
 
     /// Compares every page and feed the reference program wrote with feedmerge's of the same name.
     func compare(_ name: String, reference: String, _ theirs: String, _ ours: String, run: PlanetDifferential.Outcome)
-        throws
+        async throws
     {
         let written = try FileManager.default.contentsOfDirectory(atPath: theirs)
             .filter { $0.hasSuffix(".html") || $0.hasSuffix(".xml") }.sorted()
         try #require(!written.isEmpty, "\(reference) wrote nothing")
         var report = DifferentialReport(reference: reference, documented: try Self.documented())
         for file in written {
-            report.compare(
-                file: file, feedmerge: PlanetDifferential.view(ours + "/" + file),
-                reference: PlanetDifferential.view(theirs + "/" + file))
+            let feedmerge = await PlanetDifferential.view(ours + "/" + file)
+            let referenceView = await PlanetDifferential.view(theirs + "/" + file)
+            report.compare(file: file, feedmerge: feedmerge, reference: referenceView)
         }
         let header = "feedmerge exited \(run.status)\(run.output.isEmpty ? "" : ":\n" + run.output)"
         try FileManager.default.createDirectory(at: Self.reports, withIntermediateDirectories: true)

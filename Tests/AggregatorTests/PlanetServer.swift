@@ -40,25 +40,11 @@ struct CommandRun {
         .appendingPathComponent("feedmerge")
 
     /// Runs the built binary; `input` (if any) is its standard input; in `workingDirectory` if given.
-    /// Waits on this thread: for synchronous tests (an async test gets the overload below).
+    /// It waits for the run, and writes its input, without holding a thread of Swift's cooperative
+    /// pool (there is no synchronous variant: a test that runs the binary is async).
     /// - Parameter atDefaults: a run that fetches is given `--host-spacing 0` unless this is
     ///   true: the tests' servers are their own loopback ports (docs/politeness.md), and only the
     ///   politeness tests check the spacing a run keeps by default.
-    static func feedmerge(
-        _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
-        standardOutput: FileHandle? = nil, workingDirectory: String? = nil, atDefaults: Bool = false
-    ) throws -> CommandRun {
-        let run = try Started(
-            atDefaults ? arguments : withoutSpacing(arguments), environment: environment, input: input != nil,
-            standardOutput: standardOutput, workingDirectory: workingDirectory)
-        defer { run.remove() }
-        if let input { try run.write(input) }
-        run.process.waitUntilExit()
-        return try run.outcome()
-    }
-
-    /// `feedmerge(_:…)` for an async test: it waits for the run, and writes its input, without holding
-    /// a thread of Swift's cooperative pool.
     static func feedmerge(
         _ arguments: [String], environment: [String: String] = [:], input: Data? = nil,
         standardOutput: FileHandle? = nil, workingDirectory: String? = nil, atDefaults: Bool = false

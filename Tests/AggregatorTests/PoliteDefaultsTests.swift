@@ -126,14 +126,14 @@ import VenusConfig
     /// A feed that failed is not asked again until its backoff ends, and is
     /// not fine meanwhile: when every feed is failing the next run writes
     /// nothing (exit 3, the outputs as they were) and says they still fail.
-    @Test func feedsStillFailingAreNotFine() throws {
+    @Test func feedsStillFailingAreNotFine() async throws {
         let w = try StateTests.Workspace("still-failing")
         let feeds = ["http://127.0.0.1:9/a.xml", "http://127.0.0.1:9/b.xml"]  // the discard port: refused
-        func run(_ now: String) throws -> CommandRun {
-            try CommandRun.feedmerge(feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", now])
+        func run(_ now: String) async throws -> CommandRun {
+            try await CommandRun.feedmerge(feeds + ["-o", w.path("out.atom"), "--state", w.state, "--now", now])
         }
-        #expect(try run("2024-02-01T00:00:00Z").status == 3)
-        let later = try run("2024-02-01T00:10:00Z")
+        #expect(try await run("2024-02-01T00:00:00Z").status == 3)
+        let later = try await run("2024-02-01T00:10:00Z")
         #expect(later.status == 3, "\(later.standardError)")
         #expect(later.standardError.contains("2 still failing (not asked until their backoff ends)"))
         #expect(!FileManager.default.fileExists(atPath: w.path("out.atom")))

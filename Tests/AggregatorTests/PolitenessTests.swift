@@ -8,8 +8,14 @@ import Testing
 /// the README's cron recipe runs at default settings over simulated days
 /// (`--now`): every 5 minutes for a day, then hourly to day 8.
 @Suite(.serialized, .tags(.slow), .fullTier) struct PolitenessTests {
-    let server = LocalServer.start(
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Server/origin_server.py"))
+    let server: LocalServer
+
+    /// A server of each test's own, started without holding a thread of Swift's cooperative pool.
+    init() async {
+        server = await LocalServer.start(
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Server/origin_server.py"))
+    }
 
     /// One request as the origin logged it, with the simulated time of the run that made it.
     struct Request: Decodable {
@@ -43,15 +49,6 @@ import Testing
                         "port \(port): \(before.path) then \(after.path) \(after.start - before.start) s apart")
                 }
             }
-        }
-    }
-
-    /// Runs `body` on a thread of its own: hundreds of process runs one after
-    /// another would hold one of the test process's few cooperative threads
-    /// for minutes, and starve the tests that wait on the pool meanwhile.
-    func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try body() }) }.start()
         }
     }
 
@@ -98,7 +95,7 @@ import Testing
                 w.path("feeds.opml"), "--state", w.state, "-o", w.path("all.atom"), "--now", now,
                 "--link", "https://planet.example.org/", "--quiet",
             ]
-            let run = try await offThePool { try CommandRun.feedmerge(arguments, atDefaults: true) }
+            let run = try await CommandRun.feedmerge(arguments, atDefaults: true)
             #expect(run.status <= 1, "\(now): \(run.standardError)")
             for var request in try await log(from: origin + requests.count) {
                 request.run = tick
@@ -208,7 +205,7 @@ import Testing
     /// across all three, a host that answered two 429s left alone by all.
     @Test func threeWorkersKeepTheRulesBetweenThem() async throws {
         let w = try StateTests.Workspace("politeness-workers")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         let layout: [(host: Int, paths: [String])] =
             (1...4).map { host in (host, (0..<5).map { "/w\(host)-\($0).xml" }) }
             + [(5, ["/busy-1.xml", "/busy-2.xml", "/ok-1.xml", "/ok-2.xml", "/ok-3.xml"])]
@@ -219,7 +216,7 @@ import Testing
         for (index, offset) in periods.enumerated() {
             let now = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: Double(Self.start + offset)))
             let workers = try (1...3).map { k in
-                let process = Process()
+                let process = ChildProcess()
                 process.executableURL = CommandRun.binary
                 process.arguments = [
                     "worker", w.path("feeds.opml"), "--state", state, "--name", "w\(k)", "--now", now, "--drain",
@@ -230,8 +227,8 @@ import Testing
                 try process.run()
                 return process
             }
-            // Waited for without blocking a cooperative thread (see offThePool).
-            while workers.contains(where: \.isRunning) { try await Task.sleep(for: .milliseconds(50)) }
+            // Waited for without blocking a cooperative thread.
+            for worker in workers { await worker.exited() }
             for worker in workers { #expect(worker.terminationStatus == 0, "a worker at \(now)") }
             for var request in try await log(from: origin + requests.count) {
                 request.run = Self.start + offset

@@ -17,21 +17,21 @@ import Testing
     let server = PostgreSQLServer.shared
 
     /// A feed file and the arguments of a run that writes it to `out.json` with `state`.
-    func run(_ w: StateTests.Workspace, state: String, environment: [String: String] = [:]) throws -> CommandRun {
+    func run(_ w: StateTests.Workspace, state: String, environment: [String: String] = [:]) async throws -> CommandRun {
         let feed = w.path("feed.rss")
         if !FileManager.default.fileExists(atPath: feed) {
             let items = (1...3).map { "<item><guid>urn:pg:\($0)</guid><title>Item \($0)</title></item>" }.joined()
             try Data("<rss version=\"2.0\"><channel><title>P</title>\(items)</channel></rss>".utf8)
                 .write(to: URL(fileURLWithPath: feed))
         }
-        return try CommandRun.feedmerge(
+        return try await CommandRun.feedmerge(
             [feed, "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", state, "-q"],
             environment: environment)
     }
 
-    @Test func aServerThatCannotBeReachedIsOneLineAndExit74() throws {
+    @Test func aServerThatCannotBeReachedIsOneLineAndExit74() async throws {
         let w = try StateTests.Workspace("pg-unreachable")
-        let result = try run(w, state: "host=\(w.path("no-server-here")) user=postgres dbname=x")
+        let result = try await run(w, state: "host=\(w.path("no-server-here")) user=postgres dbname=x")
         #expect(result.status == 74, "\(result.standardError)")
         #expect(result.standardError.contains("cannot connect"), "\(result.standardError)")
         #expect(result.standardError.contains("No such file or directory"), "libpq's reason: \(result.standardError)")
@@ -39,10 +39,10 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: w.path("out.json")), "nothing is written")
     }
 
-    @Test func aRefusedPasswordIsLibpqsReasonAndExit74() throws {
+    @Test func aRefusedPasswordIsLibpqsReasonAndExit74() async throws {
         let w = try StateTests.Workspace("pg-password")
-        let database = server.database()
-        let wrong = try run(
+        let database = await server.database()
+        let wrong = try await run(
             w,
             state: server.connectionString(
                 database: database.split(separator: "=").last.map(String.init) ?? "",
@@ -55,30 +55,30 @@ import Testing
     /// libpq's own variables work as libpq documents them (here PGPASSWORD).
     @Test func libpqsVariablesAreRead() async throws {
         let w = try StateTests.Workspace("pg-variables")
-        let database = server.database()
+        let database = await server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
         try await PostgreSQLServer.psql(database, "GRANT CREATE ON SCHEMA public TO feedmerge_password")
-        let result = try run(
+        let result = try await run(
             w, state: "postgresql:///\(name)",
             environment: ["PGHOST": server.socketFolder, "PGUSER": "feedmerge_password", "PGPASSWORD": "right"])
         #expect(result.status == 0, "\(result.standardError)")
         #expect(try await PostgreSQLServer.psql(database, "SELECT count(*) FROM feeds") == "1")
     }
 
-    @Test func aMissingDatabaseIsSaidSoAndExit74() throws {
+    @Test func aMissingDatabaseIsSaidSoAndExit74() async throws {
         let w = try StateTests.Workspace("pg-missing")
-        let result = try run(w, state: server.connectionString(database: "no_such_database"))
+        let result = try await run(w, state: server.connectionString(database: "no_such_database"))
         #expect(result.status == 74, "\(result.standardError)")
         #expect(
             result.standardError.contains("database \"no_such_database\" does not exist"), "\(result.standardError)")
     }
 
     /// A role that may not create the tables: the state cannot be created (73).
-    @Test func tablesThatCannotBeCreatedAreExit73() throws {
+    @Test func tablesThatCannotBeCreatedAreExit73() async throws {
         let w = try StateTests.Workspace("pg-no-create")
-        let database = server.database()
+        let database = await server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
-        let result = try run(w, state: server.connectionString(database: name, user: "feedmerge_reader"))
+        let result = try await run(w, state: server.connectionString(database: name, user: "feedmerge_reader"))
         #expect(result.status == 73, "\(result.standardError)")
         #expect(result.standardError.contains("permission denied"), "\(result.standardError)")
     }
@@ -87,8 +87,8 @@ import Testing
     /// holds is served from the state, and fetched once that host is free.
     @Test func aFeedWhoseHostAnotherProcessHoldsIsServedFromTheState() async throws {
         let w = try StateTests.Workspace("pg-held")
-        let database = server.database()
-        #expect(try run(w, state: database).status == 0)
+        let database = await server.database()
+        #expect(try await run(w, state: database).status == 0)
         do {
             let holder = try PostgreSQLStateStore(connecting: database)
             let claims = try holder.claim(
@@ -112,10 +112,10 @@ import Testing
 
     @Test func aNewerSchemaIsRefused() async throws {
         let w = try StateTests.Workspace("pg-newer")
-        let database = server.database()
-        #expect(try run(w, state: database).status == 0)
+        let database = await server.database()
+        #expect(try await run(w, state: database).status == 0)
         try await PostgreSQLServer.psql(database, "UPDATE meta SET value = 99 WHERE name = 'schema_version'")
-        let result = try run(w, state: database)
+        let result = try await run(w, state: database)
         #expect(result.status == 74, "\(result.standardError)")
         #expect(result.standardError.contains("newer than this feedmerge's"), "\(result.standardError)")
         #expect(
@@ -127,7 +127,7 @@ import Testing
     /// for the batches of outcomes), so a server that crashes cannot forget a
     /// claim and hand its hosts out twice. Read in the server's statement log.
     @Test func aClaimCommitsWithSynchronousCommitOn() async throws {
-        let database = server.database()
+        let database = await server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
         try await PostgreSQLServer.psql(database, "ALTER DATABASE \(name) SET log_statement = 'all'")
         let store = try PostgreSQLStateStore(connecting: database)
@@ -154,7 +154,7 @@ import Testing
     /// outputs are written as always.
     @Test func aConnectionEndedMidRunIsOpenedAgain() async throws {
         let w = try StateTests.Workspace("pg-lost")
-        let database = server.database()
+        let database = await server.database()
         let name = database.split(separator: "=").last.map(String.init) ?? ""
         let state = PlanetServer.state
         _ = try await HTTPClient().fetch(FetchRequest(url: state.url("/rehold")))
@@ -162,7 +162,7 @@ import Testing
             state.url("/order/P"), state.url("/hold"), "-o", w.path("out.json"), "--now", "2024-07-01T00:00:00Z",
             "--state", database,
         ]
-        let run = Task.detached { try CommandRun.feedmerge(arguments) }
+        let run = Task.detached { try await CommandRun.feedmerge(arguments) }
         // While /hold holds the run: P's outcome is recorded, not sent yet (a batch is 64 outcomes).
         // The run's connection, once it holds its hosts' leases and waits (however slowly a
         // loaded machine starts it), is ended; then /hold answers.
@@ -196,7 +196,7 @@ import Testing
     /// and the run exits 74.
     @Test func aRefusedOutcomeCostsOnlyItsFeed() async throws {
         let w = try StateTests.Workspace("pg-refused")
-        let database = server.database()
+        let database = await server.database()
         let small = w.path("small.rss")
         try Data("<rss version=\"2.0\"><channel><title>S</title><item><guid>urn:s</guid></item></channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: small))

@@ -29,7 +29,7 @@ import Testing
 
     @Test(arguments: ["sqlite", "postgresql"]) func renderReportsEachFeedAsItsLastRunDid(store: String) async throws {
         let w = try StateTests.Workspace("render-health-\(store)")
-        let state = store == "sqlite" ? w.state : PostgreSQLServer.shared.database()
+        let state = store == "sqlite" ? w.state : await PostgreSQLServer.shared.database()
         let names = ["ok", "fail", "retry", "gone"].map { "rh\($0)\(store)" }
         for name in names { try await control("/set/\(name)/ok") }
         try await control("/set/rhfail\(store)/fail")
@@ -67,7 +67,7 @@ import Testing
     /// Workers fetch; render reports what they saw (not "not-modified", HTTP 200, no entries).
     @Test func renderReportsWhatTheWorkersSaw() async throws {
         let w = try StateTests.Workspace("render-health-worker")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         try await control("/set/rhwok/ok")
         try await control("/set/rhwfail/fail")
         defer { Task { try? await control("/set/rhwfail/ok") } }

@@ -64,26 +64,26 @@ import Testing
     /// that cannot be read is replaced"). Reading the sightings fails first;
     /// were the fetch then not recorded, every later run would fail the
     /// same way (exit 74) for good.
-    @Test func aDamagedDocumentIsReplacedByTheNextFetch() throws {
+    @Test func aDamagedDocumentIsReplacedByTheNextFetch() async throws {
         let w = try StateTests.Workspace("review-damaged-document")
         let feed = w.path("feed.rss")
         let items = (1...3).map { "<item><guid>urn:r:\($0)</guid><title>Item \($0)</title></item>" }.joined()
         try Data("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>R</title>\(items)</channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: feed))
-        func run(_ now: String) throws -> CommandRun {
-            try CommandRun.feedmerge([
+        func run(_ now: String) async throws -> CommandRun {
+            try await CommandRun.feedmerge([
                 feed, "-o", w.path("out.json"), "--now", now, "--state", w.state, "-q", "--fetch-all",
             ])
         }
-        let first = try run("2024-02-01T00:00:00Z")
+        let first = try await run("2024-02-01T00:00:00Z")
         #expect(first.status == 0, "\(first.standardError)")
         do {
             let database = try SQLiteDatabase(path: w.state)
             try database.execute("UPDATE feed_entries SET document = X'FF00'")
         }
-        let second = try run("2024-02-02T00:00:00Z")
+        let second = try await run("2024-02-02T00:00:00Z")
         #expect(second.status == 74 && second.standardError.contains("damaged"), "\(second.standardError)")
-        let third = try run("2024-02-03T00:00:00Z")
+        let third = try await run("2024-02-03T00:00:00Z")
         #expect(third.status == 0, "the damaged document was never replaced: \(third.standardError)")
         let database = try SQLiteDatabase(path: w.state)
         var document: [UInt8] = []
@@ -97,29 +97,30 @@ import Testing
     /// 304, and every run would say so, exit 74, for good. So a damaged
     /// document drops the feed's validators, as damaged metadata does
     /// (`SQLiteStateStore.feedRecord`), and the next run fetches it whole.
-    @Test func aDamagedDocumentOfANotModifiedFeedIsFetchedWholeNextTime() throws {
+    @Test func aDamagedDocumentOfANotModifiedFeedIsFetchedWholeNextTime() async throws {
         let server = PlanetServer.state
         let w = try StateTests.Workspace("review-damaged-304")
         let arguments = [
             server.url("/feed/sf3"), "-o", w.path("out.json"), "--now", "2024-02-01T00:00:00Z", "--state", w.state,
             "-q", "--fetch-all",
         ]
-        let first = try CommandRun.feedmerge(arguments)
+        let first = try await CommandRun.feedmerge(arguments)
         #expect(first.status == 0, "\(first.standardError)")
         do {
             let database = try SQLiteDatabase(path: w.state)
             try database.execute("UPDATE feed_entries SET document = X'FF00'")
         }
-        let second = try CommandRun.feedmerge(arguments)  // a 304
+        let second = try await CommandRun.feedmerge(arguments)  // a 304
         #expect(second.status == 74 && second.standardError.contains("damaged"), "\(second.standardError)")
         func items() throws -> Int? {
             let data = try Data(contentsOf: URL(fileURLWithPath: w.path("out.json")))
             let object = try JSONSerialization.jsonObject(with: data)
             return ((object as? [String: Any])?["items"] as? [Any])?.count
         }
-        let third = try CommandRun.feedmerge(arguments)  // fetched whole: its entries again, the document replaced
+        // Fetched whole: its entries again, the document replaced.
+        let third = try await CommandRun.feedmerge(arguments)
         #expect(try items() == 4, "still served from the damaged document: \(third.standardError)")
-        let fourth = try CommandRun.feedmerge(arguments)
+        let fourth = try await CommandRun.feedmerge(arguments)
         let count = try items()
         #expect(fourth.status == 0 && count == 4, "\(fourth.standardError)")
     }
@@ -128,7 +129,7 @@ import Testing
     /// each committed batch (`Checkpointer`, on a thread of its own): not
     /// first when the journal passes SQLite's 1,000 pages (8 MB), on the
     /// writer's thread, nor only when the run is done with the store.
-    @Test func theJournalIsCopiedIntoTheDatabaseWhileTheStoreIsOpen() throws {
+    @Test func theJournalIsCopiedIntoTheDatabaseWhileTheStoreIsOpen() async throws {
         let path = try Self.folder("checkpoint")
         let store = try SQLiteStateStore(path: path)
         func size() -> Int {
@@ -144,7 +145,7 @@ import Testing
         #expect(try store.commit().isEmpty)  // no `finish()`: the batches' own checkpoints
         var grown = size() > before + 500_000
         for _ in 0..<200 where !grown {
-            usleep(50_000)
+            try await Task.sleep(for: .milliseconds(50))
             grown = size() > before + 500_000
         }
         #expect(grown, "the database file grew from \(before) to \(size()) bytes while the store was open")

@@ -3,7 +3,7 @@ import Testing
 
 /// The summary line counts a feed read in part apart from one read whole.
 @Suite struct RunSummaryTests {
-    @Test func truncatedAndRecoveredFeedsAreNotCountedAsOK() throws {
+    @Test func truncatedAndRecoveredFeedsAreNotCountedAsOK() async throws {
         let w = try StateTests.Workspace("summary-partial")
         let item = { (n: Int) in "<item><guid>urn:\(n)</guid><title>Item \(n)</title></item>" }
         let files = [
@@ -14,7 +14,7 @@ import Testing
             "broken.rss": "<rss version=\"2.0\"><channel><title>b</titel>\(item(4))</channel></rss>",
         ]
         for (name, text) in files { try text.write(toFile: w.path(name), atomically: true, encoding: .utf8) }
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             ["whole.rss", "cut.rss", "broken.rss"].map(w.path) + [
                 "-o", w.path("out.atom"), "-o", w.path("index.html"), "--health", w.path("health.json"), "--no-state",
             ])
@@ -42,7 +42,7 @@ import Testing
         #expect((cut?["error"] as? String)?.hasPrefix("document truncated") == true, "\(String(describing: cut))")
         let page = try String(contentsOfFile: w.path("index.html"), encoding: .utf8)
         #expect(page.contains("<li class=\"partial\">") && page.contains("Read in part: document truncated"), "\(page)")
-        let whole = try CommandRun.feedmerge([w.path("whole.rss"), "-o", w.path("out2.atom"), "--no-state"])
+        let whole = try await CommandRun.feedmerge([w.path("whole.rss"), "-o", w.path("out2.atom"), "--no-state"])
         #expect(whole.standardError.contains("1 feed ok, 0 not modified, 0 failed"), "\(whole.standardError)")
     }
 }

@@ -16,8 +16,8 @@ import Testing
     }
 
     @discardableResult
-    func run(_ feeds: [String], _ w: StateTests.Workspace) throws -> CommandRun {
-        try CommandRun.feedmerge(
+    func run(_ feeds: [String], _ w: StateTests.Workspace) async throws -> CommandRun {
+        try await CommandRun.feedmerge(
             feeds.map { server.url("/feed/\($0)") } + outputs.flatMap { ["-o", w.path($0)] } + [
                 "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--link", "http://planet.example/",
                 "--fetch-all",  // every run asks again, at the same time
@@ -30,7 +30,7 @@ import Testing
 
     /// A merge with no entry at all (a feed that lists none) is dated by its
     /// newest source, not by the run: unchanged feeds, unchanged bytes.
-    @Test func aMergeWithoutEntriesIsDatedByItsSourcesNotByTheRun() throws {
+    @Test func aMergeWithoutEntriesIsDatedByItsSourcesNotByTheRun() async throws {
         let w = try StateTests.Workspace("empty-merge")
         let feed = w.path("empty.rss")
         try Data(
@@ -41,7 +41,7 @@ import Testing
         ).write(to: URL(fileURLWithPath: feed))
         var written: [[Data]] = []
         for now in ["2024-02-01T00:00:00Z", "2024-03-01T00:00:00Z"] {
-            let run = try CommandRun.feedmerge(
+            let run = try await CommandRun.feedmerge(
                 [feed] + outputs.flatMap { ["-o", w.path($0)] } + [
                     "--now", now, "--state", w.state, "--link", "http://planet.example/",
                 ])
@@ -56,11 +56,11 @@ import Testing
     @Test func notModifiedFailingAndDeferredFeedsGiveTheSameBytes() async throws {
         let w = try StateTests.Workspace("same-bytes")
         let feeds = ["atomsame", "jsonsame", "rsssame"]
-        let first = try run(feeds, w)
+        let first = try await run(feeds, w)
         #expect(first.status == 0, "\(first.standardError)")
         let fresh = try bytes(w)
 
-        let notModified = try run(feeds, w)
+        let notModified = try await run(feeds, w)
         #expect(notModified.status == 0, "\(notModified.standardError)")
         #expect(notModified.standardError.contains("3 not modified"), "\(notModified.standardError)")
         for (name, (before, after)) in zip(outputs, zip(fresh, try bytes(w))) {
@@ -68,7 +68,7 @@ import Testing
         }
 
         for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/fail") }
-        let failing = try run(feeds, w)
+        let failing = try await run(feeds, w)
         #expect(failing.status == 1)
         for (name, (before, after)) in zip(outputs, zip(fresh, try bytes(w))) {
             #expect(before == after, "\(name) changed while its feeds failed")
@@ -76,9 +76,9 @@ import Testing
 
         // 429 with Retry-After: failed this run, deferred (not fetched) the next.
         for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/retry") }
-        let throttled = try run(feeds, w)
+        let throttled = try await run(feeds, w)
         #expect(throttled.status == 1)
-        let deferred = try run(feeds, w)
+        let deferred = try await run(feeds, w)
         // The two asked to wait are counted as such, not as answers they never gave; two 429s
         // from one host (the test's server) make the whole host wait, the third feed too.
         #expect(
@@ -92,9 +92,9 @@ import Testing
         for feed in ["atomsame", "jsonsame"] { try await control("/set/\(feed)/ok") }
     }
 
-    @Test func feedLevelAuthorsCreditTheEntriesThatNameNone() throws {
+    @Test func feedLevelAuthorsCreditTheEntriesThatNameNone() async throws {
         let w = try StateTests.Workspace("credit")
-        let result = try run(["atomcredit", "jsoncredit"], w)
+        let result = try await run(["atomcredit", "jsoncredit"], w)
         #expect(result.status == 0, "\(result.standardError)")
         let atom = try FeedParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom")))))
         func authors(_ id: String) -> [String?] {
@@ -119,13 +119,13 @@ import Testing
     @Test func aGoneFeedFailsOnceThenIsCountedAsGone() async throws {
         let w = try StateTests.Workspace("gone-once")
         let feeds = ["gone1", "stays1"]
-        #expect(try run(feeds, w).status == 0)
+        #expect(try await run(feeds, w).status == 0)
         try await control("/set/gone1/gone")
         defer { Task { try? await control("/set/gone1/ok") } }
-        let gone = try run(feeds, w)
+        let gone = try await run(feeds, w)
         #expect(gone.status == 1, "\(gone.standardError)")
         #expect(gone.standardError.contains("failed: \(server.url("/feed/gone1"))"), "\(gone.standardError)")
-        let later = try run(feeds, w)
+        let later = try await run(feeds, w)
         #expect(later.status == 0, "\(later.standardError)")
         #expect(!later.standardError.contains("failed:"), "\(later.standardError)")
         #expect(
@@ -138,10 +138,10 @@ import Testing
     @Test func aMoveIsSaidOnce() async throws {
         let w = try StateTests.Workspace("moved-once")
         try await control("/set/moves1/moved")
-        let moved = try run(["moves1"], w)
+        let moved = try await run(["moves1"], w)
         let line = "moved: \(server.url("/feed/moves1")) -> \(server.url("/feed/moves1-new"))"
         #expect(moved.standardError.contains(line), "\(moved.standardError)")
-        let later = try run(["moves1"], w)
+        let later = try await run(["moves1"], w)
         #expect(!later.standardError.contains("moved:"), "\(later.standardError)")
         try await control("/set/moves1/ok")
     }
@@ -150,10 +150,10 @@ import Testing
 /// A feed larger than `--max-bytes` is cut at the cap: the entries that
 /// arrived whole are kept, with a warning, and the one cut off is dropped.
 @Suite struct SizeCapTests {
-    @Test func aFeedCutAtTheCapKeepsItsWholeEntries() throws {
+    @Test func aFeedCutAtTheCapKeepsItsWholeEntries() async throws {
         let w = try StateTests.Workspace("size-cap")
         let output = w.path("out.json")
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             PlanetServer.state.url("/big"), "-o", output, "--no-state", "--limit", "0", "--max-bytes", "40000",
             "--now", "2024-02-01T00:00:00Z", "--verbose",
         ])
@@ -169,11 +169,11 @@ import Testing
 
     /// With a state, the cut document's validators are not stored: the next
     /// run fetches it whole instead of being told 304 and keeping the cut.
-    @Test func aCutFeedIsFetchedWholeNextTime() throws {
+    @Test func aCutFeedIsFetchedWholeNextTime() async throws {
         let w = try StateTests.Workspace("size-cap-state")
-        func run(_ extra: [String]) throws -> (CommandRun, Int) {
+        func run(_ extra: [String]) async throws -> (CommandRun, Int) {
             let output = w.path("out.json")
-            let run = try CommandRun.feedmerge(
+            let run = try await CommandRun.feedmerge(
                 [
                     PlanetServer.state.url("/big"), "-o", output, "--state", w.state, "--limit", "0",
                     "--now", "2024-02-01T00:00:00Z", "--fetch-all",
@@ -181,11 +181,11 @@ import Testing
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: output)))
             return (run, ((json as? [String: Any])?["items"] as? [Any])?.count ?? 0)
         }
-        let (cut, few) = try run(["--max-bytes", "40000"])
+        let (cut, few) = try await run(["--max-bytes", "40000"])
         #expect(
             cut.standardError.contains("the document was cut there"), "shown without --verbose: \(cut.standardError)")
         #expect(few < 130)
-        let (whole, all) = try run([])
+        let (whole, all) = try await run([])
         #expect(whole.standardError.contains("1 feed ok"), "\(whole.standardError)")
         #expect(all == 400)
     }
@@ -194,7 +194,7 @@ import Testing
 /// A date that cannot be read is never silently "now": the run says so,
 /// without `--verbose`.
 @Suite struct UnreadableDateTests {
-    @Test func theRunNamesFeedsWithUnreadableDates() throws {
+    @Test func theRunNamesFeedsWithUnreadableDates() async throws {
         let w = try StateTests.Workspace("unreadable-date")
         let feed = w.path("feed.rss")
         try Data(
@@ -205,7 +205,7 @@ import Testing
             </channel></rss>
             """.utf8
         ).write(to: URL(fileURLWithPath: feed))
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             feed, "-o", w.path("out.json"), "--no-state", "--now", "2024-02-01T00:00:00Z",
         ])
         #expect(run.status == 0, "\(run.standardError)")

@@ -45,10 +45,10 @@ import Testing
     }
 
     @Test(arguments: ["/list.opml", "/list"])
-    func aListFetchedOverTheNetworkMakesNothingLocalBeRead(path: String) throws {
+    func aListFetchedOverTheNetworkMakesNothingLocalBeRead(path: String) async throws {
         let s = try Secrets("remote\(path.count)")
         let list = listURL(path, s.spellings + [server.url("/feed.xml")])
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             list, "-o", s.w.path("out.json"), "-o", s.w.path("index.html"), "--no-state", "--link", "http://p/",
             "--health", s.w.path("health.json"),
         ])
@@ -70,43 +70,46 @@ import Testing
         #expect(reasons.count == 1, "\(reasons)")
     }
 
-    @Test func aListOnStandardInputNamesWebFeedsOnly() throws {
+    @Test func aListOnStandardInputNamesWebFeedsOnly() async throws {
         let s = try Secrets("stdin")
         let outlines = s.spellings.map { "<outline text=\"x\" xmlUrl=\"\($0)\"/>" }.joined()
         let opml =
             "<opml version=\"2.0\"><head/><body>\(outlines)<outline text=\"p\" xmlUrl=\"\(server.url("/feed.xml"))\"/></body></opml>"
-        let run = try CommandRun.feedmerge(["-", "-o", "-", "--format", "json", "--no-state"], input: Data(opml.utf8))
+        let run = try await CommandRun.feedmerge(
+            ["-", "-o", "-", "--format", "json", "--no-state"], input: Data(opml.utf8))
         #expect(run.status == 1 && run.standardOutput.contains("Plain entry"), "\(run.standardError)")
         #expect(!run.standardOutput.contains(Secrets.title))
         #expect(run.standardError.components(separatedBy: LocalFile.refusal).count == s.spellings.count + 1)
     }
 
-    @Test func theOperatorsOwnLocalListAndFilesAreRead() throws {
+    @Test func theOperatorsOwnLocalListAndFilesAreRead() async throws {
         let s = try Secrets("local")
         let opml =
             "<opml version=\"2.0\"><head/><body><outline text=\"n\" xmlUrl=\"file://\(s.secret)\"/></body></opml>"
         try Data(opml.utf8).write(to: URL(fileURLWithPath: s.w.path("mine.opml")))
-        let fromList = try CommandRun.feedmerge([s.w.path("mine.opml"), "-o", "-", "--format", "json", "--no-state"])
+        let fromList = try await CommandRun.feedmerge([
+            s.w.path("mine.opml"), "-o", "-", "--format", "json", "--no-state",
+        ])
         #expect(fromList.status == 0 && fromList.standardOutput.contains(Secrets.title), "\(fromList.standardError)")
-        let named = try CommandRun.feedmerge([s.secret, "-o", "-", "--format", "json", "--no-state"])
+        let named = try await CommandRun.feedmerge([s.secret, "-o", "-", "--format", "json", "--no-state"])
         #expect(named.status == 0 && named.standardOutput.contains(Secrets.title), "\(named.standardError)")
     }
 
-    @Test func fetchReadsANamedFileButNotOneAPipedListNames() throws {
+    @Test func fetchReadsANamedFileButNotOneAPipedListNames() async throws {
         let s = try Secrets("fetch")
-        let named = try CommandRun.feedmerge(["fetch", s.secret])
+        let named = try await CommandRun.feedmerge(["fetch", s.secret])
         #expect(named.status == 0 && named.standardOutput.hasPrefix("\(s.secret)\t200\t"), "\(named.standardOutput)")
-        let piped = try CommandRun.feedmerge(["fetch", "-"], input: Data("\(s.secret)\n\(s.missing)\n".utf8))
+        let piped = try await CommandRun.feedmerge(["fetch", "-"], input: Data("\(s.secret)\n\(s.missing)\n".utf8))
         #expect(piped.status == 1, "\(piped.standardOutput)")
         for path in [s.secret, s.missing] {
             #expect(piped.standardOutput.contains("\(path)\terror\t\(LocalFile.refusal)"), "\(piped.standardOutput)")
         }
     }
 
-    @Test func aFIFOOrAFolderNamedByTheOperatorIsRefusedWithoutBlocking() throws {
+    @Test func aFIFOOrAFolderNamedByTheOperatorIsRefusedWithoutBlocking() async throws {
         let s = try Secrets("fifo")
         let start = Date()
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             s.fifo, s.w.folder.path, server.url("/feed.xml"), "-o", "-", "--format", "json", "--no-state",
         ])
         #expect(Date().timeIntervalSince(start) < 30)
@@ -115,9 +118,9 @@ import Testing
         #expect(run.standardError.contains("is a folder, not a regular file"), "\(run.standardError)")
     }
 
-    @Test func aRedirectToALocalFileIsRefused() throws {
+    @Test func aRedirectToALocalFileIsRefused() async throws {
         let s = try Secrets("redirect")
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/redirect?to=file://\(s.secret)"), server.url("/feed.xml"), "-o", "-", "--format", "json",
             "--no-state",
         ])
@@ -148,7 +151,7 @@ import Testing
     /// A name that resolves to a refused address is refused at connect
     /// time; what the list's editor reads (stderr, `--health`, the page)
     /// says the kind of address, never the address it resolved to nor its block.
-    @Test func aRefusalAfterDNSSaysOnlyTheKindOfAddress() throws {
+    @Test func aRefusalAfterDNSSaysOnlyTheKindOfAddress() async throws {
         // This machine's name resolves to loopback here (/etc/hosts); skipped where it does not.
         let name = ProcessInfo.processInfo.hostName.lowercased()
         var hints = addrinfo()
@@ -165,7 +168,7 @@ import Testing
         // A feed that works beside it, so that the page is written (with the failing feed's health).
         try Data("<rss version=\"2.0\"><channel><title>Fine</title></channel></rss>".utf8)
             .write(to: URL(fileURLWithPath: w.path("fine.rss")))
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             "--public-only", url, w.path("fine.rss"), "-o", w.path("page.html"), "--health", w.path("health.json"),
             "--no-state",
         ])
@@ -197,7 +200,7 @@ import Testing
         #expect(try await log().contains(second) == false)
     }
 
-    @Test func aRunawayThemeIsStoppedAndLeavesThePreviousPage() throws {
+    @Test func aRunawayThemeIsStoppedAndLeavesThePreviousPage() async throws {
         let w = try StateTests.Workspace("security-theme")
         let doubling = """
             <xsl:stylesheet version="1.0" xmlns:xsl="http://www.w3.org/1999/XSL/Transform">
@@ -212,7 +215,7 @@ import Testing
         try Data(doubling.utf8).write(to: URL(fileURLWithPath: w.path("doubling.xsl")))
         try Data("the previous page".utf8).write(to: URL(fileURLWithPath: w.path("index.html")))
         let start = Date()
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             server.url("/feed.xml"), "-o", w.path("index.html"), "-o", w.path("feed.atom"), "--theme",
             w.path("doubling.xsl"), "--theme-timeout", "1", "--state", w.state,
         ])
@@ -223,7 +226,9 @@ import Testing
         #expect(try String(contentsOfFile: w.path("index.html"), encoding: .utf8) == "the previous page")
         #expect(try String(contentsOfFile: w.path("feed.atom"), encoding: .utf8).contains("Plain entry"))
         // The state was committed and its lock let go: the next run is not held.
-        let next = try CommandRun.feedmerge([server.url("/feed.xml"), "-o", w.path("feed.atom"), "--state", w.state])
+        let next = try await CommandRun.feedmerge([
+            server.url("/feed.xml"), "-o", w.path("feed.atom"), "--state", w.state,
+        ])
         #expect(next.status == 0, "\(next.standardError)")
     }
 

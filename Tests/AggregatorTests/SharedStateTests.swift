@@ -39,7 +39,7 @@ import Testing
 
     @Test func threeWorkersFetchEveryDueFeedOnceWithinThePerHostLimitAndRenderTheSameBytesAnywhere() async throws {
         let w = try StateTests.Workspace("shared-three")
-        let state = server.database()
+        let state = await server.database()
         let list = try list(w, count: 2_000)
         _ = try await counts(reset: true)
         var periods: [String] = [Self.now, "2024-02-02T00:00:00Z"]
@@ -124,7 +124,7 @@ import Testing
 
     @Test func aKilledWorkersHostsAreTakenOverWhenItsLeaseRunsOut() async throws {
         let w = try StateTests.Workspace("shared-killed")
-        let state = server.database()
+        let state = await server.database()
         let list = try list(w, count: 600, hosts: 10)
         _ = try await counts(reset: true)
         // A worker that claims every host (60 feeds each, one at a time: 3 s at least), then is
@@ -165,7 +165,7 @@ import Testing
 
     @Test func sigtermStopsAWorkerCleanlyWithNoLeaseLeftHeld() async throws {
         let w = try StateTests.Workspace("shared-term")
-        let state = server.database()
+        let state = await server.database()
         // Each feed answered after 1 s: its five claims take 100 s, longer than a loaded pool may keep this
         // task from sending the signal (ThreadSanitizer's suite), so the signal always finds feeds unclaimed.
         let list = try Self.hosts.list(w, count: 400, hosts: 10, delay: 1)
@@ -189,7 +189,7 @@ import Testing
 
     @Test func oneShotRunsAtOnceShareTheStateAndFetchEachFeedOnce() async throws {
         let w = try StateTests.Workspace("shared-oneshot")
-        let state = server.database()
+        let state = await server.database()
         let list = try list(w, count: 200, hosts: 10)
         _ = try await counts(reset: true)
         let runs = try ["a", "b"].map { name in
@@ -226,7 +226,7 @@ import Testing
     /// exactly those, on a node that has none of the lists.
     @Test func renderWithNoSourceShowsTheFeedsOfEveryListNamedWithinTwoDays() async throws {
         let w = try StateTests.Workspace("shared-union")
-        let state = server.database()
+        let state = await server.database()
         let lists = [
             try list(w, count: 20, hosts: 5, name: "a.opml"),
             try list(w, count: 20, hosts: 5, first: 20, name: "b.opml"),
@@ -237,8 +237,8 @@ import Testing
             ])
             #expect(run.status == 0, "\(run.standardError)")
         }
-        func render(at now: String) throws -> (run: CommandRun, items: Int, health: [String]) {
-            let run = try CommandRun.feedmerge([
+        func render(at now: String) async throws -> (run: CommandRun, items: Int, health: [String]) {
+            let run = try await CommandRun.feedmerge([
                 "render", "--state", state, "--now", now, "--limit", "0", "-o", w.path("all.json"),
                 "--health", w.path("health.json"), "-q",
             ])
@@ -253,16 +253,16 @@ import Testing
                 feeds.compactMap { $0["url"] as? String }
             )
         }
-        let both = try render(at: "2024-02-02T01:00:00Z")
+        let both = try await render(at: "2024-02-02T01:00:00Z")
         #expect(both.run.status == 0, "\(both.run.standardError)")
         #expect(both.items == 120, "three entries of each feed of both lists")
         #expect(both.health.count == 40 && both.health == both.health.sorted(), "every feed, in order of its URL")
-        let later = try render(at: "2024-02-03T12:00:00Z")
+        let later = try await render(at: "2024-02-03T12:00:00Z")
         #expect(later.items == 60, "a.opml was last named 2.5 days before: its feeds are no longer listed")
         let laterNumbers = later.health.map { url in Int(url.split(separator: "/").last?.dropLast(4) ?? "") ?? -1 }
         #expect(
             laterNumbers.count == 20 && Set(laterNumbers) == Set(20..<40), "b.opml's feeds alone: \(later.health)")
-        let none = try render(at: "2024-02-10T00:00:00Z")
+        let none = try await render(at: "2024-02-10T00:00:00Z")
         #expect(none.run.status == 2 && none.run.standardError.contains("the state lists no feed"))
         let kept = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: w.path("all.json"))))
         #expect(((kept as? [String: Any])?["items"] as? [Any])?.count == 60, "the output before is left as it was")
@@ -280,7 +280,7 @@ import Testing
     /// their leases run out); a worker given a second signal too.
     @Test func aRunEndedByASignalLetsItsHostsGo() async throws {
         let w = try StateTests.Workspace("shared-signal")
-        let state = server.database()
+        let state = await server.database()
         let list = try list(w, count: 400, hosts: 10)
         _ = try await counts(reset: true)
         let run = ChildProcess()

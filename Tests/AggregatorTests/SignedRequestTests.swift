@@ -23,12 +23,12 @@ import Testing
         var directory: String { workspace.path("directory.json") }
         var headers: String { workspace.path("directory.headers") }
 
-        init(_ name: String) throws {
+        init(_ name: String) async throws {
             workspace = try StateTests.Workspace(name)
-            let made = try CommandRun.feedmerge(["key", "new", workspace.path("signing.pem")])
+            let made = try await CommandRun.feedmerge(["key", "new", workspace.path("signing.pem")])
             #expect(made.status == 0, "\(made.standardError)")
             thumbprint = made.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-            let published = try CommandRun.feedmerge([
+            let published = try await CommandRun.feedmerge([
                 "key", "directory", "--signature-agent", SignedRequestTests.agent, "-o",
                 workspace.path("directory.json"),
                 "--headers", workspace.path("directory.headers"), workspace.path("signing.pem"),
@@ -39,11 +39,11 @@ import Testing
 
     /// What the verifier found: one report per request recorded under `prefix`, and the directory's.
     /// `directory` and `headers` are the key's files unless given (a URL, and "-").
-    static func verify(_ prefix: String, key: Key, directory: String? = nil, headers: String? = nil) throws -> (
+    static func verify(_ prefix: String, key: Key, directory: String? = nil, headers: String? = nil) async throws -> (
         requests: [[String: Any]], directory: [String: Any]
     ) {
         let python = try #require(ExternalProgram("python3"), "python3 is needed (scripts/setup --test)")
-        let run = try python.run([
+        let run = try await python.run([
             folder.appendingPathComponent("verify_web_bot_auth.py").path, server.url("/log?prefix=/\(prefix)/"),
             directory ?? key.directory, headers ?? key.headers, agent,
         ])
@@ -73,20 +73,20 @@ import Testing
         request["tampered"] as? [String: String] ?? [:]
     }
 
-    @Test func theVerifierAcceptsEachRequestAndTheDirectoryAndRejectsTamperedCopies() throws {
-        let key = try Key("signed-requests")
+    @Test func theVerifierAcceptsEachRequestAndTheDirectoryAndRejectsTamperedCopies() async throws {
+        let key = try await Key("signed-requests")
         let mode = try FileManager.default.attributesOfItem(atPath: key.file)[.posixPermissions] as? Int
         #expect(mode == 0o600, "the private key is its owner's only")
         #expect(key.thumbprint.count == 43, "a base64url SHA-256: \(key.thumbprint)")
 
         let started = Int(Date().timeIntervalSince1970)
-        let run = try CommandRun.feedmerge([
+        let run = try await CommandRun.feedmerge([
             Self.server.url("/merge/feed.xml"), Self.server.url("/merge/moved.xml"), "--sign-with", key.file,
             "--signature-agent", Self.agent, "--no-state", "-q", "-o", key.workspace.path("out.atom"),
         ])
         #expect(run.status == 0, "\(run.standardError)")
 
-        let (requests, directory) = try Self.verify("merge", key: key)
+        let (requests, directory) = try await Self.verify("merge", key: key)
         // feed.xml; moved.xml, answered 301, and feed.xml again where it led (the same authority).
         #expect(
             requests.map { $0["path"] as? String }.sorted { ($0 ?? "") < ($1 ?? "") } == [
@@ -126,21 +126,21 @@ import Testing
     /// The directory served by nginx with the directives `--headers-format nginx` wrote, as an
     /// operator serves it, is what the verifier accepts.
     @Test(.tags(.externalProgram), .enabled(if: nginx != nil, "nginx is not installed"))
-    func theDirectoryServedByNginxWithTheWrittenDirectivesVerifies() throws {
-        let key = try Key("signed-nginx")
+    func theDirectoryServedByNginxWithTheWrittenDirectivesVerifies() async throws {
+        let key = try await Key("signed-nginx")
         let wellKnown = key.workspace.path("site/.well-known")
         try FileManager.default.createDirectory(atPath: wellKnown, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: key.workspace.path("nginx"), withIntermediateDirectories: true)
         let include = key.workspace.path("directory.conf")
-        let written = try CommandRun.feedmerge([
+        let written = try await CommandRun.feedmerge([
             "key", "directory", "--signature-agent", Self.agent, "-o", wellKnown + "/http-message-signatures-directory",
             "--headers", include, "--headers-format", "nginx", key.file,
         ])
         #expect(written.status == 0, "\(written.standardError)")
-        let server = try LocalServer(
+        let server = try await LocalServer.started(
             script: Self.folder.appendingPathComponent("nginx_directory.py"),
             arguments: [key.workspace.path("site"), include, key.workspace.path("nginx")])
-        let (requests, directory) = try Self.verify(
+        let (requests, directory) = try await Self.verify(
             "nothing", key: key, directory: server.url("/.well-known/http-message-signatures-directory"),
             headers: "-")
         #expect(requests.isEmpty)
@@ -151,8 +151,8 @@ import Testing
 
     /// `sign_with` and `signature_agent` in a planet's `[Planet]` section sign its requests, and
     /// reach no template.
-    @Test func aPlanetSignsWithTheKeyItsConfigurationNames() throws {
-        let key = try Key("signed-planet")
+    @Test func aPlanetSignsWithTheKeyItsConfigurationNames() async throws {
+        let key = try await Key("signed-planet")
         let theme = key.workspace.path("theme")
         try FileManager.default.createDirectory(atPath: theme, withIntermediateDirectories: true)
         try "[Planet]\ntemplate_files = index.html.tmpl\n".write(
@@ -170,21 +170,21 @@ import Testing
         [\(Self.server.url("/planet/feed.xml"))]
         name = One
         """.write(toFile: key.workspace.path("planet.ini"), atomically: true, encoding: .utf8)
-        let run = try CommandRun.feedmerge(["planet", "--no-state", "-q", key.workspace.path("planet.ini")])
+        let run = try await CommandRun.feedmerge(["planet", "--no-state", "-q", key.workspace.path("planet.ini")])
         #expect(run.status == 0, "\(run.standardError)")
         let page = try String(contentsOfFile: key.workspace.path("site/index.html"), encoding: .utf8)
         #expect(page.hasPrefix("[]<p>One</p>"), "\(page)")
-        let (requests, _) = try Self.verify("planet", key: key)
+        let (requests, _) = try await Self.verify("planet", key: key)
         try #require(requests.count == 1)
         #expect(requests[0]["verified"] as? Bool == true, "\(requests[0])")
         #expect(requests[0]["signature_agent"] as? String == Self.agent)
     }
 
-    @Test func withoutSignatureAgentTheSignatureCoversTheAuthority() throws {
-        let key = try Key("signed-fetch")
-        let run = try CommandRun.feedmerge(["fetch", "--sign-with", key.file, Self.server.url("/fetch/feed.xml")])
+    @Test func withoutSignatureAgentTheSignatureCoversTheAuthority() async throws {
+        let key = try await Key("signed-fetch")
+        let run = try await CommandRun.feedmerge(["fetch", "--sign-with", key.file, Self.server.url("/fetch/feed.xml")])
         #expect(run.status == 0, "\(run.standardError)")
-        let (requests, _) = try Self.verify("fetch", key: key)
+        let (requests, _) = try await Self.verify("fetch", key: key)
         try #require(requests.count == 1)
         #expect(requests[0]["verified"] as? Bool == true, "\(requests[0])")
         #expect(requests[0]["signature_agent"] == nil)
@@ -197,18 +197,18 @@ import Testing
     /// own authority; with `--host-spacing 0` libcurl follows with the headers it was given, and the
     /// signature made for the first authority reaches the second, where it does not verify
     /// (docs/politeness.md).
-    @Test func aRedirectToAnotherAuthorityIsSignedForItUnlessLibcurlFollowsIt() throws {
-        let key = try Key("signed-redirect")
+    @Test func aRedirectToAnotherAuthorityIsSignedForItUnlessLibcurlFollowsIt() async throws {
+        let key = try await Key("signed-redirect")
         let port = Self.server.ports[0]
         for (prefix, spacing, verified) in [
             ("away", [String](), [true, true]), ("curl", ["--host-spacing", "0"], [true, false]),
         ] {
-            let run = try CommandRun.feedmerge(
+            let run = try await CommandRun.feedmerge(
                 ["fetch", "--sign-with", key.file, "--signature-agent", Self.agent] + spacing + [
                     Self.server.url("/\(prefix)/elsewhere.xml")
                 ], atDefaults: true)
             #expect(run.status == 0, "\(run.standardError)")
-            let (requests, _) = try Self.verify(prefix, key: key)
+            let (requests, _) = try await Self.verify(prefix, key: key)
             #expect(
                 requests.map { $0["authority"] as? String } == ["127.0.0.1:\(port)", "localhost:\(port)"], "\(prefix)")
             #expect(requests.map { $0["verified"] as? Bool } == verified, "\(prefix): \(requests)")
@@ -219,11 +219,11 @@ import Testing
         }
     }
 
-    @Test func withoutAKeyNothingIsSigned() throws {
-        let run = try CommandRun.feedmerge(["fetch", Self.server.url("/plain/feed.xml")])
+    @Test func withoutAKeyNothingIsSigned() async throws {
+        let run = try await CommandRun.feedmerge(["fetch", Self.server.url("/plain/feed.xml")])
         #expect(run.status == 0, "\(run.standardError)")
         let python = try #require(ExternalProgram("python3"))
-        let log = try python.run([
+        let log = try await python.run([
             "-c", "import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1]).read().decode())",
             Self.server.url("/log?prefix=/plain/"),
         ])
@@ -233,20 +233,22 @@ import Testing
         }
     }
 
-    @Test func usageErrorsNameWhatIsMissing() throws {
-        let agentAlone = try CommandRun.feedmerge(["fetch", "--signature-agent", Self.agent, "http://127.0.0.1:1/"])
+    @Test func usageErrorsNameWhatIsMissing() async throws {
+        let agentAlone = try await CommandRun.feedmerge([
+            "fetch", "--signature-agent", Self.agent, "http://127.0.0.1:1/",
+        ])
         #expect(agentAlone.status == 2)
         #expect(agentAlone.standardError.contains("add --sign-with KEYFILE"))
-        let http = try CommandRun.feedmerge([
+        let http = try await CommandRun.feedmerge([
             "fetch", "--sign-with", "/nonexistent.pem", "http://127.0.0.1:1/",
         ])
         #expect(http.status == 2)
         #expect(http.standardError.contains("--sign-with: reading /nonexistent.pem"))
-        let key = try Key("signed-usage")
-        let plain = try CommandRun.feedmerge(["key", "new", key.file])
+        let key = try await Key("signed-usage")
+        let plain = try await CommandRun.feedmerge(["key", "new", key.file])
         #expect(plain.status == 3, "an existing key is never replaced")
         #expect(plain.standardError.contains("File exists"))
-        let insecure = try CommandRun.feedmerge([
+        let insecure = try await CommandRun.feedmerge([
             "key", "directory", "--signature-agent", "http://planet.example.org", "-o", key.directory, key.file,
         ])
         #expect(insecure.status == 2)

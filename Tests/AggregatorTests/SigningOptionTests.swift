@@ -5,9 +5,9 @@ import Testing
 
 /// `--sign-with` and `--signature-agent` on the main command (Web Bot Auth).
 extension OptionParsingTests {
-    @Test func signingOptionsTakeAReadableKeyAndAnHTTPSAgent() throws {
+    @Test func signingOptionsTakeAReadableKeyAndAnHTTPSAgent() async throws {
         let w = try StateTests.Workspace("signing-options")
-        #expect(try CommandRun.feedmerge(["key", "new", w.path("key.pem")]).status == 0)
+        #expect(try await CommandRun.feedmerge(["key", "new", w.path("key.pem")]).status == 0)
         let signing = try options([
             "a.opml", "-o", "x.atom", "--signature-agent", "https://planet.example.org", "--sign-with",
             w.path("key.pem"),

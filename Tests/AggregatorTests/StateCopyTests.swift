@@ -14,9 +14,9 @@ import Testing
         _ = try await HTTPClient().fetch(FetchRequest(url: server.url(path)))
     }
 
-    func run(_ state: String, _ w: StateTests.Workspace, folder: String, now: String) throws -> CommandRun {
+    func run(_ state: String, _ w: StateTests.Workspace, folder: String, now: String) async throws -> CommandRun {
         try FileManager.default.createDirectory(atPath: w.path(folder), withIntermediateDirectories: true)
-        return try CommandRun.feedmerge(
+        return try await CommandRun.feedmerge(
             ["rsscopy", "atomcopy", "jsoncopy"].map { server.url("/feed/\($0)") } + [
                 "-o", w.path("\(folder)/out.atom"), "-o", w.path("\(folder)/out.json"), "--health",
                 w.path("\(folder)/health.json"), "--now", now, "--state", state, "--link", "http://planet.example/",
@@ -41,11 +41,11 @@ import Testing
         let w = try StateTests.Workspace("state-copy")
         let original = w.path("original.sqlite")
         // Two runs a day apart: entries first seen on two days, validators stored.
-        #expect(try run(original, w, folder: "a", now: "2024-03-01T00:00:00Z").status == 0)
+        #expect(try await run(original, w, folder: "a", now: "2024-03-01T00:00:00Z").status == 0)
         try await control("/set/rsscopy/drop")
-        #expect(try run(original, w, folder: "a", now: "2024-03-02T00:00:00Z").status == 0)
+        #expect(try await run(original, w, folder: "a", now: "2024-03-02T00:00:00Z").status == 0)
 
-        let postgreSQL = PostgreSQLServer.shared.database()
+        let postgreSQL = await PostgreSQLServer.shared.database()
         let there = try await CommandRun.feedmerge(["state", "copy", original, postgreSQL])
         #expect(there.status == 0, "\(there.standardError)")
         #expect(there.standardError.contains("copied 3 feeds"), "\(there.standardError)")
@@ -56,7 +56,7 @@ import Testing
         // The same third run on the original and on both copies.
         var written: [[Data]] = []
         for (folder, state) in [("original", original), ("postgresql", postgreSQL), ("back", back)] {
-            let result = try run(state, w, folder: folder, now: "2024-03-03T00:00:00Z")
+            let result = try await run(state, w, folder: folder, now: "2024-03-03T00:00:00Z")
             #expect(result.status == 0, "\(folder): \(result.standardError)")
             written.append(try bytes(w, folder))
         }
@@ -68,15 +68,15 @@ import Testing
         try await control("/set/rsscopy/ok")
     }
 
-    @Test func aCopyIntoAStateThatHoldsFeedsIsRefused() throws {
+    @Test func aCopyIntoAStateThatHoldsFeedsIsRefused() async throws {
         let w = try StateTests.Workspace("state-copy-refused")
-        #expect(try run(w.state, w, folder: "a", now: "2024-03-01T00:00:00Z").status == 0)
-        let postgreSQL = PostgreSQLServer.shared.database()
-        #expect(try CommandRun.feedmerge(["state", "copy", w.state, postgreSQL]).status == 0)
-        let again = try CommandRun.feedmerge(["state", "copy", w.state, postgreSQL])
+        #expect(try await run(w.state, w, folder: "a", now: "2024-03-01T00:00:00Z").status == 0)
+        let postgreSQL = await PostgreSQLServer.shared.database()
+        #expect(try await CommandRun.feedmerge(["state", "copy", w.state, postgreSQL]).status == 0)
+        let again = try await CommandRun.feedmerge(["state", "copy", w.state, postgreSQL])
         #expect(again.status == 74, "\(again.standardError)")
         #expect(again.standardError.contains("holds feeds already"), "\(again.standardError)")
-        let usage = try CommandRun.feedmerge(["state", "move", w.state, postgreSQL])
+        let usage = try await CommandRun.feedmerge(["state", "move", w.state, postgreSQL])
         #expect(usage.status == 2 && usage.standardError.contains("unknown subcommand move"), "\(usage.standardError)")
     }
 }

@@ -189,10 +189,10 @@ import TimelineMerge
     /// The command line: the daily full prune keeps what a feed answering
     /// 304 still lists (a 304 moved the time it compared with, so the
     /// entries of the last 200 counted as gone).
-    @Test func notModifiedFeedsKeepTheirEntriesThroughThePrune() throws {
+    @Test func notModifiedFeedsKeepTheirEntriesThroughThePrune() async throws {
         let w = try StateTests.Workspace("prune-304")
-        func run(_ now: String) throws -> Int {
-            let result = try CommandRun.feedmerge([
+        func run(_ now: String) async throws -> Int {
+            let result = try await CommandRun.feedmerge([
                 server.url("/feed/sf4"), "-o", w.path("out.json"), "--now", now, "--state", w.state,
                 "--keep-per-feed", "2", "-q",
             ])
@@ -201,11 +201,11 @@ import TimelineMerge
                 with: Data(contentsOf: URL(fileURLWithPath: w.path("out.json"))))
             return ((object as? [String: Any])?["items"] as? [Any])?.count ?? 0
         }
-        let listed = try run("2024-06-01T00:00:00Z")
+        let listed = try await run("2024-06-01T00:00:00Z")
         #expect(listed == 4)
-        #expect(try run("2024-06-02T00:00:01Z") == listed)  // 304; the first full prune
-        #expect(try run("2024-06-02T00:00:02Z") == listed)  // 304
-        #expect(try run("2024-06-04T00:00:00Z") == listed)  // 304; the next full prune
+        #expect(try await run("2024-06-02T00:00:01Z") == listed)  // 304; the first full prune
+        #expect(try await run("2024-06-02T00:00:02Z") == listed)  // 304
+        #expect(try await run("2024-06-04T00:00:00Z") == listed)  // 304; the next full prune
     }
 
     /// The command line: a state file whose feed table cannot be read (an

@@ -37,10 +37,11 @@ import Testing
 
     @discardableResult
     func run(_ feeds: [String], _ workspace: Workspace, now: String = "2024-02-01T00:00:00Z", extra: [String] = [])
+        async
         throws
         -> CommandRun
     {
-        try CommandRun.feedmerge(
+        try await CommandRun.feedmerge(
             feeds.map { server.url("/feed/\($0)") } + [
                 "-o", workspace.path("out.atom"), "--now", now, "--state", workspace.state,
                 "--health", workspace.path("health.json"),
@@ -61,10 +62,10 @@ import Testing
 
     @Test func secondRunIsConditionalAndByteIdentical() async throws {
         let w = try Workspace("conditional")
-        try run(["c1", "c2"], w)
+        try await run(["c1", "c2"], w)
         let first = try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom")))
         let before = try await stats("/feed/c1")
-        let second = try run(["c1", "c2"], w)
+        let second = try await run(["c1", "c2"], w)
         #expect(second.status == 0, "\(second.standardError)")
         let after = try await stats("/feed/c1")
         #expect(after[0] == before[0] + 1)
@@ -75,10 +76,10 @@ import Testing
 
     @Test func failingFeedKeepsItsEntriesAndShowsInHealth() async throws {
         let w = try Workspace("failing")
-        try run(["f1"], w)
+        try await run(["f1"], w)
         let count = try entries(w).count
         try await control("/set/f1/fail")
-        let failing = try run(["f1"], w)
+        let failing = try await run(["f1"], w)
         #expect(failing.status == 1)
         #expect(try entries(w).count == count)
         let report = try #require(try health(w).first)
@@ -95,13 +96,13 @@ import Testing
 
     @Test func droppedEntryStaysUntilRetention() async throws {
         let w = try Workspace("dropped")
-        try run(["d1"], w)
+        try await run(["d1"], w)
         try await control("/set/d1/drop")
-        try run(["d1"], w, now: "2024-02-02T00:00:00Z")
+        try await run(["d1"], w, now: "2024-02-02T00:00:00Z")
         #expect(try entries(w).contains { $0.id == "urn:d1:2" })
         // 91 days later, past the default 90-day retention, it is gone
-        try run(["d1"], w, now: "2024-05-03T00:00:00Z")
-        try run(["d1"], w, now: "2024-05-04T00:00:00Z")
+        try await run(["d1"], w, now: "2024-05-03T00:00:00Z")
+        try await run(["d1"], w, now: "2024-05-04T00:00:00Z")
         #expect(try !entries(w).contains { $0.id == "urn:d1:2" })
     }
 
@@ -109,7 +110,7 @@ import Testing
         let w = try Workspace("undated")
         var dates: [Timestamp?] = []
         for day in ["2024-03-01", "2024-03-05", "2024-03-09"] {
-            try run(["u1"], w, now: "\(day)T12:00:00Z", extra: ["--force"])
+            try await run(["u1"], w, now: "\(day)T12:00:00Z", extra: ["--force"])
             dates.append(try entries(w).first { $0.id == "urn:u1:undated" }?.published)
         }
         #expect(dates.allSatisfy { $0 != nil && $0 == dates[0] }, "\(dates)")
@@ -123,7 +124,7 @@ import Testing
         // The server stamps entries with its own clock; the run's time is later
         // still, so the dates are not future dates (which would be clamped anyway).
         for second in 0..<3 {
-            try run(["r1"], w, now: "2035-03-01T12:00:0\(second)Z", extra: ["--force"])
+            try await run(["r1"], w, now: "2035-03-01T12:00:0\(second)Z", extra: ["--force"])
             dates.append(
                 Dictionary(
                     uniqueKeysWithValues: try entries(w).compactMap { e in e.published.map { (e.id ?? "", $0) } }))
@@ -137,8 +138,8 @@ import Testing
         let w = try Workspace("redirects")
         try await control("/set/m1/moved")
         try await control("/set/m2/temp")
-        try run(["m1", "m2"], w)
-        try run(["m1", "m2"], w, now: "2024-02-02T00:00:00Z", extra: ["--force"])
+        try await run(["m1", "m2"], w)
+        try await run(["m1", "m2"], w, now: "2024-02-02T00:00:00Z", extra: ["--force"])
         #expect(try await stats("/feed/m1")[0] == 1, "the moved feed was requested at its old URL again")
         #expect(try await stats("/feed/m2")[0] == 2, "a temporary redirect was remembered")
         let moved = try health(w).first { ($0["url"] as? String)?.hasSuffix("/feed/m1") == true }
@@ -181,8 +182,8 @@ import Testing
             #"<opml version="2.0"><head><title>t</title></head><body><outline text="m" xmlUrl="\#(server.url("/feed/mh1"))"/></body></opml>"#
                 .utf8
         ).write(to: URL(fileURLWithPath: opml))
-        func undatedEntryDate(_ now: String) throws -> String? {
-            let result = try CommandRun.feedmerge([
+        func undatedEntryDate(_ now: String) async throws -> String? {
+            let result = try await CommandRun.feedmerge([
                 opml, "-o", w.path("out.json"), "--state", w.state, "--now", now, "--update-opml", "-q",
             ])
             #expect(result.status == 0, "\(result.standardError)")
@@ -191,9 +192,9 @@ import Testing
             let items = (object as? [String: Any])?["items"] as? [[String: Any]] ?? []
             return items.first { ($0["title"] as? String)?.hasSuffix("undated") == true }?["date_published"] as? String
         }
-        let first = try undatedEntryDate("2024-02-01T00:00:00Z")
+        let first = try await undatedEntryDate("2024-02-01T00:00:00Z")
         #expect(try String(contentsOfFile: opml, encoding: .utf8).contains("/feed/mh1-new"))
-        let second = try undatedEntryDate("2024-02-05T00:00:00Z")
+        let second = try await undatedEntryDate("2024-02-05T00:00:00Z")
         #expect(first == "2024-02-01T00:00:00Z" && second == first, "\(first ?? "-") then \(second ?? "-")")
         let feeds = try SQLiteStateStore(path: w.state).feeds().keys.sorted()
         #expect(feeds.count == 1 && feeds[0].hasSuffix("/feed/mh1-new"), "\(feeds)")
@@ -202,7 +203,7 @@ import Testing
     /// Id-less entries that all link to the feed's home page are different
     /// entries with a state too (the state kept them under one key: one
     /// entry survived, and its date changed on the next run).
-    @Test func idLessEntriesSharingALinkAreEachStored() throws {
+    @Test func idLessEntriesSharingALinkAreEachStored() async throws {
         let w = try Workspace("shared-link")
         let items = (1...5).map { k in
             "<item><title>Episode \(k)</title><link>http://show.example/</link>"
@@ -215,7 +216,7 @@ import Testing
         ).write(to: URL(fileURLWithPath: feed))
         var outputs: [Data] = []
         for _ in 0..<2 {
-            let result = try CommandRun.feedmerge([
+            let result = try await CommandRun.feedmerge([
                 feed, "-o", w.path("out.json"), "--state", w.state, "--now", "2024-02-01T00:00:00Z", "-q",
             ])
             #expect(result.status == 0, "\(result.standardError)")
@@ -230,13 +231,13 @@ import Testing
         let w = try Workspace("polite")
         try await control("/set/p1/retry")
         try await control("/set/p2/gone")
-        try run(["p1", "p2"], w)
-        try run(["p1", "p2"], w, now: "2024-02-01T00:10:00Z")
+        try await run(["p1", "p2"], w)
+        try await run(["p1", "p2"], w, now: "2024-02-01T00:10:00Z")
         #expect(try await stats("/feed/p1")[0] == 1, "fetched again before its Retry-After")
         #expect(try await stats("/feed/p2")[0] == 1, "a gone feed was fetched again")
         let statuses = try health(w).compactMap { $0["status"] as? String }
         #expect(statuses.sorted() == ["deferred", "gone"])
-        try run(["p1", "p2"], w, now: "2024-02-01T00:20:00Z", extra: ["--force"])
+        try await run(["p1", "p2"], w, now: "2024-02-01T00:20:00Z", extra: ["--force"])
         #expect(try await stats("/feed/p2")[0] == 2, "--force did not retry")
     }
 
@@ -244,32 +245,32 @@ import Testing
         let w = try Workspace("backlog")
         try await control("/set/b1/backlog")
         let now = "2024-04-01T00:00:00Z"
-        try run(["b1"], w, now: now, extra: ["--new-feed-items", "3"])
+        try await run(["b1"], w, now: now, extra: ["--new-feed-items", "3"])
         let first = try entries(w)
         #expect(first.count == 12)
         #expect(first.prefix(3).allSatisfy { $0.published?.rfc3339 == now })
         #expect(
             first.dropFirst(3).allSatisfy { ($0.published?.rfc3339 ?? now) < "2024-01-03" }, "the backlog dates as news"
         )
-        try run(["b1"], w, now: "2024-04-02T00:00:00Z", extra: ["--new-feed-items", "3", "--force"])
+        try await run(["b1"], w, now: "2024-04-02T00:00:00Z", extra: ["--new-feed-items", "3", "--force"])
         #expect(try entries(w).map(\.published) == first.map(\.published), "backlog dates moved between runs")
     }
 
     @Test func editedEntryIsUpdatedInPlace() async throws {
         let w = try Workspace("edited")
-        try run(["e1"], w)
+        try await run(["e1"], w)
         try await control("/set/e1/edit")
-        try run(["e1"], w, now: "2024-02-02T00:00:00Z")
+        try await run(["e1"], w, now: "2024-02-02T00:00:00Z")
         let matching = try entries(w).filter { $0.id == "urn:e1:1" }
         #expect(matching.count == 1)
         #expect(matching.first?.title?.value == "e1 entry 1 (edited)")
     }
 
-    @Test func secondRunWhileTheLockIsHeldExitsSeventyFiveAndTouchesNothing() throws {
+    @Test func secondRunWhileTheLockIsHeldExitsSeventyFiveAndTouchesNothing() async throws {
         let w = try Workspace("lock")
         try Data("previous".utf8).write(to: URL(fileURLWithPath: w.path("out.atom")))
         let lock = try StateLock(statePath: w.state)
-        let blocked = try run(["l1"], w)
+        let blocked = try await run(["l1"], w)
         #expect(blocked.status == 75)
         #expect(try Data(contentsOf: URL(fileURLWithPath: w.path("out.atom"))) == Data("previous".utf8))
         #expect(!FileManager.default.fileExists(atPath: w.state))

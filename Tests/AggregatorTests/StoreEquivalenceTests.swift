@@ -90,7 +90,7 @@ import TimelineMerge
         let sqlite = try SQLiteStateStore(path: folder.appendingPathComponent("state.sqlite").path)
         let viaSQLite = try await runs(store: sqlite, limit: limit, folder: folder)
         let viaMemory = try await runs(store: MemoryStateStore(), limit: limit, folder: folder)
-        let postgreSQL = try PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database())
+        let postgreSQL = try await PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database())
         let viaPostgreSQL = try await runs(store: postgreSQL, limit: limit, folder: folder)
         for (run, (left, right)) in zip(viaSQLite, viaMemory).enumerated() {
             #expect(left.1 == right.1, "run \(run): reports differ")

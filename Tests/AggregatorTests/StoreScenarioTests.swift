@@ -52,7 +52,7 @@ import Testing
 
     @Test func sqliteAndPostgreSQLGiveTheSameBytesAtEveryStep() async throws {
         let w = try StateTests.Workspace("store-scenario")
-        let postgreSQL = PostgreSQLServer.shared.database()
+        let postgreSQL = await PostgreSQLServer.shared.database()
         try FileManager.default.createDirectory(atPath: w.path("sqlite"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: w.path("postgresql"), withIntermediateDirectories: true)
         for (index, step) in Self.steps.enumerated() {

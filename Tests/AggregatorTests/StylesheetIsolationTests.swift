@@ -61,13 +61,13 @@ import Testing
     }
 
     /// Runs the merge of the hostile server's plain feed into a page made by `theme`.
-    func page(_ f: Folder, theme: String, _ more: [String] = []) throws -> (run: CommandRun, page: String?) {
-        let run = try CommandRun.feedmerge(
+    func page(_ f: Folder, theme: String, _ more: [String] = []) async throws -> (run: CommandRun, page: String?) {
+        let run = try await CommandRun.feedmerge(
             [server.url("/feed.xml"), "--no-state", "-o", f.w.path("index.html"), "--theme", theme] + more)
         return (run, try? String(contentsOfFile: f.w.path("index.html"), encoding: .utf8))
     }
 
-    @Test func aThemesExternalEntityReadsNoFile() throws {
+    @Test func aThemesExternalEntityReadsNoFile() async throws {
         let f = try Folder("entity")
         try f.write(
             f.theme + "/entity.xsl",
@@ -79,7 +79,7 @@ import Testing
             <xsl:template match="/"><html><body><p>[&s;]</p></body></html></xsl:template>
             </xsl:stylesheet>
             """)
-        let (run, page) = try page(f, theme: f.theme + "/entity.xsl")
+        let (run, page) = try await page(f, theme: f.theme + "/entity.xsl")
         #expect(!run.standardError.contains(Folder.secretText))
         #expect(page.map { !$0.contains(Folder.secretText) && $0.contains("[]") } ?? true, "\(page ?? "")")
     }
@@ -89,7 +89,7 @@ import Testing
         let f = try Folder("network\(more.count)")
         let token = "theme-include-\(getpid())-\(more.count)"
         try f.write(f.theme + "/remote.xsl", Self.including(server.url("/inc.xsl?t=\(token)")))
-        let (run, page) = try page(f, theme: f.theme + "/remote.xsl", more)
+        let (run, page) = try await page(f, theme: f.theme + "/remote.xsl", more)
         #expect(run.status == 2, "\(run.standardError)")
         #expect(
             run.standardError.contains(
@@ -113,14 +113,14 @@ import Testing
             \(Self.included("IN FOLDER"))
             """)
         try f.write(f.theme + "/theme.xsl", Self.including("sub/inc.xsl"))
-        let (run, page) = try page(f, theme: f.theme + "/theme.xsl")
+        let (run, page) = try await page(f, theme: f.theme + "/theme.xsl")
         let requests = try await log()
         #expect(!requests.contains(token) && !requests.contains("/leak"), "\(requests)")
         #expect(!run.standardError.contains(Folder.secretText))
         #expect(page.map { !$0.contains(Folder.secretText) } ?? true)
     }
 
-    @Test func aThemeIncludesOnlyFromItsOwnFolder() throws {
+    @Test func aThemeIncludesOnlyFromItsOwnFolder() async throws {
         let f = try Folder("confined")
         try f.write(f.theme + "/sub/inc.xsl", Self.included("IN FOLDER"))
         try FileManager.default.createSymbolicLink(atPath: f.theme + "/link", withDestinationPath: f.outside)
@@ -128,14 +128,14 @@ import Testing
             atPath: f.theme + "/linked.xsl", withDestinationPath: f.outside + "/inc.xsl")
         // Inside the folder, in a subfolder: read.
         try f.write(f.theme + "/inside.xsl", Self.including("sub/inc.xsl"))
-        let inside = try page(f, theme: f.theme + "/inside.xsl")
+        let inside = try await page(f, theme: f.theme + "/inside.xsl")
         #expect(inside.run.status == 0, "\(inside.run.standardError)")
         #expect(inside.page?.contains("IN FOLDER") == true)
         // Out of it by a path, by an absolute file: URL, through a folder link or a file link: refused.
         for href in ["../outside/inc.xsl", "file://\(f.outside)/inc.xsl", "link/inc.xsl", "linked.xsl"] {
             try? FileManager.default.removeItem(atPath: f.w.path("index.html"))
             try f.write(f.theme + "/escape.xsl", Self.including(href))
-            let (run, page) = try page(f, theme: f.theme + "/escape.xsl")
+            let (run, page) = try await page(f, theme: f.theme + "/escape.xsl")
             #expect(run.status == 2, "\(href): \(run.standardError)")
             #expect(run.standardError.contains("a stylesheet reads only files in its own folder"), "\(href)")
             #expect(page == nil, "\(href)")
@@ -156,19 +156,19 @@ import Testing
         """
     }
 
-    func filtered(_ f: Folder, filter: String, _ more: [String] = []) throws -> CommandRun {
-        try CommandRun.feedmerge(
+    func filtered(_ f: Folder, filter: String, _ more: [String] = []) async throws -> CommandRun {
+        try await CommandRun.feedmerge(
             [server.url("/feed.xml"), "--no-state", "-o", "-", "--format", "json", "--entry-filter", filter] + more)
     }
 
-    @Test func anEntryFiltersExternalEntityReadsNoFile() throws {
+    @Test func anEntryFiltersExternalEntityReadsNoFile() async throws {
         let f = try Folder("filter-entity")
         try f.write(
             f.theme + "/filter.xslt",
             Self.filter(
                 doctype: "<!DOCTYPE xsl:stylesheet [<!ENTITY s SYSTEM \"file://\(f.secret)\">]>",
                 title: "Filtered [&s;]"))
-        let run = try filtered(f, filter: f.theme + "/filter.xslt")
+        let run = try await filtered(f, filter: f.theme + "/filter.xslt")
         #expect(!run.standardOutput.contains(Folder.secretText) && !run.standardError.contains(Folder.secretText))
         #expect(run.standardOutput.contains("Filtered []"), "\(run.standardOutput) \(run.standardError)")
     }
@@ -179,13 +179,13 @@ import Testing
         try f.write(
             f.theme + "/filter.xslt",
             Self.filter(include: "<xsl:include href=\"\(server.url("/inc.xsl?t=\(token)"))\"/>", title: "Filtered"))
-        let run = try filtered(f, filter: f.theme + "/filter.xslt")
+        let run = try await filtered(f, filter: f.theme + "/filter.xslt")
         #expect(run.status == 2, "\(run.standardError)")
         #expect(run.standardError.contains("never the network"), "\(run.standardError)")
         #expect(!(try await log()).contains(token))
     }
 
-    @Test func aRunawayEntryFilterIsStoppedAndItsEntriesStayAsTheyWere() throws {
+    @Test func aRunawayEntryFilterIsStoppedAndItsEntriesStayAsTheyWere() async throws {
         let f = try Folder("filter-runaway")
         try f.write(
             f.theme + "/doubling.xslt",
@@ -200,7 +200,7 @@ import Testing
             </xsl:stylesheet>
             """)
         let start = Date()
-        let run = try filtered(f, filter: f.theme + "/doubling.xslt", ["--theme-timeout", "1"])
+        let run = try await filtered(f, filter: f.theme + "/doubling.xslt", ["--theme-timeout", "1"])
         #expect(Date().timeIntervalSince(start) < 20)
         #expect(run.standardOutput.contains("Plain entry"), "\(run.standardError)")
         let said = run.standardError.split(separator: "\n").filter { $0.contains("stopped after 1 s") }

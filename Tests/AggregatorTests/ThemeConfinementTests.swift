@@ -59,8 +59,8 @@ import Testing
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: destination)
         }
 
-        func run() throws -> CommandRun {
-            try CommandRun.feedmerge(["planet", "--now", "2026-12-01T00:00:00Z", w.path("config.ini")])
+        func run() async throws -> CommandRun {
+            try await CommandRun.feedmerge(["planet", "--now", "2026-12-01T00:00:00Z", w.path("config.ini")])
         }
 
         /// Every file under the output folder, with its content (links are reported as links).
@@ -85,7 +85,7 @@ import Testing
         <TMPL_LOOP Channels><li><TMPL_VAR name></li></TMPL_LOOP></body></html>
         """
 
-    @Test func aThemesConfigurationReachesNothingOutsideTheTheme() throws {
+    @Test func aThemesConfigurationReachesNothingOutsideTheTheme() async throws {
         let p = try Planet("config", feed: server.url("/feed.xml"))
         try p.write(p.theme + "/index.html.tmpl", Self.page)
         try p.write(p.theme + "/style.css", "p { color: red }")
@@ -103,7 +103,7 @@ import Testing
             [file://\(p.privateFolder)/notes.xml]
             name = Notes
             """)
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 0, "\(run.standardError)")
         let files = try p.published()
         // What describes the theme is used: its template, its own file and one from ../common.
@@ -125,7 +125,7 @@ import Testing
         }
     }
 
-    @Test func linksAThemeShipsPublishNothingFromOutside() throws {
+    @Test func linksAThemeShipsPublishNothingFromOutside() async throws {
         let p = try Planet("links", feed: server.url("/feed.xml"))
         try p.write(p.theme + "/index.html.tmpl", Self.page)
         try p.link(p.theme + "/style.css", to: p.privateFolder + "/token.txt")
@@ -137,7 +137,7 @@ import Testing
             template_files = index.html.tmpl
             bill_of_materials = style.css root\(p.privateFolder)/id_rsa
             """)
-        let run = try p.run()
+        let run = try await p.run()
         #expect(run.status == 0, "\(run.standardError)")
         let files = try p.published()
         #expect(files["index.html"]?.contains("Plain entry") == true, "\(files.keys.sorted())")
@@ -149,14 +149,14 @@ import Testing
         #expect(run.standardError.contains("bill_of_materials: style.css is in none of the template directories"))
     }
 
-    @Test func aLinkInTheIncludeFolderIncludesNothingFromOutside() throws {
+    @Test func aLinkInTheIncludeFolderIncludesNothingFromOutside() async throws {
         let p = try Planet("include", feed: server.url("/feed.xml"))
         try p.link(p.theme + "/inc/root", to: "/")
         try p.link(p.theme + "/inc/key.tmpl", to: p.privateFolder + "/id_rsa")
         for include in ["root\(p.privateFolder)/id_rsa", "key.tmpl", "../../../private/id_rsa"] {
             try p.write(p.theme + "/index.html.tmpl", "<html><TMPL_INCLUDE \(include)></html>")
             try p.write(p.theme + "/config.ini", "[Planet]\ntemplate_files = index.html.tmpl\n")
-            let run = try p.run()
+            let run = try await p.run()
             #expect(run.status == 2, "\(include): \(run.standardError)")
             #expect(run.standardError.contains("cannot be read"), "\(include): \(run.standardError)")
             #expect(!run.standardError.contains(Planet.key))

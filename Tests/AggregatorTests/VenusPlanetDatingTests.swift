@@ -54,8 +54,8 @@ import Testing
     }
 
     /// Each entry of the planet's Atom output: its id and its date.
-    func run(_ w: StateTests.Workspace, now: String) throws -> [(id: String, date: String)] {
-        let run = try CommandRun.feedmerge(["planet", "--venus", Self.venus, "--now", now, w.path("config.ini")])
+    func run(_ w: StateTests.Workspace, now: String) async throws -> [(id: String, date: String)] {
+        let run = try await CommandRun.feedmerge(["planet", "--venus", Self.venus, "--now", now, w.path("config.ini")])
         #expect(run.status == 0, "\(run.standardError)")
         let data = try Data(contentsOf: URL(fileURLWithPath: w.path("www/atom.xml")))
         return try FeedParser.parse(Array(data), options: .init(url: nil)).entries.map {
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func undatedEntriesTakeTheirFeedsDateAndADuplicateKeepsItsRealDate() throws {
+    func undatedEntriesTakeTheirFeedsDateAndADuplicateKeepsItsRealDate() async throws {
         let w = try StateTests.Workspace("venus-dating")
         try Self.old.write(toFile: w.path("old.xml"), atomically: true, encoding: .utf8)
         try Self.category.write(toFile: w.path("swift.xml"), atomically: true, encoding: .utf8)
@@ -76,7 +76,7 @@ import Testing
         ]
         // The first run, and a later one from the state: the 2012 posts never top the page.
         for now in ["2024-12-01T00:00:00Z", "2024-12-02T00:00:00Z"] {
-            let entries = try run(w, now: now)
+            let entries = try await run(w, now: now)
             #expect(entries.map(\.id) == expected.map(\.0), "\(now): \(entries)")
             #expect(entries.map(\.date) == expected.map(\.1), "\(now): \(entries)")
         }

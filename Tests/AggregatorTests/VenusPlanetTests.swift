@@ -43,9 +43,9 @@ import Testing
         return text
     }
 
-    func run(_ w: StateTests.Workspace, _ config: String, extra: [String] = []) throws -> CommandRun {
+    func run(_ w: StateTests.Workspace, _ config: String, extra: [String] = []) async throws -> CommandRun {
         try config.write(toFile: w.path("config.ini"), atomically: true, encoding: .utf8)
-        return try CommandRun.feedmerge(
+        return try await CommandRun.feedmerge(
             ["planet", "--venus", Self.venus, "--now", "2024-12-01T00:00:00Z"] + extra + [w.path("config.ini")])
     }
 
@@ -64,9 +64,9 @@ import Testing
     @Test(
         .tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"),
         arguments: ["asf", "musings", "mobile", "classic_fancy"])
-    func everyTemplateOfAThemeRendersEveryEntryAndSubscription(theme: String) throws {
+    func everyTemplateOfAThemeRendersEveryEntryAndSubscription(theme: String) async throws {
         let w = try StateTests.Workspace("venus-\(theme)")
-        let run = try run(w, configuration(theme: theme))
+        let run = try await run(w, configuration(theme: theme))
         #expect(run.status == 0, "\(run.standardError)")
         let themeConfig = try String(contentsOfFile: Self.venus + "/themes/\(theme)/config.ini", encoding: .utf8)
         let templates = themeConfig.components(separatedBy: "template_files:")[1].components(separatedBy: "\n\n")[0]
@@ -125,7 +125,7 @@ import Testing
     }
 
     /// A planet of its own theme (an htmltmpl page, an XSLT feed, a style sheet), as on a clone without the corpora.
-    @Test func aPlanetWithItsOwnThemeRunsFromItsConfiguration() throws {
+    @Test func aPlanetWithItsOwnThemeRunsFromItsConfiguration() async throws {
         let w = try StateTests.Workspace("venus-own")
         let theme = w.path("mytheme")
         try FileManager.default.createDirectory(atPath: theme + "/inc", withIntermediateDirectories: true)
@@ -165,7 +165,7 @@ import Testing
             [\(server.url("/feed/3"))]
             name = Third
             """
-        let run = try run(w, config, extra: ["--no-state"])
+        let run = try await run(w, config, extra: ["--no-state"])
         #expect(run.status == 0, "\(run.standardError)")
         let page = try text(w, "site/index.html")
         #expect(page.hasPrefix("<html><head><title>Own Planet</title></head><body><h1>Owner</h1>"), "\(page)")
@@ -187,9 +187,9 @@ import Testing
     /// all; it has no `days_per_page` (its configuration reads it, nothing
     /// uses it).
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func venusShowsTheLargestItemsPerPageOnEveryTemplateAndNoDayCap() throws {
+    func venusShowsTheLargestItemsPerPageOnEveryTemplateAndNoDayCap() async throws {
         let w = try StateTests.Workspace("venus-caps")
-        let run = try run(
+        let run = try await run(
             w,
             configuration(
                 theme: "asf",
@@ -210,7 +210,7 @@ import Testing
     /// keeps the entries less than `days_per_page` × 84,600 s (its code's
     /// constant) older than the newest.
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func planet2CapsEachTemplateByItsOwnItemsAndDays() throws {
+    func planet2CapsEachTemplateByItsOwnItemsAndDays() async throws {
         let w = try StateTests.Workspace("planet2-caps")
         try FileManager.default.createDirectory(atPath: w.path("config"), withIntermediateDirectories: true)
         for (from, name) in [("common/rss20.xml.tmpl", "rss20.xml.tmpl"), ("common/rss10.xml.tmpl", "rss10.xml.tmpl")] {
@@ -235,7 +235,7 @@ import Testing
         for (index, feed) in feeds.enumerated() { text += "[\(feed)]\nname = Person \(index)\n\n" }
         try text.write(toFile: w.path("config/config.ini"), atomically: true, encoding: .utf8)
         // Run from the site's root, as its cron runs planet.py: the template paths are read from there.
-        let run = try CommandRun.feedmerge(
+        let run = try await CommandRun.feedmerge(
             ["planet", "--now", "2024-12-01T00:00:00Z", "config/config.ini"], workingDirectory: w.path(""))
         #expect(run.status == 0, "\(run.standardError)")
         func entries(_ name: String) throws -> [Entry] {
@@ -252,7 +252,7 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func filtersOfTheConfigurationRunOnEveryFeedAndOnEach() throws {
+    func filtersOfTheConfigurationRunOnEveryFeedAndOnEach() async throws {
         let w = try StateTests.Workspace("venus-filters")
         let extra = "filters = detitle.xslt\nexclude = entry 3\n"
         var config = configuration(theme: "asf", extra: extra)
@@ -262,7 +262,7 @@ import Testing
             with:
                 "name = Person 5\nfilters = xpath_sifter.py?require=//atom:title[contains(.,'entry%200')%20or%20contains(.,'entry%201')]\n"
         )
-        let run = try run(w, config)
+        let run = try await run(w, config)
         #expect(run.status == 0, "\(run.standardError)")
         let titles = try atomEntries(w).compactMap(\.title?.value)
         #expect(
@@ -276,7 +276,7 @@ import Testing
     /// Venus's xpath-sifter example: one feed sifted by category (URL-encoded), one by title
     /// (the bare `?EXPRESSION` form, relative to the document: it selects nothing), one not at all.
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func theXPathSifterExampleSiftsEachFeedAsItSays() throws {
+    func theXPathSifterExampleSiftsEachFeedAsItSays() async throws {
         let w = try StateTests.Workspace("venus-xpath-sifter")
         var config = try String(
             contentsOfFile: Self.venus + "/examples/filters/xpath-sifter/xpath-sifter.ini", encoding: .utf8)
@@ -288,7 +288,7 @@ import Testing
         }
         // The example names no template: the test gives it a theme to write with.
         config = config.replacingOccurrences(of: "[Planet]\n", with: "[Planet]\noutput_theme = asf\noutput_dir = www\n")
-        let run = try run(w, config, extra: ["--no-state"])
+        let run = try await run(w, config, extra: ["--no-state"])
         #expect(run.status == 0, "\(run.standardError)")
         let titles = try atomEntries(w).compactMap(\.title?.value)
         // Feeds 1 and 2 have no category "two" and no matching title at the root: only feed 3 shows.
@@ -298,7 +298,7 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: present, "needs ../shared/corpora/venus"))
-    func venusExampleConfigurationsRunWithTheirFeedsPointedHere() throws {
+    func venusExampleConfigurationsRunWithTheirFeedsPointedHere() async throws {
         for name in ["planet-schmanet.ini", "opml-top100.ini", "foaf-based.ini"] {
             let w = try StateTests.Workspace("venus-example-\(name)")
             var config = try String(contentsOfFile: Self.venus + "/examples/" + name, encoding: .utf8)
@@ -316,7 +316,7 @@ import Testing
                 .replacingOccurrences(of: "/tmp/venus/", with: "cache")
                 // The test planet's list has a feed that never answers: feed_timeout bounds it.
                 .replacingOccurrences(of: "[Planet]\n", with: "[Planet]\nfeed_timeout = 2\n")
-            let run = try run(w, config)
+            let run = try await run(w, config)
             if name == "foaf-based.ini" {
                 // Its only subscription is a FOAF reading list, which feedmerge does not read.
                 #expect(run.status == 2 && run.standardError.contains("foaf"), "\(run.standardError)")

@@ -15,13 +15,13 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: VenusPlanetTests.present, "needs ../shared/corpora/venus"))
-    func addsearchRunsOnTheWrittenPageAndATeeWritesItsOwnFile() throws {
+    func addsearchRunsOnTheWrittenPageAndATeeWritesItsOwnFile() async throws {
         let w = try StateTests.Workspace("venus-template-filters")
         let filters = try folder(w, "mark.sed", "s|</body>|<p id=\"marked\">sed was here</p></body>|\n")
         let config =
             planet.configuration(theme: "asf", extra: "filter_directories = \(filters)")
             + "\n[index.html.xslt]\nfilters = addsearch.xslt mark.sed>marked.html\n"
-        let run = try planet.run(w, config)
+        let run = try await planet.run(w, config)
         #expect(run.status == 0, "\(run.standardError)")
         let page = try planet.text(w, "www/index.html")
         // addsearch.xslt: a search form in the sidebar, an OpenSearch link in the head, an HTML5 doctype.
@@ -39,13 +39,13 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: VenusPlanetTests.present, "needs ../shared/corpora/venus"))
-    func aTemplateFilterThatFailsLeavesThePageAsItsTemplateMadeIt() throws {
+    func aTemplateFilterThatFailsLeavesThePageAsItsTemplateMadeIt() async throws {
         let w = try StateTests.Workspace("venus-template-filter-fails")
         let filters = try folder(w, "fails.sed", "1q5\n")
         let config =
             planet.configuration(theme: "asf", extra: "filter_directories = \(filters)")
             + "\n[index.html.xslt]\nfilters = addsearch.xslt fails.sed minhead.py mememe.plugin\n"
-        let run = try planet.run(w, config)
+        let run = try await planet.run(w, config)
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("filter \(filters)/fails.sed failed"), "\(run.standardError)")
         #expect(run.standardError.contains("filter mememe.plugin is not run"), "\(run.standardError)")

@@ -49,8 +49,8 @@ import Testing
             try Data(feed.utf8).write(to: URL(fileURLWithPath: source))
         }
 
-        func merge(hub: String? = nil, extra: [String] = []) throws -> CommandRun {
-            try CommandRun.feedmerge(
+        func merge(hub: String? = nil, extra: [String] = []) async throws -> CommandRun {
+            try await CommandRun.feedmerge(
                 [
                     source, "-o", folder.appendingPathComponent("merged.atom").path,
                     "-o", folder.appendingPathComponent("merged.rss").path,
@@ -107,7 +107,7 @@ import Testing
         try await site.subscribe(subscriber, to: site.feed("merged.atom"))
         try site.write(["first"])
 
-        let first = try site.merge()
+        let first = try await site.merge()
         #expect(first.status == 0, "\(first.standardError)")
         let feeds = ["merged.atom", "merged.rss", "merged.json"].map(site.feed)
         #expect(Set(try await site.published()) == Set(feeds))
@@ -126,14 +126,14 @@ import Testing
         #expect(deliveries.first?["body"] == atom)
         #expect(deliveries.first?["signature"]??.hasPrefix("sha256=") == true)
 
-        let unchanged = try site.merge()
+        let unchanged = try await site.merge()
         #expect(unchanged.status == 0, "\(unchanged.standardError)")
         #expect(try await site.published().count == 3, "an unchanged run pinged the hub")
         #expect(try await site.fetched().count == 3)
         #expect(try await site.delivered(to: subscriber).count == 1)
 
         try site.write(["second", "first"])
-        let changed = try site.merge()
+        let changed = try await site.merge()
         #expect(changed.status == 0, "\(changed.standardError)")
         #expect(try await site.published().count == 6)
         deliveries = try await site.delivered(to: subscriber)
@@ -141,11 +141,11 @@ import Testing
         #expect(deliveries.last?["body"]??.contains("second") == true)
     }
 
-    @Test func theMergedFeedsNameTheHubAndTheirOwnAddresses() throws {
+    @Test func theMergedFeedsNameTheHubAndTheirOwnAddresses() async throws {
         let site = try Site("links")
         defer { try? FileManager.default.removeItem(at: site.folder) }
         try site.write(["one"])
-        let run = try site.merge()
+        let run = try await site.merge()
         #expect(run.status == 0, "\(run.standardError)")
         for name in ["merged.atom", "merged.rss", "merged.json"] {
             let bytes = [UInt8](try Data(contentsOf: site.folder.appendingPathComponent(name)))
@@ -172,7 +172,7 @@ import Testing
         // real hub, which is not followed (a POST redirected would be sent again as a GET).
         let refusing = site.servers.url("/nothing", port: 1)
         let moved = site.servers.url("/moved")
-        let run = try site.merge(hub: refusing, extra: ["--hub", "http://127.0.0.1:1/", "--hub", moved])
+        let run = try await site.merge(hub: refusing, extra: ["--hub", "http://127.0.0.1:1/", "--hub", moved])
         #expect(run.status == 0, "\(run.standardError)")
         #expect(run.standardError.contains("warning: the hub \(moved) was not told of"))
         #expect(try await site.published().isEmpty)
@@ -211,20 +211,20 @@ import Testing
         let config = site.folder.appendingPathComponent("config.ini")
         try Data(configuration.utf8).write(to: config)
         let atom = site.publicURL + "www/atom.xml"
-        func run(_ now: String) throws {
-            let run = try CommandRun.feedmerge([
+        func run(_ now: String) async throws {
+            let run = try await CommandRun.feedmerge([
                 "planet", "--venus", Self.venus, "--no-state", "--now", now, config.path,
             ])
             #expect(run.status == 0, "\(run.standardError)")
         }
-        try run("2025-01-10T00:00:00Z")
+        try await run("2025-01-10T00:00:00Z")
         #expect(try await site.published() == [atom])
         let written = try String(contentsOf: site.folder.appendingPathComponent("www/atom.xml"), encoding: .utf8)
         #expect(written.contains("rel=\"hub\" href=\"\(site.hub)\""))
-        try run("2025-01-10T00:00:00Z")
+        try await run("2025-01-10T00:00:00Z")
         #expect(try await site.published() == [atom], "an unchanged planet pinged its hub")
         try site.write(["two", "one"])
-        try run("2025-01-10T00:00:00Z")
+        try await run("2025-01-10T00:00:00Z")
         #expect(try await site.published() == [atom, atom])
     }
 
@@ -260,11 +260,11 @@ import Testing
         #expect(try await site.published().isEmpty)
     }
 
-    @Test func aHubNeedsTheFeedsPublicAddress() throws {
-        let run = try CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "https://hub.example/"])
+    @Test func aHubNeedsTheFeedsPublicAddress() async throws {
+        let run = try await CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "https://hub.example/"])
         #expect(run.status == 2)
         #expect(run.standardError.contains("--hub needs the feeds' public address"))
-        let bad = try CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "file:///hub"])
+        let bad = try await CommandRun.feedmerge(["feed.atom", "-o", "out.atom", "--hub", "file:///hub"])
         #expect(bad.status == 2)
         #expect(bad.standardError.contains("--hub file:///hub is not an http or https URL"))
     }

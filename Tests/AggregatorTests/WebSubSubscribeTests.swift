@@ -30,7 +30,7 @@ import Testing
         let site = try WebSubPublishTests.Site("subscriber")
         defer { try? FileManager.default.removeItem(at: site.folder) }
         let w = try StateTests.Workspace("websub-subscriber")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         try site.write(["first"])
         let feed = site.servers.url("/files" + site.source, port: 1)
         let list = feed
@@ -144,7 +144,7 @@ import Testing
         let site = try WebSubPublishTests.Site("restart")
         defer { try? FileManager.default.removeItem(at: site.folder) }
         let w = try StateTests.Workspace("websub-restart")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         try site.write(["first"])
         let feed = site.servers.url("/files" + site.source, port: 1)
         let other = site.folder.appendingPathComponent("other.atom")

@@ -74,39 +74,42 @@ import Testing
 
     func rideOutAnOutage(seconds: Int) async throws {
         let w = try StateTests.Workspace("worker-outage-\(seconds)")
-        let state = Self.postgres.database()
+        let state = await Self.postgres.database()
         let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
         let worker = try await startClaiming(w, name: "steady", state: state, list: list, requests: 20, extra: ["-v"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        Self.postgres.stop()
-        defer { Self.postgres.start() }
-        let stopped = Date()
-        try await wait(upTo: Double(seconds) - Date().timeIntervalSince(stopped))
-        // The loss is said when the worker next claims: after its claim in flight has ended, which
-        // on a loaded machine may be after the outage's length; the server stays away until then.
-        try await wait(upTo: 60) {
-            !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ").isEmpty
+        await Self.postgres.stop()
+        // Started again on every path, as a `defer` would (it cannot await).
+        try await Self.postgres.startingAfter {
+            let stopped = Date()
+            try await wait(upTo: Double(seconds) - Date().timeIntervalSince(stopped))
+            // The loss is said when the worker next claims: after its claim in flight has ended, which
+            // on a loaded machine may be after the outage's length; the server stays away until then.
+            try await wait(upTo: 60) {
+                !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ").isEmpty
+            }
+            let lostDuringOutage = stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ")
+            await Self.postgres.start()
+            // Stored, and the worker has claimed again (its wait between tries is up to 15 s): the
+            // feeds a claim stored as the server came back may be in before the worker says so.
+            try await wait(upTo: 60) {
+                await stored(state) == 160
+                    && !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state back after ").isEmpty
+            }
+            let said = HostsServer.said(w, "steady")
+            #expect(await stored(state) == 160, "every feed stored after the outage: \(said)")
+            #expect(lostDuringOutage.count == 1, "the loss said once, while it lasted: \(said)")
+            #expect(stampedLines(said, worker: "steady", "state lost: cannot claim feeds").count == 1, "\(said)")
+            #expect(stampedLines(said, worker: "steady", "state back after ").count == 1, "\(said)")
+            // A claim the outage struck (if it struck one rather than falling between claims) counts what
+            // it could not store as not stored, never as fetched: every feed is in only once the state is back.
+            kill(worker.processIdentifier, SIGTERM)
+            await worker.exited()
+            #expect(worker.terminationStatus == 0, "stopped with the state back: \(said)")
+            #expect(
+                try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL")
+                    == "0")
         }
-        let lostDuringOutage = stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state lost: ")
-        Self.postgres.start()
-        // Stored, and the worker has claimed again (its wait between tries is up to 15 s): the
-        // feeds a claim stored as the server came back may be in before the worker says so.
-        try await wait(upTo: 60) {
-            await stored(state) == 160
-                && !stampedLines(HostsServer.said(w, "steady"), worker: "steady", "state back after ").isEmpty
-        }
-        let said = HostsServer.said(w, "steady")
-        #expect(await stored(state) == 160, "every feed stored after the outage: \(said)")
-        #expect(lostDuringOutage.count == 1, "the loss said once, while it lasted: \(said)")
-        #expect(stampedLines(said, worker: "steady", "state lost: cannot claim feeds").count == 1, "\(said)")
-        #expect(stampedLines(said, worker: "steady", "state back after ").count == 1, "\(said)")
-        // A claim the outage struck (if it struck one rather than falling between claims) counts what
-        // it could not store as not stored, never as fetched: every feed is in only once the state is back.
-        kill(worker.processIdentifier, SIGTERM)
-        await worker.exited()
-        #expect(worker.terminationStatus == 0, "stopped with the state back: \(said)")
-        #expect(
-            try await PostgreSQLServer.psql(state, "SELECT count(*) FROM hosts WHERE lease_token IS NOT NULL") == "0")
     }
 
     /// `/healthz` answers 503 with the reason once the state has been lost
@@ -114,7 +117,7 @@ import Testing
     /// after its return; `/metrics` says the same meanwhile.
     @Test(.tags(.slow), .fullTier) func healthzTurns503DuringAnOutageAnd200AfterIt() async throws {
         let w = try StateTests.Workspace("worker-healthz")
-        let state = Self.postgres.database()
+        let state = await Self.postgres.database()
         let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2)
         let worker = try await startClaiming(
             w, name: "watched", state: state, list: list, requests: 20,
@@ -123,82 +126,88 @@ import Testing
         let start = try #require(stampedLines(HostsServer.said(w, "watched"), worker: "watched", " starting: ").first)
         let address = try #require(start.firstMatch(of: #/http://([0-9.:]+)$/#)?.1)
         #expect(try await Operations.get("http://\(address)/healthz").status == 200)
-        Self.postgres.stop()
-        defer { Self.postgres.start() }
-        var health = (status: 0, body: "")
-        try await Operations.wait(upTo: 90) {
-            health = try await Operations.get("http://\(address)/healthz")
-            return health.status == 503
+        await Self.postgres.stop()
+        // Started again on every path, as a `defer` would (it cannot await).
+        try await Self.postgres.startingAfter {
+            var health = (status: 0, body: "")
+            try await Operations.wait(upTo: 90) {
+                health = try await Operations.get("http://\(address)/healthz")
+                return health.status == 503
+            }
+            #expect(health.status == 503, "\(HostsServer.said(w, "watched"))")
+            #expect(health.body.hasPrefix("unhealthy: the state cannot be used for "), "\(health.body)")
+            let during = try await Operations.get("http://\(address)/metrics").body
+            try await PromTool.check(during)
+            #expect(during.contains("feedmerge_state_up 0\n") && !during.contains("feedmerge_state_errors_total 0\n"))
+            await Self.postgres.start()
+            try await Operations.wait(upTo: 60) {
+                health = try await Operations.get("http://\(address)/healthz")
+                return health.status == 200
+            }
+            #expect(health.status == 200, "healthy once it claims again: \(health.body)")
+            #expect(try await Operations.get("http://\(address)/metrics").body.contains("feedmerge_state_up 1\n"))
+            let said = HostsServer.said(w, "watched")
+            #expect(stampedLines(said, worker: "watched", "state lost: ").count == 1, "\(said)")
+            #expect(stampedLines(said, worker: "watched", "state back after ").count == 1, "\(said)")
+            kill(worker.processIdentifier, SIGTERM)
+            await worker.exited()
         }
-        #expect(health.status == 503, "\(HostsServer.said(w, "watched"))")
-        #expect(health.body.hasPrefix("unhealthy: the state cannot be used for "), "\(health.body)")
-        let during = try await Operations.get("http://\(address)/metrics").body
-        try await PromTool.check(during)
-        #expect(during.contains("feedmerge_state_up 0\n") && !during.contains("feedmerge_state_errors_total 0\n"))
-        Self.postgres.start()
-        try await Operations.wait(upTo: 60) {
-            health = try await Operations.get("http://\(address)/healthz")
-            return health.status == 200
-        }
-        #expect(health.status == 200, "healthy once it claims again: \(health.body)")
-        #expect(try await Operations.get("http://\(address)/metrics").body.contains("feedmerge_state_up 1\n"))
-        let said = HostsServer.said(w, "watched")
-        #expect(stampedLines(said, worker: "watched", "state lost: ").count == 1, "\(said)")
-        #expect(stampedLines(said, worker: "watched", "state back after ").count == 1, "\(said)")
-        kill(worker.processIdentifier, SIGTERM)
-        await worker.exited()
     }
 
     /// A draining worker whose state goes away for longer than it waits
     /// stops with feeds still due: 74, not 0.
     @Test(.tags(.slow), .fullTier) func aDrainingWorkerStoppedByAnOutageWithFeedsDueExits74() async throws {
         let w = try StateTests.Workspace("worker-drain-outage")
-        let state = Self.postgres.database()
+        let state = await Self.postgres.database()
         // Long enough that the state is stopped while it fetches (a sanitizer slows the test's
         // stopping of the server as much as the worker: `SanitizerRuntime.timeScale`).
         let list = try Self.hosts.list(w, count: 160, hosts: 4, delay: 0.2 * SanitizerRuntime.timeScale)
         let worker = try await startClaiming(
             w, name: "drainer", state: state, list: list, requests: 20, extra: ["--drain"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        Self.postgres.stop()
-        defer { Self.postgres.start() }
-        let stopped = Date()
-        try await wait(upTo: 60) { !worker.isRunning }
-        let waited = Date().timeIntervalSince(stopped)
-        Self.postgres.start()
-        await worker.exited()
-        let said = HostsServer.said(w, "drainer")
-        #expect(worker.terminationStatus == 74, "\(said)")
-        #expect(waited < 30, "it tried the state for 10 s, then stopped: \(waited) s")
-        #expect(stampedLines(said, worker: "drainer", "state lost: ").count == 1, "\(said)")
-        #expect(stampedLines(said, worker: "drainer", "stopping with the state lost").count == 1, "\(said)")
-        #expect(said.contains(" 0 fetched, ") && !said.contains(" 0 not stored"), "nothing counted stored: \(said)")
-        #expect(await stored(state) < 160, "feeds are left due")
+        await Self.postgres.stop()
+        // Started again on every path, as a `defer` would (it cannot await).
+        try await Self.postgres.startingAfter {
+            let stopped = Date()
+            try await wait(upTo: 60) { !worker.isRunning }
+            let waited = Date().timeIntervalSince(stopped)
+            await Self.postgres.start()
+            await worker.exited()
+            let said = HostsServer.said(w, "drainer")
+            #expect(worker.terminationStatus == 74, "\(said)")
+            #expect(waited < 30, "it tried the state for 10 s, then stopped: \(waited) s")
+            #expect(stampedLines(said, worker: "drainer", "state lost: ").count == 1, "\(said)")
+            #expect(stampedLines(said, worker: "drainer", "stopping with the state lost").count == 1, "\(said)")
+            #expect(said.contains(" 0 fetched, ") && !said.contains(" 0 not stored"), "nothing counted stored: \(said)")
+            #expect(await stored(state) < 160, "feeds are left due")
+        }
     }
 
     /// SIGTERM while the worker waits to try a lost state again ends it at once (74: the state is lost).
     @Test func sigtermDuringTheWaitAfterAFailedClaimEndsTheWorkerAtOnce() async throws {
         let w = try StateTests.Workspace("worker-term-outage")
-        let state = Self.postgres.database()
+        let state = await Self.postgres.database()
         let list = try Self.hosts.list(w, count: 16, hosts: 1, delay: 0.2)
         let worker = try await startClaiming(
             w, name: "waiting", state: state, list: list, requests: 2, extra: ["--per-host", "1"])
         defer { if worker.isRunning { kill(worker.processIdentifier, SIGKILL) } }
-        Self.postgres.stop()
-        defer { Self.postgres.start() }
-        try await wait(upTo: 30) {
-            !stampedLines(HostsServer.said(w, "waiting"), worker: "waiting", "state lost: ").isEmpty
+        await Self.postgres.stop()
+        // Started again on every path, as a `defer` would (it cannot await).
+        try await Self.postgres.startingAfter {
+            try await wait(upTo: 30) {
+                !stampedLines(HostsServer.said(w, "waiting"), worker: "waiting", "state lost: ").isEmpty
+            }
+            try await Task.sleep(for: .seconds(1))  // past the first try again (0.5 s): in the longer wait after it
+            let sent = Date()
+            kill(worker.processIdentifier, SIGTERM)
+            await worker.exited()
+            // The end as the termination handler saw it: the time measured is the worker's, not the pool's.
+            let took = try #require(worker.endTime).timeIntervalSince(sent)
+            let said = HostsServer.said(w, "waiting")
+            #expect(took < 2, "it stopped at once: \(took) s; \(said)")
+            #expect(worker.terminationStatus == 74, "stopped with the state lost: \(said)")
+            #expect(said.contains("stopped by SIGTERM"), "\(said)")
         }
-        try await Task.sleep(for: .seconds(1))  // past the first try again (0.5 s): in the longer wait after it
-        let sent = Date()
-        kill(worker.processIdentifier, SIGTERM)
-        await worker.exited()
-        // The end as the termination handler saw it: the time measured is the worker's, not the pool's.
-        let took = try #require(worker.endTime).timeIntervalSince(sent)
-        let said = HostsServer.said(w, "waiting")
-        #expect(took < 2, "it stopped at once: \(took) s; \(said)")
-        #expect(worker.terminationStatus == 74, "stopped with the state lost: \(said)")
-        #expect(said.contains("stopped by SIGTERM"), "\(said)")
     }
 
     /// A worker stopped (SIGSTOP) past its lease while another claims its
@@ -206,7 +215,7 @@ import Testing
     /// flight at each host, counted at the hosts.
     @Test func aWorkerStoppedPastItsLeaseAsksNoHostItLost() async throws {
         let w = try StateTests.Workspace("worker-stall")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         let list = try Self.hosts.list(w, count: 80, hosts: 2, delay: 0.3)
         let stalled = try await startClaiming(
             w, name: "stalled", state: state, list: list, requests: 4, extra: ["--lease", "2"])

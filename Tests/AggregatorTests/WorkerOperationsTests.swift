@@ -25,7 +25,7 @@ import Testing
 
     @Test func aWorkersJSONLogMetricsAndHealthTellItsOperatorWhatHappened() async throws {
         let w = try StateTests.Workspace("worker-operations")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         let (list, missing) = try list(w)
         let worker = try HostsServer.startWorker(
             w, name: "observed", state: state, list: list,
@@ -68,25 +68,28 @@ import Testing
 
         // A real Prometheus scrapes it.
         let prometheus = try Operations.Prometheus(scraping: address, in: w)
-        defer { prometheus.stop() }
-        var fetched: String?
-        try await Operations.wait(upTo: 60) {
-            fetched = await prometheus.query("sum(feedmerge_fetches_total{outcome=\"fetched\"})")
-            return fetched == "12"
-        }
-        #expect(fetched == "12", "Prometheus scraped the worker: \(prometheus.log())")
-        #expect(await prometheus.query("up{job=\"feedmerge\"}") == "1")
+        // Stopped once the rest of the test is done, on every path.
+        try await prometheus.stopping {
+            var fetched: String?
+            try await Operations.wait(upTo: 60) {
+                fetched = await prometheus.query("sum(feedmerge_fetches_total{outcome=\"fetched\"})")
+                return fetched == "12"
+            }
+            #expect(fetched == "12", "Prometheus scraped the worker: \(prometheus.log())")
+            #expect(await prometheus.query("up{job=\"feedmerge\"}") == "1")
 
-        kill(worker.processIdentifier, SIGTERM)
-        await worker.exited()
-        #expect(worker.terminationStatus == 0)
-        let last = Operations.jsonLines(HostsServer.said(w, "observed")).last
-        #expect(last?["event"] as? String == "stop" && last?["fetched"] as? Int == 12, "\(String(describing: last))")
+            kill(worker.processIdentifier, SIGTERM)
+            await worker.exited()
+            #expect(worker.terminationStatus == 0)
+            let last = Operations.jsonLines(HostsServer.said(w, "observed")).last
+            #expect(
+                last?["event"] as? String == "stop" && last?["fetched"] as? Int == 12, "\(String(describing: last))")
+        }
     }
 
     @Test func aWorkersTextLogTimesEveryLine() async throws {
         let w = try StateTests.Workspace("worker-text-log")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         let (list, missing) = try list(w)
         let worker = try HostsServer.startWorker(w, name: "plain", state: state, list: list, extra: ["--drain"])
         await worker.exited()
@@ -97,7 +100,8 @@ import Testing
         for line in lines {
             #expect(line.contains(#/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z feedmerge worker plain: /#), "\(line)")
         }
-        #expect(lines.first?.contains(": feedmerge \(feedmergeVersionInTests) starting: state ") == true, "\(said)")
+        let version = await feedmergeVersionInTests()
+        #expect(lines.first?.contains(": feedmerge \(version) starting: state ") == true, "\(said)")
         #expect(lines.contains { $0.contains(": failed: \(missing): ") }, "\(said)")
         #expect(lines.last?.contains(": 12 fetched, 0 not modified, 1 failed, ") == true, "\(said)")
     }
@@ -105,7 +109,7 @@ import Testing
     /// A second signal ends the worker at once, said in the worker's own words.
     @Test func aSecondSIGTERMIsSaidAsTheWorkers() async throws {
         let w = try StateTests.Workspace("worker-second-signal")
-        let state = PostgreSQLServer.shared.database()
+        let state = await PostgreSQLServer.shared.database()
         // One claim of 400 feeds asked one at a time, each answered after 0.5 s: it lasts minutes, longer
         // than this test's task may wait for a thread of a loaded pool (under ThreadSanitizer, over a minute).
         let list = try Self.hosts.list(w, count: 400, hosts: 1, delay: 0.5)
@@ -152,7 +156,8 @@ import Testing
         #expect(text.contains("feedmerge_entries_stored_total 36\n"))
         #expect(text.contains("feedmerge_fetches_total{outcome=\"failed\",code=\"none\"} 1\n"), "\(text)")
         #expect(text.contains("feedmerge_run_failed_feeds 2\n"))
-        #expect(text.contains("feedmerge_build_info{version=\"\(feedmergeVersionInTests)\"} 1\n"))
+        let version = await feedmergeVersionInTests()
+        #expect(text.contains("feedmerge_build_info{version=\"\(version)\"} 1\n"))
         #expect(text.contains(#/feedmerge_last_run_timestamp_seconds 1\d{9}/#))
         // Where it cannot be written, the run says so and the exit status says an output is missing.
         let blocked = try await CommandRun.feedmerge([
@@ -164,10 +169,10 @@ import Testing
 }
 
 /// The version the built binary reports (its `--version`).
-let feedmergeVersionInTests: String = {
-    let run = try? CommandRun.feedmerge(["--version"])
+func feedmergeVersionInTests() async -> String {
+    let run = try? await CommandRun.feedmerge(["--version"])
     return run?.standardOutput.split(separator: " ").dropFirst().first.map(String.init) ?? "?"
-}()
+}
 
 /// What the operations tests share: HTTP, JSON lines, a Prometheus server.
 enum Operations {
@@ -193,7 +198,7 @@ enum Operations {
 
     /// Debian's Prometheus server on 127.0.0.1, scraping one target every second.
     final class Prometheus: Sendable {
-        let process: Process
+        let process: ChildProcess
         let port: Int
         let folder: String
 
@@ -214,7 +219,7 @@ enum Operations {
                 """
             try config.write(toFile: folder + "/prometheus.yml", atomically: true, encoding: .utf8)
             port = Self.freePort()
-            process = Process()
+            process = ChildProcess()
             process.executableURL = URL(fileURLWithPath: binary.path)
             process.arguments = [
                 "--config.file=\(folder)/prometheus.yml", "--storage.tsdb.path=\(folder)/data",
@@ -226,9 +231,23 @@ enum Operations {
             try process.run()
         }
 
-        func stop() {
+        /// Ends the server and waits for its end without holding a thread of Swift's cooperative pool.
+        func stop() async {
             process.terminate()
-            process.waitUntilExit()
+            await process.exited()
+        }
+
+        /// Runs `body`, then stops the server whatever `body` did (a synchronous test's
+        /// `defer { stop() }`, for an async one).
+        func stopping<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+            do {
+                let value = try await body()
+                await stop()
+                return value
+            } catch {
+                await stop()
+                throw error
+            }
         }
 
         func log() -> String { (try? String(contentsOfFile: folder + "/log", encoding: .utf8)) ?? "" }

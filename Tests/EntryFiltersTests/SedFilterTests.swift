@@ -20,8 +20,8 @@ import Testing
     }
 
     /// What `sed -f FILE` itself writes (Venus's `shell/sed.py`).
-    func venusSed(_ path: String, _ input: String) throws -> String {
-        try #require(ExternalProgram("sed")).run(["-f", path], input: input).standardOutput
+    func venusSed(_ path: String, _ input: String) async throws -> String {
+        try await #require(ExternalProgram("sed")).run(["-f", path], input: input).standardOutput
     }
 
     static let ads = [
@@ -43,7 +43,7 @@ import Testing
     ]
 
     @Test(.tags(.corpus), .enabled(if: hasStripAd, "needs ../shared/corpora/venus"))
-    func stripAdScriptsGiveWhatSedGives() throws {
+    func stripAdScriptsGiveWhatSedGives() async throws {
         let expected = [
             "<entry xmlns=\"http://www.w3.org/2005/Atom\">\n  <content><div xmlns=\"http://wwww.w3.org/1999/xhtml\">"
                 + "before--after</div></content>\n</entry>\n",
@@ -54,7 +54,7 @@ import Testing
             let path = Self.stripAd + "/" + name
             let filter = try DocumentFilter.sed(path: path, timeLimit: 10)
             #expect(filter.apply(to: input) == .text(expected), "\(name)")
-            #expect(expected == (try venusSed(path, input)), "\(name): what sed -f gives")
+            #expect(expected == (try await venusSed(path, input)), "\(name): what sed -f gives")
             #expect(filter.apply(to: "<entry><content>no ad</content></entry>\n") == .unchanged)
         }
     }

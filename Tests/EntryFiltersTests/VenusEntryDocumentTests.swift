@@ -81,10 +81,14 @@ import Testing
         let feed = try feed()
         let documents = feed.entries.map { NormalizedEntry.document($0, in: filterFeed(feed)) }
         // reconstitute's id(): the id, else the link, else the base, "/" and the MD5 of the title.
-        #expect(documents.map(\.id) == ["http://blog.example/1", Self.feedURL + "/" + MD5.hex("Only a title"), "urn:3"])
+        #expect(
+            documents.map(\.id) == ["http://blog.example/1", Self.feedURL + "/" + MD5.hex("Only a title"), "urn:3"])
         #expect(documents[1].text.contains("<id>\(Self.feedURL)/\(MD5.hex("Only a title"))</id>"))
         // updated: the entry's (an RSS pubDate), else the feed's date.
-        #expect(documents.map(\.updated.rfc3339) == ["2012-12-31T12:00:00Z", "2012-12-31T12:00:00Z", "2012-05-01T10:00:00Z"])
+        #expect(
+            documents.map(\.updated.rfc3339) == [
+                "2012-12-31T12:00:00Z", "2012-12-31T12:00:00Z", "2012-05-01T10:00:00Z",
+            ])
         let sifter = try EntryFilter.xpathSifter(require: "/atom:entry/atom:id\n/atom:entry/atom:updated", exclude: nil)
         #expect(try filtered([sifter]).count == 3)
     }
@@ -143,11 +147,30 @@ import Testing
     }
 
     static let venus = SharedCorpora.path("venus")?.path ?? ""
-    static let python2 = FileManager.default.fileExists(atPath: venus + "/planet/reconstitute.py")
+    static let python2 =
+        FileManager.default.fileExists(atPath: venus + "/planet/reconstitute.py")
         && (try? Self.python(["--version"]).status) == 0
 
+    /// Runs python2.7 in Venus's folder, waiting on this thread: for `python2`'s lazy initializer,
+    /// which cannot be async; a test awaits the overload below.
     static func python(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
+        let (process, pipe) = try startPython(arguments)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// `python(_:)` for a test: it reads the output, and waits for the end, without holding a thread
+    /// of Swift's cooperative pool.
+    static func python(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let (process, pipe) = try startPython(arguments)
+        let data = await pipe.fileHandleForReading.readToEndOffPool()
+        await process.exited()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    private static func startPython(_ arguments: [String]) throws -> (ChildProcess, Pipe) {
+        let process = ChildProcess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python2.7"] + arguments
         process.environment = ProcessInfo.processInfo.environment.merging(["PYENV_VERSION": "2.7.18"]) { $1 }
@@ -156,9 +179,7 @@ import Testing
         process.standardOutput = pipe
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return (process, pipe)
     }
 
     /// The elements both sides must write alike: id, title, summary, and updated's date.
@@ -173,7 +194,7 @@ import Testing
 
     /// Venus's own `reconstitute` (under Python 2.7) on the sample: the same text nodes, XHTML, ids and dates.
     @Test(.tags(.corpus), .enabled(if: python2, "needs python2.7 (PYENV_VERSION=2.7.18) and ../shared/corpora/venus"))
-    func venusReconstituteWritesTheSameEntries() throws {
+    func venusReconstituteWritesTheSameEntries() async throws {
         let sample = NSTemporaryDirectory() + "venus-sample-\(UUID().uuidString).xml"
         try Self.document.write(toFile: sample, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: sample) }
@@ -185,7 +206,7 @@ import Testing
                 if not entry.get('id'): entry['id'] = reconstitute.id(None, entry)
                 print reconstitute.reconstitute(data, entry).toxml().encode('utf-8')
             """
-        let venus = try Self.python(["-c", script, sample])
+        let venus = try await Self.python(["-c", script, sample])
         try #require(venus.status == 0)
         let theirs = venus.output.split(separator: "\n").map { Self.comparable(String($0)) }
         let feed = try feed()

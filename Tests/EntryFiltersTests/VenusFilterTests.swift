@@ -18,8 +18,8 @@ import Testing
     static let hasVenus = FileManager.default.fileExists(atPath: venus + "/filters") && python != nil
 
     /// What Venus's filter writes for `input` (its `shell/py.py`: `python FILTER --key value`, the document on stdin).
-    func venusFilter(_ name: String, _ input: String, _ options: [String] = []) throws -> String {
-        let run = try #require(Self.python).run(
+    func venusFilter(_ name: String, _ input: String, _ options: [String] = []) async throws -> String {
+        let run = try await #require(Self.python).run(
             ["PYENV_VERSION=2.7.18", "python2.7", Self.venus + "/filters/" + name] + options, input: input)
         #expect(run.standardError.isEmpty, "\(run.standardError)")
         return run.standardOutput
@@ -68,11 +68,11 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: hasVenus, "needs Python 2.7 (pyenv 2.7.18) and ../shared/corpora/venus"))
-    func minheadGivesWhatVenusGives() throws {
+    func minheadGivesWhatVenusGives() async throws {
         for input in Self.headings {
             for minimum in [nil, "1", "2", "3", "4"] {
                 let options = minimum.map { ["--min", $0] } ?? []
-                let venus = body(try venusFilter("minhead.py", input, options))
+                let venus = body(try await venusFilter("minhead.py", input, options))
                 #expect(result(try .headings(min: minimum), input) == venus, "min \(minimum ?? "-"): \(input)")
             }
         }
@@ -108,10 +108,10 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: hasVenus, "needs Python 2.7 (pyenv 2.7.18) and ../shared/corpora/venus"))
-    func coralGivesWhatVenusGives() throws {
+    func coralGivesWhatVenusGives() async throws {
         let sample = try String(contentsOfFile: Self.venus + "/tests/data/filter/coral_cdn.xml", encoding: .utf8)
         for input in [sample, imageDocument(Self.images)] {
-            #expect(result(.coralCDN, input) == body(try venusFilter("coral_cdn_filter.py", input)))
+            #expect(result(.coralCDN, input) == body(try await venusFilter("coral_cdn_filter.py", input)))
         }
     }
 
@@ -126,8 +126,10 @@ import Testing
     }
 
     @Test(.tags(.corpus), .enabled(if: hasVenus, "needs Python 2.7 (pyenv 2.7.18) and ../shared/corpora/venus"))
-    func notweetsGivesWhatVenusGives() throws {
-        for input in Self.tweets { #expect(result(.noTweets, input) == body(try venusFilter("notweets.py", input))) }
+    func notweetsGivesWhatVenusGives() async throws {
+        for input in Self.tweets {
+            #expect(result(.noTweets, input) == body(try await venusFilter("notweets.py", input)))
+        }
     }
 
     @Test func onAFeedsEntriesTheyRunOverEachNormalizedEntry() throws {

@@ -28,7 +28,7 @@ extension StoreConformance {
     /// What a copyable store does with what it is given whole: a damaged document.
     static let copyable: [Scenario<CopyableStoreFactory>] = [
         Scenario("a damaged document: its history says so, retention leaves it, a fetch replaces it") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let record = FeedRecord(url: url, firstSeen: Sample.time(0))
             do throws(StateError) {
                 try store.importFeeds([FeedSnapshot(record: record, document: [0xFF, 0x00], dates: nil)])
@@ -52,10 +52,10 @@ extension StoreConformance {
 
     static let copying: [Scenario<CopyPair>] = [
         Scenario("a copy gives back every fact of the original, and goes on as it would") { pair in
-            let source = try pair.from.make()
+            let source = try await pair.from.make()
             for (_, step) in steps { try step(source) }
             _ = try source.keepMergedFeedID(42)
-            let target = try pair.to.make()
+            let target = try await pair.to.make()
             #expect(try target.lastFullPrune() == 0)
             #expect(try target.feeds().isEmpty, "read first, as the command reads it")
             let urls = try copy(source, into: target)
@@ -81,10 +81,10 @@ extension StoreConformance {
             )
         },
         Scenario("a copy into a store that holds the feed adds none of the batch") { pair in
-            let source = try pair.from.make()
+            let source = try await pair.from.make()
             try source.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0)))
             try source.store(Sample.fetched(other, [Sample.entry("b")], at: Sample.time(0)))
-            let target = try pair.to.make()
+            let target = try await pair.to.make()
             try target.store(Sample.fetched(other, [Sample.entry("c")], at: Sample.time(1)))
             var snapshots: [FeedSnapshot] = []
             try source.exportFeeds { snapshots.append($0) }

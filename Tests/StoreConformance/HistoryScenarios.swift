@@ -6,7 +6,7 @@ import Testing
 extension StoreConformance {
     static let historyScenarios: [Scenario<StoreFactory>] = [
         Scenario("a listing's entries: first seen, last seen, own dates and places, in the store's order") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             #expect(try store.history(of: url).summary.count == 0, "\(factory.name): nothing stored yet")
             #expect(try store.history(of: url).sightings.isEmpty)
             let a = Sample.entry("a", date: Sample.time(-2))
@@ -56,7 +56,7 @@ extension StoreConformance {
             }
         },
         Scenario("an empty listing keeps the stored entries; another feed's are its own") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0)))
             try store.store(Sample.fetched(other, [Sample.entry("a"), Sample.entry("b")], at: Sample.time(0)))
             try store.store(Sample.fetched(url, [], at: Sample.time(1)))

@@ -9,7 +9,7 @@ extension StoreConformance {
 
     static let outcomeScenarios: [Scenario<StoreFactory>] = [
         Scenario("a fetched feed's record holds what its fetch said") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let entries = [Sample.entry("a", date: Sample.time(-1)), Sample.entry("b")]
             try store.store(
                 Sample.fetched(
@@ -30,7 +30,7 @@ extension StoreConformance {
             #expect(try store.feed(other) == nil)
         },
         Scenario("a later fetch replaces the validators and the metadata, and keeps the first-seen time") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\"", title: "Old"))
             try store.store(
                 Sample.fetched(
@@ -43,7 +43,7 @@ extension StoreConformance {
             #expect(record.lastStatus == 203 && !record.restamping && record.notBefore == nil)
         },
         Scenario("not modified: a success that keeps the validators, the metadata and the entries") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\""))
             try store.store(Sample.failed(url, "timed out", at: Sample.time(1), status: nil))
             try store.store(Sample.notModified(url, at: Sample.time(2), notBefore: Sample.time(2, 600)))
@@ -60,7 +60,7 @@ extension StoreConformance {
             #expect(try store.feed(other)?.firstSeen == Sample.time(3))
         },
         Scenario("a failure counts a streak from its first time and keeps the feed's entries") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\""))
             try store.store(Sample.failed(url, "HTTP 500", at: Sample.time(1)))
             try store.store(Sample.failed(url, "could not resolve", at: Sample.time(2), status: nil))
@@ -82,7 +82,7 @@ extension StoreConformance {
             #expect(failing.failingSince == Sample.time(4) && failing.lastSuccess == nil && failing.metadata == nil)
         },
         Scenario("gone (410) stays gone through failures until a fetch succeeds") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0)))
             try store.store(Sample.failed(url, "HTTP 410", at: Sample.time(1), status: 410, gone: true))
             #expect(try store.feed(url)?.gone == true, "\(factory.name)")
@@ -95,7 +95,7 @@ extension StoreConformance {
         },
         Scenario("a skipped feed (deferred, or gone and not asked) keeps its record but for how it was reported") {
             factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), notBefore: Sample.time(5)))
             let before = StoreFacts.describe(try #require(try store.feed(url)))
             try store.store(Sample.skipped(url, at: Sample.time(1), reported: Sample.deferred))
@@ -111,7 +111,7 @@ extension StoreConformance {
             #expect(try store.feeds().count == 1)
         },
         Scenario("a permanent redirect is remembered until the feed is renamed, which keeps its history") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let moved = "http://c.example/new.xml"
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\""))
             // A 304 after a 301: remembered as a move, as a 200 after one is.
@@ -135,7 +135,7 @@ extension StoreConformance {
             #expect(try store.feeds().count == 1, "renaming a feed the state does not know does nothing")
         },
         Scenario("forgotten validators make the next fetch whole; the rest of the record stays") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             try store.store(
                 Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\"", lastModified: "Tue"))
             try store.store(Sample.fetched(other, [Sample.entry("b")], at: Sample.time(0), etag: "\"2\""))
@@ -148,7 +148,7 @@ extension StoreConformance {
             #expect(try store.feeds().count == 2)
         },
         Scenario("many outcomes stored together, and outcomes recorded before one commit") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let urls = (0..<5).map { "http://e\($0).example/feed.xml" }
             for (index, url) in urls.enumerated() {
                 try store.record(Sample.fetched(url, [Sample.entry("e\(index)")], at: Sample.time(0)))
@@ -169,7 +169,7 @@ extension StoreConformance {
             #expect(try store.ids(urls[4]) == ["urn:sample:e4"])
         },
         Scenario("the merged feed's id: the first kept stays") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             #expect(try store.mergedFeedID() == nil, "\(factory.name)")
             #expect(try store.keepMergedFeedID(7) == 7)
             #expect(try store.keepMergedFeedID(9) == 7)

@@ -76,8 +76,8 @@ extension StoreConformance {
     static let sameFactsAsTheReference = Scenario<StoreFactory>(
         "the same calls give the same facts as the reference, step by step"
     ) { factory in
-        let store = try factory.make()
-        let reference = try StoreFactory.reference.make()
+        let store = try await factory.make()
+        let reference = try await StoreFactory.reference.make()
         for (name, step) in steps {
             try step(store)
             try step(reference)

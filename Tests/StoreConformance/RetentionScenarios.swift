@@ -6,7 +6,7 @@ import Testing
 extension StoreConformance {
     static let retentionScenarios: [Scenario<StoreFactory>] = [
         Scenario("an entry still listed stays; one no longer listed goes by age or beyond the newest kept") { factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let (a, b, c, d) = (Sample.entry("a"), Sample.entry("b"), Sample.entry("c"), Sample.entry("d"))
             try store.store(Sample.fetched(url, [a, b, c], at: Sample.time(0)))
             try store.store(Sample.fetched(url, [c, d], at: Sample.time(1)))
@@ -29,7 +29,7 @@ extension StoreConformance {
         },
         Scenario("every feed is pruned once a day, and at once when asked for all; a new state waits a day") {
             factory in
-            let store = try factory.make()
+            let store = try await factory.make()
             let changed = url
             let quiet = other
             for feed in [changed, quiet] {

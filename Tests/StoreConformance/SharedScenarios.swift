@@ -20,7 +20,7 @@ extension StoreConformance {
     static let claiming: [Scenario<SharedStoreFactory>] = [
         Scenario("subscribed feeds are listed and due at once, while some run listed them within two days") {
             factory in
-            let store = try factory.makeState().process()
+            let store = try await factory.makeState().process()
             #expect(try store.subscribe([b1, a2, a1], now: Sample.time(0)).isEmpty, "\(factory.name)")
             #expect(try store.listedFeeds(now: Sample.time(0)) == [a1, a2, b1], "in byte order")
             #expect(try store.dueCount(now: Sample.time(0)) == 3)
@@ -33,7 +33,7 @@ extension StoreConformance {
             #expect(try store.listedFeeds(now: Sample.time(2, 1)) == [a1], "listed again")
         },
         Scenario("a claim gives free hosts with their due feeds; a held host is nobody else's") { factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let first = try state.process()
             let second = try state.process()
             try first.subscribe([a1, a2, b1], now: Sample.time(0))
@@ -58,7 +58,7 @@ extension StoreConformance {
         },
         Scenario("a one-shot run's claim: its feeds' free hosts, with those of its feeds each serves, due or not") {
             factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let store = try state.process()
             try store.subscribe([a1, a2, b1], now: Sample.time(0))
             let claims = try store.claim(
@@ -73,7 +73,7 @@ extension StoreConformance {
             #expect(try store.feed(b1)?.lastFetch == nil)
         },
         Scenario("release writes the schedule and who fetched each feed, and frees the hosts") { factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let first = try state.process()
             let second = try state.process()
             try first.subscribe([a1, a2, b1], now: Sample.time(0))
@@ -103,7 +103,7 @@ extension StoreConformance {
         },
         Scenario("a feed that moved is claimed with its new host, and renamed onto its subscribed new URL") {
             factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let store = try state.process()
             let moved = "http://c.example/1.xml"
             try store.subscribe([a1], now: Sample.time(0))
@@ -145,7 +145,7 @@ extension StoreConformance {
     static let fencing: [Scenario<SharedStoreFactory>] = [
         Scenario("an outcome written under a lease lost since is dropped and counted; the new holder's stands") {
             factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let first = try state.process()
             let second = try state.process()
             try first.subscribe([a1], now: Sample.time(0))
@@ -173,7 +173,7 @@ extension StoreConformance {
             #expect(try second.release(secondClaims.map(\.lease), schedule: []).isEmpty)
         },
         Scenario("a keeper tells a lease lost, found by its renewal or by the fence, once") { factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let first = try state.process()
             let second = try state.process()
             try first.subscribe([a1, b1], now: Sample.time(0))
@@ -202,7 +202,7 @@ extension StoreConformance {
             #expect(lost == [stolen])
         },
         Scenario("a kept lease outlives its length; an abandoned one is free at once") { factory in
-            let state = try factory.makeState()
+            let state = try await factory.makeState()
             let first = try state.process()
             let second = try state.process()
             try first.subscribe([a1], now: Sample.time(0))

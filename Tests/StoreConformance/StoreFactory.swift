@@ -5,17 +5,17 @@ import Testing
 /// new, empty state. A scenario opens as many as it needs.
 public struct StoreFactory: Sendable, CustomTestStringConvertible {
     public let name: String
-    private let open: @Sendable () throws -> any StateStore
+    private let open: @Sendable () async throws -> any StateStore
 
     /// - Parameters:
     ///   - name: the store's name, as test results and failures show it.
     ///   - open: a new, empty state of this kind.
-    public init(_ name: String, open: @escaping @Sendable () throws -> any StateStore) {
+    public init(_ name: String, open: @escaping @Sendable () async throws -> any StateStore) {
         self.name = name
         self.open = open
     }
 
-    public func make() throws -> any StateStore { try open() }
+    public func make() async throws -> any StateStore { try await open() }
 
     public var testDescription: String { name }
 
@@ -26,14 +26,14 @@ public struct StoreFactory: Sendable, CustomTestStringConvertible {
 /// `StoreFactory` for a store whose whole content can be copied (`CopyableStateStore`).
 public struct CopyableStoreFactory: Sendable, CustomTestStringConvertible {
     public let name: String
-    private let open: @Sendable () throws -> any CopyableStateStore
+    private let open: @Sendable () async throws -> any CopyableStateStore
 
-    public init(_ name: String, open: @escaping @Sendable () throws -> any CopyableStateStore) {
+    public init(_ name: String, open: @escaping @Sendable () async throws -> any CopyableStateStore) {
         self.name = name
         self.open = open
     }
 
-    public func make() throws -> any CopyableStateStore { try open() }
+    public func make() async throws -> any CopyableStateStore { try await open() }
 
     public var testDescription: String { name }
 
@@ -46,15 +46,15 @@ public struct CopyableStoreFactory: Sendable, CustomTestStringConvertible {
 /// process its own store on it (its own connection, its own claims).
 public struct SharedStoreFactory: Sendable, CustomTestStringConvertible {
     public let name: String
-    private let newState: @Sendable () throws -> SharedStateUnderTest
+    private let newState: @Sendable () async throws -> SharedStateUnderTest
 
     /// - Parameter newState: a new, empty state and how a process opens it.
-    public init(_ name: String, newState: @escaping @Sendable () throws -> SharedStateUnderTest) {
+    public init(_ name: String, newState: @escaping @Sendable () async throws -> SharedStateUnderTest) {
         self.name = name
         self.newState = newState
     }
 
-    public func makeState() throws -> SharedStateUnderTest { try newState() }
+    public func makeState() async throws -> SharedStateUnderTest { try await newState() }
 
     public var testDescription: String { name }
 }

@@ -26,7 +26,7 @@ import Testing
                 CopyableStoreFactory("SQLite") { try SQLiteStateStore(path: folder.newFile("state.sqlite")) }
             case .postgreSQL:
                 CopyableStoreFactory("PostgreSQL") {
-                    try PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database())
+                    try await PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database())
                 }
             }
         }
@@ -58,7 +58,7 @@ import Testing
     /// The shared scenarios: PostgreSQL is the one store several processes share.
     static let shared = [
         SharedStoreFactory("PostgreSQL") {
-            let database = PostgreSQLServer.shared.database()
+            let database = await PostgreSQLServer.shared.database()
             return SharedStateUnderTest { try PostgreSQLStateStore(connecting: database) }
         }
     ]

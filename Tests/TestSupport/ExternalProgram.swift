@@ -20,9 +20,9 @@ public struct ExternalProgram: Sendable {
         public var standardError: String
     }
 
-    /// Runs it to its end, waiting on this thread (for a synchronous caller such as a lazy static's
-    /// initializer). Output goes through temporary files, not pipes, so that a child the program
-    /// leaves behind cannot keep the test waiting.
+    /// Runs it to its end, waiting on this thread: only for a lazy static's initializer, which cannot
+    /// be async (`VenusFilterTests.python`); a test awaits the overload below. Output goes through
+    /// temporary files, not pipes, so that a child the program leaves behind cannot keep the test waiting.
     public func run(_ arguments: [String], input: String = "") throws -> Outcome {
         let run = try Run(path, arguments, input: input)
         defer { run.remove() }

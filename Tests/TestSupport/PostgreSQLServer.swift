@@ -42,7 +42,8 @@ public final class PostgreSQLServer: @unchecked Sendable {
     }
 
     /// The server of this test process; a test process that cannot start
-    /// it stops here (`scripts/setup --test` installs PostgreSQL).
+    /// it stops here (`scripts/setup --test` installs PostgreSQL). Started, and its socket line
+    /// read, on the thread that first asks, once per test process: a lazy initializer cannot be async.
     public static let shared: PostgreSQLServer = {
         do {
             return try PostgreSQLServer()
@@ -52,17 +53,35 @@ public final class PostgreSQLServer: @unchecked Sendable {
     }()
 
     /// A server of its own, for a test that stops it (an outage): it ends
-    /// when the value is released, or with the test process.
+    /// when the value is released, or with the test process. Synchronous, for a suite's lazy
+    /// `static let` (`WorkerFaultTests.postgres`).
     public static func dedicated() throws -> PostgreSQLServer { try PostgreSQLServer() }
 
     deinit { try? input.fileHandleForWriting.close() }
 
-    /// Stops the server (a fast shutdown: sessions are ended, the data kept) until `start`.
-    public func stop() { command("stop") }
+    /// Stops the server (a fast shutdown: sessions are ended, the data kept) until `start`. Waits for
+    /// `pg_ctl` on a thread of its own, not on one of Swift's cooperative pool.
+    public func stop() async { await OwnThread.run("pg_ctl stop") { self.command("stop") } }
 
-    /// Starts the server again after `stop`; returns once it accepts connections.
-    public func start() { command("start") }
+    /// Starts the server again after `stop`; returns once it accepts connections. Waits for `pg_ctl`
+    /// on a thread of its own, not on one of Swift's cooperative pool.
+    public func start() async { await OwnThread.run("pg_ctl start") { self.command("start") } }
 
+    /// Runs `body` (in which the server is stopped, and perhaps started again), then starts the server
+    /// whatever `body` did: an async test's `defer { start() }`, which cannot await.
+    public func startingAfter<Value>(_ body: () async throws -> Value) async rethrows -> Value {
+        do {
+            let value = try await body()
+            await start()
+            return value
+        } catch {
+            await start()
+            throw error
+        }
+    }
+
+    /// Sends a command and waits for its answer: on the calling thread, which a lock and a pipe's
+    /// read hold (an async caller goes through `OwnThread`).
     private func command(_ word: String) {
         lock.lock()
         defer { lock.unlock() }
@@ -71,8 +90,13 @@ public final class PostgreSQLServer: @unchecked Sendable {
         precondition(answer == "ok \(word)", "\(word): \(answer)")
     }
 
-    /// A new empty database, as a libpq connection string.
-    public func database() -> String {
+    /// A new empty database, as a libpq connection string. `createdb` runs, and its answer is read,
+    /// on a thread of its own, not on one of Swift's cooperative pool.
+    public func database() async -> String {
+        await OwnThread.run("createdb") { self.createDatabase() }
+    }
+
+    private func createDatabase() -> String {
         lock.lock()
         defer { lock.unlock() }
         created += 1

@@ -3,7 +3,8 @@ import Foundation
 /// The Python of the virtual environment holding flask-websub, the real WebSub hub the WebSub
 /// tests run on loopback (`scripts/websub-python`; `scripts/setup --test` installs it).
 public enum WebSubHub {
-    /// The interpreter's path, or nil when it is not installed.
+    /// The interpreter's path, or nil when it is not installed. Waits for `scripts/websub-python` on
+    /// this thread: a lazy static's initializer cannot be async.
     public static let python: String? = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
