@@ -218,13 +218,15 @@ enum Statements {
         name: "documents_after", sql: "SELECT feed, document FROM feed_entries WHERE feed > $1 ORDER BY feed LIMIT $2",
         types: [20, 20])
 
-    /// The columns `FeedRecord.after` reads, then the feed's host (17), of the feeds among the
-    /// URLs of $1, locked until the transaction that writes them ends.
+    /// The columns `FeedRecord.after` reads (all but the metadata, which it only ever replaces),
+    /// then the feed's host (17), of the feeds among the URLs of $1, locked until the
+    /// transaction that writes them ends.
     static let selectRecordRows = Statement(
         name: "select_record_rows",
         sql: """
-            SELECT url, first_seen, \(FeedRecord.Field.allCases.filter { $0 != .metadata }.map(column).joined(separator: ", ")),
-                host
+            SELECT url, first_seen, moved_to, etag, last_modified, last_fetch, last_success, last_status,
+                   consecutive_failures, last_error, not_before, gone, title, link, restamping, failing_since,
+                   last_report, host
             FROM feeds WHERE \(SharedStatements.urlIn) FOR UPDATE
             """, types: [1009])
 

@@ -9,10 +9,12 @@ import StateDocument
 /// feed's entries as one `FeedEntries` document beside it), so that a state
 /// moves between the two unchanged (`StateCopy`).
 ///
-/// Outcomes are gathered in batches of `batchLimit` and sent in one
-/// transaction through libpq's pipeline mode: one round trip per batch, not
-/// per statement. A batch the server refuses is sent again outcome by
-/// outcome, each alone, so that one bad outcome costs only its own feed.
+/// Outcomes are gathered in batches of `batchLimit` and stored in one
+/// transaction through libpq's pipeline mode: two round trips per batch, not
+/// per statement (its feeds' rows read, then each record `FeedRecord.after`
+/// of its row written: `+Outcomes`). A batch the server refuses is sent
+/// again outcome by outcome, each alone, so that one bad outcome costs only
+/// its own feed.
 /// A fetched feed whose document comes out the same bytes as the one read
 /// is not sent again: only its record is written.
 ///
