@@ -60,3 +60,43 @@ extension FeedRecord {
         lastError = nil
     }
 }
+
+extension FeedRecord {
+    /// A field of a record that `after` may change (a record keeps its `url`
+    /// and `firstSeen`; the shared state's fields are its store's own).
+    public enum Field: CaseIterable, Sendable {
+        case movedTo, etag, lastModified, lastFetch, lastSuccess, lastStatus, consecutiveFailures, lastError
+        case notBefore, gone, title, link, metadata, restamping, failingSince, lastReport
+    }
+
+    /// The fields `after` may change on a stored record for an outcome of
+    /// this kind: what a store writes back (a first record is written whole).
+    /// Only a fetch changes `metadata`, and replaces it whole: a store need
+    /// not read the stored metadata to apply the rule.
+    public static func fields(changedBy kind: FeedUpdate.Outcome.Kind) -> [Field] {
+        let noted: [Field] = [.lastFetch, .lastStatus, .notBefore, .movedTo, .lastReport]
+        let succeeded: [Field] = [.etag, .lastModified, .lastSuccess, .consecutiveFailures, .failingSince, .lastError]
+        switch kind {
+        case .fetched: return noted + succeeded + [.gone, .title, .link, .metadata, .restamping]
+        case .notModified: return noted + succeeded
+        case .skipped: return [.lastReport]
+        case .failed: return noted + [.consecutiveFailures, .failingSince, .lastError, .gone]
+        }
+    }
+}
+
+extension FeedUpdate.Outcome {
+    /// An outcome's kind, without what it carries.
+    public enum Kind: CaseIterable, Sendable {
+        case fetched, notModified, skipped, failed
+    }
+
+    public var kind: Kind {
+        switch self {
+        case .fetched: .fetched
+        case .notModified: .notModified
+        case .skipped: .skipped
+        case .failed: .failed
+        }
+    }
+}

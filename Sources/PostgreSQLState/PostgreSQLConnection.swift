@@ -298,16 +298,30 @@ final class PostgreSQLConnection {
         prepared.insert(statement.name)
     }
 
+    /// Which part of a transaction a pipeline sends.
+    enum Span {
+        /// A whole transaction: `BEGIN`, the statements, `COMMIT`.
+        case whole
+        /// Its start: `BEGIN` and the statements; the transaction stays open when they all succeed.
+        case opening
+        /// Its end, in the transaction an `opening` pipeline left open: the statements and `COMMIT`.
+        case closing
+    }
+
     /// Sends the statements one after the other without waiting for each
     /// answer (libpq's pipeline mode: one round trip for them all), in one
-    /// transaction. Nothing is kept unless all of them succeed. `durable`:
-    /// the commit returns once it (and every commit before it) is on the
-    /// server's disk, whatever the session's `synchronous_commit`.
-    /// - Parameter affected: called with each statement's index and the rows it wrote.
+    /// transaction (or a part of one: `span`). Nothing is kept unless all of
+    /// them succeed. `durable`: the commit returns once it (and every commit
+    /// before it) is on the server's disk, whatever the session's
+    /// `synchronous_commit` (said by the pipeline that begins the transaction).
+    /// - Parameters:
+    ///   - affected: called with each statement's index and the rows it wrote.
+    ///   - row: called with each statement's index and each row it gave.
     /// - Returns: nil when all were stored; else the first failure (the
     ///   transaction is rolled back).
     func pipeline(
-        _ statements: [(Statement, [Parameter])], durable: Bool = false, affected: (Int, Int) -> Void = { _, _ in }
+        _ statements: [(Statement, [Parameter])], durable: Bool = false, span: Span = .whole,
+        affected: (Int, Int) -> Void = { _, _ in }, row: (Int, Row) throws(StateError) -> Void = { _, _ in }
     ) throws(StateError) -> StateError? {
         for (statement, _) in statements { try prepare(statement) }
         guard PQenterPipelineMode(handle) == 1 else { throw error(Self.message(of: handle)) }
@@ -318,10 +332,13 @@ final class PostgreSQLConnection {
             if failure == nil && body() != 1 { failure = error(Self.message(of: handle)) }
             if failure == nil { sent += 1 }
         }
-        send { PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) }
-        if durable {
-            send { PQsendQueryParams(handle, "SET LOCAL synchronous_commit TO on", 0, nil, nil, nil, nil, 1) }
+        if span != .closing {
+            send { PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) }
+            if durable {
+                send { PQsendQueryParams(handle, "SET LOCAL synchronous_commit TO on", 0, nil, nil, nil, nil, 1) }
+            }
         }
+        let first = span == .closing ? 0 : durable ? 2 : 1
         for (statement, parameters) in statements {
             send {
                 withParameters(parameters) { values, lengths, formats in
@@ -329,7 +346,7 @@ final class PostgreSQLConnection {
                 }
             }
         }
-        send { PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) }
+        if span != .opening { send { PQsendQueryParams(handle, "COMMIT", 0, nil, nil, nil, nil, 1) } }
         guard PQpipelineSync(handle) == 1 else { throw error(Self.message(of: handle)) }
         // Each statement's result, then a NULL; PGRES_PIPELINE_ABORTED for those after a failure.
         var answered = 0
@@ -339,9 +356,18 @@ final class PostgreSQLConnection {
                 continue
             }
             let status = PQresultStatus(result)
-            let statement = answered - (durable ? 2 : 1)
+            let statement = answered - first
             if status == PGRES_COMMAND_OK, statements.indices.contains(statement) {
                 affected(statement, Self.affected(result))
+            }
+            if status == PGRES_TUPLES_OK, statements.indices.contains(statement), failure == nil {
+                do {
+                    for index in 0..<PQntuples(result) {
+                        try row(statement, Row(result: result, row: index, database: name))
+                    }
+                } catch {
+                    failure = error
+                }
             }
             if status == PGRES_PIPELINE_ABORTED {
                 if failure == nil { failure = error("the batch was aborted") }
@@ -359,7 +385,7 @@ final class PostgreSQLConnection {
             if status == PGRES_PIPELINE_SYNC { break }
         }
         guard isOpen else { throw failure ?? error(Self.message(of: handle)) }
-        if PQtransactionStatus(handle) != PQTRANS_IDLE {
+        if PQtransactionStatus(handle) != PQTRANS_IDLE && (span != .opening || failure != nil) {
             PQexitPipelineMode(handle)
             try execute("ROLLBACK")
         }

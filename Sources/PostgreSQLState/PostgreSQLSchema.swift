@@ -184,7 +184,7 @@ enum Statements {
         name: "skipped_fenced",
         sql: """
             WITH lease AS (SELECT 1 FROM hosts WHERE host = $3 AND lease_token = $4 FOR SHARE)
-            UPDATE feeds SET last_report = COALESCE($2, last_report) WHERE url = $1 AND EXISTS (SELECT 1 FROM lease)
+            UPDATE feeds SET last_report = $2 WHERE url = $1 AND EXISTS (SELECT 1 FROM lease)
             """, types: [25, 25, 25, 20])
     static let notModifiedFenced = fenced(notModified)
     static let failedFenced = fenced(failed)
@@ -218,63 +218,86 @@ enum Statements {
         name: "documents_after", sql: "SELECT feed, document FROM feed_entries WHERE feed > $1 ORDER BY feed LIMIT $2",
         types: [20, 20])
 
-    /// What every outcome sets: $1 url, $2 now, $3 status, $4 not before, $5 moved to, $6 the
-    /// host it is fetched from (`URLAuthority.host(of:)` of $5, else of $1), which a feed keeps
-    /// until it moves.
-    private static let insert =
-        "INSERT INTO feeds AS f(url, first_seen, last_fetch, last_status, not_before, moved_to, host"
+    /// The columns `FeedRecord.after` reads (all but the metadata, which it only ever replaces),
+    /// then the feed's host (17), of the feeds among the URLs of $1, locked until the
+    /// transaction that writes them ends.
+    static let selectRecordRows = Statement(
+        name: "select_record_rows",
+        sql: """
+            SELECT url, first_seen, moved_to, etag, last_modified, last_fetch, last_success, last_status,
+                   consecutive_failures, last_error, not_before, gone, title, link, restamping, failing_since,
+                   last_report, host
+            FROM feeds WHERE \(SharedStatements.urlIn) FOR UPDATE
+            """, types: [1009])
+
     /// The conflict on the URL's key (`feeds_url_digest`).
     static let onURL = "ON CONFLICT((feedmerge_url_key(url)))"
-    private static let conflict = """
-        \(onURL) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
-            not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, f.moved_to),
-            host = CASE WHEN excluded.moved_to IS NULL THEN f.host ELSE excluded.host END,
-            last_report = COALESCE(excluded.last_report, f.last_report)
-        """
-    /// Its first six parameters; $7 how the run reported the feed (`ReportedOutcome.encoded`).
-    private static let common: [Oid] = [25, 20, 20, 20, 25, 25, 25]
+
+    /// A record written: $1 url, $2 first seen, $3 the host it is fetched from, then each of
+    /// `FeedRecord.Field.allCases` in order ($4 to $19): a first record whole; a stored one
+    /// (locked by `selectRecordRows`) only its host and the fields the kind of outcome changes
+    /// (`FeedRecord.fields(changedBy:)`), each a plain value. `extra`: a store's own columns
+    /// after them ($20 on), written either way.
+    private static func record(_ kind: FeedUpdate.Outcome.Kind, extra: [String] = []) -> String {
+        let columns = ["url", "first_seen", "host"] + FeedRecord.Field.allCases.map(column) + extra
+        let changed = ["host"] + FeedRecord.fields(changedBy: kind).map(column) + extra
+        return """
+            INSERT INTO feeds AS f(\(columns.joined(separator: ", ")))
+            VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
+            \(onURL) DO UPDATE SET \(changed.map { "\($0) = excluded.\($0)" }.joined(separator: ", "))
+            """
+    }
+    /// `record`'s parameters' types.
+    static let recordTypes: [Oid] = [25, 20, 25] + FeedRecord.Field.allCases.map(type)
 
     /// $1 url, $2 how the run reported the feed: a deferred feed's record keeps all else.
     static let skipped = Statement(
-        name: "skipped", sql: "UPDATE feeds SET last_report = COALESCE($2, last_report) WHERE url = $1",
-        types: [25, 25])
-    /// $8 etag, $9 last modified: what the 304 carried (NULL keeps the stored one).
-    static let notModified = Statement(
-        name: "not_modified",
-        sql: """
-            \(insert), last_report, last_success, etag, last_modified)
-            VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $2, $8, $9) \(conflict),
-                last_success = excluded.last_success, consecutive_failures = 0, failing_since = NULL, last_error = NULL,
-                etag = COALESCE(excluded.etag, f.etag), last_modified = COALESCE(excluded.last_modified, f.last_modified)
-            """, types: common + [25, 25])
-    /// $8 message, $9 gone.
-    static let failed = Statement(
-        name: "failed",
-        sql: """
-            \(insert), last_report, consecutive_failures, last_error, gone, failing_since)
-            VALUES ($1, $2, $2, $3, $4, $5, $6, $7, 1, $8, $9, $2) \(conflict),
-                consecutive_failures = f.consecutive_failures + 1, last_error = excluded.last_error,
-                gone = f.gone OR excluded.gone, failing_since = COALESCE(f.failing_since, excluded.failing_since)
-            """, types: common + [25, 16])
-    /// $8 etag, $9 last modified, $10 title, $11 link, $12 metadata, $13 restamping, $14 entry dates.
-    private static let fetchedRecord = """
-        \(insert), last_report, etag, last_modified, last_success, title, link, metadata, restamping, entry_dates)
-        VALUES ($1, $2, $2, $3, $4, $5, $6, $7, $8, $9, $2, $10, $11, $12, $13, $14) \(conflict),
-            etag = excluded.etag, last_modified = excluded.last_modified, last_success = excluded.last_success,
-            consecutive_failures = 0, failing_since = NULL, last_error = NULL, gone = false,
-            title = COALESCE(excluded.title, f.title), link = COALESCE(excluded.link, f.link),
-            metadata = excluded.metadata, restamping = excluded.restamping, entry_dates = excluded.entry_dates
-        """
-    private static let fetchedTypes: [Oid] = common + [25, 25, 25, 25, 17, 16, 17]
-    static let fetched = Statement(name: "fetched", sql: fetchedRecord, types: fetchedTypes)
-    /// $15 the document.
+        name: "skipped", sql: "UPDATE feeds SET last_report = $2 WHERE url = $1", types: [25, 25])
+    static let notModified = Statement(name: "not_modified", sql: record(.notModified), types: recordTypes)
+    static let failed = Statement(name: "failed", sql: record(.failed), types: recordTypes)
+    /// $20 the entries' dates.
+    static let fetched = Statement(
+        name: "fetched", sql: record(.fetched, extra: ["entry_dates"]), types: recordTypes + [17])
+    /// $21 the document.
     static let fetchedWithDocument = Statement(
         name: "fetched_with_document",
         sql: """
-            WITH record AS (\(fetchedRecord) RETURNING id)
-            INSERT INTO feed_entries(feed, document) SELECT id, $15 FROM record
+            WITH record AS (\(record(.fetched, extra: ["entry_dates"])) RETURNING id)
+            INSERT INTO feed_entries(feed, document) SELECT id, $21 FROM record
             ON CONFLICT(feed) DO UPDATE SET document = excluded.document
-            """, types: fetchedTypes + [17])
+            """, types: recordTypes + [17, 17])
+
+    /// A field's column (the same name in every table that holds a record).
+    static func column(_ field: FeedRecord.Field) -> String {
+        switch field {
+        case .movedTo: "moved_to"
+        case .etag: "etag"
+        case .lastModified: "last_modified"
+        case .lastFetch: "last_fetch"
+        case .lastSuccess: "last_success"
+        case .lastStatus: "last_status"
+        case .consecutiveFailures: "consecutive_failures"
+        case .lastError: "last_error"
+        case .notBefore: "not_before"
+        case .gone: "gone"
+        case .title: "title"
+        case .link: "link"
+        case .metadata: "metadata"
+        case .restamping: "restamping"
+        case .failingSince: "failing_since"
+        case .lastReport: "last_report"
+        }
+    }
+
+    private static func type(_ field: FeedRecord.Field) -> Oid {
+        switch field {
+        case .lastFetch, .lastSuccess, .lastStatus, .consecutiveFailures, .notBefore, .failingSince: 20
+        case .gone, .restamping: 16
+        case .metadata: 17
+        case .movedTo, .etag, .lastModified, .lastError, .title, .link, .lastReport: 25
+        }
+    }
+
     /// A write of nothing: its commit waits for the commits before it to reach the disk.
     static let touch = Statement(
         name: "touch", sql: "UPDATE meta SET value = value WHERE name = 'schema_version'", types: [])

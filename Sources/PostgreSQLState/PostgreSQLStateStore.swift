@@ -9,10 +9,12 @@ import StateDocument
 /// feed's entries as one `FeedEntries` document beside it), so that a state
 /// moves between the two unchanged (`StateCopy`).
 ///
-/// Outcomes are gathered in batches of `batchLimit` and sent in one
-/// transaction through libpq's pipeline mode: one round trip per batch, not
-/// per statement. A batch the server refuses is sent again outcome by
-/// outcome, each alone, so that one bad outcome costs only its own feed.
+/// Outcomes are gathered in batches of `batchLimit` and stored in one
+/// transaction through libpq's pipeline mode: two round trips per batch, not
+/// per statement (its feeds' rows read, then each record `FeedRecord.after`
+/// of its row written: `+Outcomes`). A batch the server refuses is sent
+/// again outcome by outcome, each alone, so that one bad outcome costs only
+/// its own feed.
 /// A fetched feed whose document comes out the same bytes as the one read
 /// is not sent again: only its record is written.
 ///
@@ -218,178 +220,26 @@ public final class PostgreSQLStateStore: StateStore {
         }
     }
 
-    // MARK: Outcomes
+    // MARK: Outcomes (`+Outcomes`)
 
-    /// Every outcome recorded so far sent, and any that could not be stored thrown.
-    func flushForCopy() throws(StateError) {
-        if let failure = try commit().first { throw failure.value }
-    }
-
-    /// Outcomes recorded and not sent yet, in order, each one statement
-    /// (fenced by the lease it was recorded under: `record(_:fencedBy:)`).
-    private var batch: [(url: String, statement: Statement, parameters: [Parameter], lease: HostLease?)] = []
+    /// Outcomes recorded and not sent yet, in order (and statements that are
+    /// not outcomes: validators dropped), each written in its batch's
+    /// transaction after its feed's row is read there.
+    var batch: [PendingWrite] = []
     /// Outcomes dropped because their lease was lost (`takeDroppedOutcomes`).
     var dropped: [String] = []
     /// The lease keeper this store made (`makeLeaseKeeper`): told of the leases its fence finds lost.
     weak var keeper: PostgreSQLLeaseKeeper?
-
-    /// Outcomes a fence refused: counted, and their leases' keeper learns
-    /// at once that they are lost (its process then stops asking their hosts).
-    private func drop(_ outcomes: [(url: String, lease: HostLease)]) {
-        guard !outcomes.isEmpty else { return }
-        dropped += outcomes.map(\.url)
-        keeper?.lost(Set(outcomes.map(\.lease)).sorted { $0.host < $1.host })
-    }
     /// Who claims, as the feeds' `fetched_by` says.
     var holderName = ""
     /// The documents of the batch's fetched feeds, as they will be stored
     /// (their bytes: the entries they were made from are let go): what the
     /// store gives back of those feeds until the batch is sent.
-    private var unsent: [String: [UInt8]] = [:]
+    var unsent: [String: [UInt8]] = [:]
     /// Commits were made since the last durable one (`flush(durable:)`).
-    private var undurable = false
+    var undurable = false
     /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
-    private var failures: [String: StateError] = [:]
-
-    public func record(_ update: FeedUpdate) throws(StateError) {
-        try record(update, lease: nil)
-    }
-
-    /// An outcome written, or with a lease written while it holds (`SharedStateStore.record(_:fencedBy:)`).
-    func record(_ update: FeedUpdate, lease: HostLease?) throws(StateError) {
-        let (statement, parameters) = try fencedOutcome(update, lease: lease)
-        batch.append((update.url, statement, parameters, lease))
-        if batch.count >= Self.batchLimit { try flush() }
-    }
-
-    public func record(all updates: [FeedUpdate]) throws(StateError) {
-        try record(all: updates, leases: nil)
-    }
-
-    /// Every outcome written, or with leases each while its feed's holds.
-    func record(all updates: [FeedUpdate], leases: [String: HostLease]?) throws(StateError) {
-        guard !updates.isEmpty else { return }
-        for update in updates {
-            let lease = leases?[update.url]
-            let (statement, parameters) = try fencedOutcome(update, lease: lease)
-            batch.append((update.url, statement, parameters, lease))
-            // Small outcomes (304s: timestamps), sent many to a transaction, in bounded memory.
-            if batch.count >= Self.batchLimit * 16 { try flush() }
-        }
-        try flush(durable: true)
-        defer { failures = [:] }
-        if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }
-    }
-
-    public func commit() throws(StateError) -> [String: StateError] {
-        try flush(durable: true)
-        cached = nil
-        defer { failures = [:] }
-        return failures
-    }
-
-    /// Sends the batch: one transaction, pipelined (on a connection opened
-    /// again if it was lost); refused, each outcome alone. An outcome that cannot be stored is kept in `failures` for
-    /// `commit` to report (a lost connection: the whole batch); only a
-    /// connection that cannot be opened again throws.
-    /// - Parameter durable: the batch's commit (an empty batch: a write of
-    ///   nothing, when commits were made since the last durable one) returns
-    ///   only once it is on the server's disk, and with it every commit
-    ///   before it: a run's end is durable, its middle need not wait.
-    func flush(durable: Bool = false) throws(StateError) {
-        if batch.isEmpty {
-            guard durable && undurable else { return try reopenIfLost() }
-            batch = [("", Statements.touch, [], nil)]
-        }
-        defer { failures.removeValue(forKey: "") }  // the write of nothing fails alone, said by no feed
-        let sending = batch
-        batch = []
-        unsent = [:]
-        var stored = 0  // the outcomes sent alone that were stored
-        do throws(StateError) {
-            try reopenIfLost()
-            let statements = sending.map { ($0.statement, $0.parameters) }
-            let refused: StateError?
-            var lost: [(url: String, lease: HostLease)] = []
-            func count(_ index: Int, _ rows: Int) {
-                if rows == 0, let lease = sending[index].lease { lost.append((sending[index].url, lease)) }
-            }
-            do throws(StateError) {
-                refused = try connection.pipeline(statements, durable: durable, affected: count)
-            } catch {
-                // The connection was found lost (a server restarted, a session ended): the batch
-                // once more on a new one. (Each statement gives the same row when run twice but a
-                // failure's count, which a connection lost during the commit itself may count twice.)
-                guard !connection.isOpen else { throw error }
-                try reopenIfLost()
-                lost = []
-                refused = try connection.pipeline(statements, durable: durable, affected: count)
-            }
-            undurable = true
-            guard refused != nil else {
-                undurable = !durable
-                drop(lost)
-                return
-            }
-            for outcome in sending {
-                do throws(StateError) {
-                    let rows = try connection.query(outcome.statement, outcome.parameters)
-                    if rows == 0, let lease = outcome.lease { drop([(outcome.url, lease)]) }
-                } catch {
-                    failures[outcome.url] = error
-                    if !connection.isOpen { throw error }
-                }
-                stored += 1
-            }
-        } catch {
-            for outcome in sending[stored...] where failures[outcome.url] == nil { failures[outcome.url] = error }
-        }
-    }
-
-    /// The statement that stores an outcome, fenced by `lease` when there is one.
-    private func fencedOutcome(_ update: FeedUpdate, lease: HostLease?) throws(StateError) -> (Statement, [Parameter]) {
-        let (statement, parameters) = try outcome(update, fenced: lease != nil)
-        guard let lease else { return (statement, parameters) }
-        return (Statements.fencedVersion(of: statement), parameters + [.text(lease.host), .integer(lease.token)])
-    }
-
-    /// The statement that stores an outcome. A fetched feed's document is
-    /// the stored one with the listing upserted (`FeedEntries.upsert`).
-    /// - Parameter fenced: written under a lease: another process may have stored the feed
-    ///   since the records were read, so its document is always read.
-    private func outcome(_ update: FeedUpdate, fenced: Bool) throws(StateError) -> (Statement, [Parameter]) {
-        let now = update.now.secondsSince1970
-        let common: [Parameter] = [
-            .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
-            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo),
-            .text(URLAuthority.host(of: update.movedTo ?? update.url)), .text(update.reported?.encoded),
-        ]
-        switch update.outcome {
-        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
-            let before = try storedDocument(of: update.url, trustingRecordsRead: !fenced)
-            var document = before?.document ?? FeedEntries()
-            document.upsert(entries, now: now)
-            let bytes = document.document
-            unsent[update.url] = bytes
-            known?.insert(update.url)
-            if cached?.url == update.url { cached = nil }
-            let parameters =
-                common + [
-                    .text(etag), .text(lastModified), .text(metadata.title?.value), .text(metadata.link),
-                    .bytes(FeedMetadataCodec.encode(metadata)), .flag(restamping),
-                    .bytes(document.dates(pivot: now).encoded),
-                ]
-            // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
-            if before?.bytes == bytes { return (Statements.fetched, parameters) }
-            return (Statements.fetchedWithDocument, parameters + [.bytes(bytes)])
-        case .notModified(let etag, let lastModified):
-            return (Statements.notModified, common + [.text(etag), .text(lastModified)])
-        case .skipped:
-            return (Statements.skipped, [.text(update.url), .text(update.reported?.encoded)])
-        case .failed(let message, let gone):
-            return (Statements.failed, common + [.text(message), .flag(gone)])
-        }
-    }
+    var failures: [String: StateError] = [:]
 
     // MARK: Entries
 
@@ -413,8 +263,7 @@ public final class PostgreSQLStateStore: StateStore {
     /// Throws only when the server cannot be read.
     /// - Parameter trustingRecordsRead: a feed the records read at the start did not name has
     ///   nothing stored (false under a lease: another process may have stored it since).
-    private func storedDocument(of url: String, trustingRecordsRead: Bool = true) throws(StateError) -> StoredDocument?
-    {
+    func storedDocument(of url: String, trustingRecordsRead: Bool = true) throws(StateError) -> StoredDocument? {
         if let bytes = unsent[url] {
             return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) }
         }
@@ -442,7 +291,7 @@ public final class PostgreSQLStateStore: StateStore {
     }
 
     public func forgetValidators(of urls: [String]) throws(StateError) {
-        batch += urls.map { ($0, Statements.dropValidators, [.text($0)], nil) }
+        batch += urls.map { .statement(url: $0, Statements.dropValidators, [.text($0)]) }
         try flush(durable: true)
         defer { failures = [:] }
         if let failure = failures.min(by: { $0.key < $1.key }) { throw failure.value }

@@ -4,61 +4,38 @@ import StateDocument
 
 /// What storing one feed's outcome does to a state file, on whichever
 /// connection stores it: the writer's (`StateWriter`) for a fetched feed,
-/// the store's own for the run's not-modified feeds, stored together at its end.
+/// the store's own for the run's not-modified feeds, stored together at its
+/// end. The record's change is `FeedRecord.after`'s: SQL only stores it.
 extension SQLiteDatabase {
-    /// One outcome's statements; the caller holds the transaction.
+    /// Stores one outcome: the feed's row read, `FeedRecord.after` applied,
+    /// and what it changed written as plain values. The caller holds the
+    /// transaction, so that the row read is the row written.
     func apply(_ update: FeedUpdate) throws(StateError) {
-        let now = update.now.secondsSince1970
-        if case .skipped = update.outcome {
-            try prepare("UPDATE feeds SET last_report = COALESCE(?, last_report) WHERE url = ?")
-                .run([.text(update.reported?.encoded), .text(update.url)])
-            return
+        _ = try apply(update, to: recordRow(of: update.url))
+    }
+
+    /// `apply(_:)` to a row read already in this transaction (nil: the state has none).
+    /// - Returns: the row as it is after (the next outcome of the same feed starts there).
+    func apply(_ update: FeedUpdate, to row: RecordRow?) throws(StateError) -> RecordRow? {
+        guard let record = FeedRecord.after(update, from: row?.record) else { return row }
+        let id: Int64
+        if let row {
+            try write(record, changedBy: update.outcome.kind, row: row.id)
+            id = row.id
+        } else {
+            id = try insert(record)
         }
-        var feed: Int64 = 0
-        try prepare(
-            """
-            INSERT INTO feeds(url, first_seen, last_fetch, last_status, not_before, moved_to, last_report)
-            VALUES (?1, ?2, ?2, ?3, ?4, ?5, ?6)
-            ON CONFLICT(url) DO UPDATE SET last_fetch = excluded.last_fetch, last_status = excluded.last_status,
-                not_before = excluded.not_before, moved_to = COALESCE(excluded.moved_to, moved_to),
-                last_report = COALESCE(excluded.last_report, last_report)
-            RETURNING id
-            """
-        ).query([
-            .text(update.url), .integer(now), .integer(update.status.map(Int64.init)),
-            .integer(update.notBefore?.secondsSince1970), .text(update.movedTo), .text(update.reported?.encoded),
-        ]) { row throws(StateError) in feed = try row.integer(0, notNull: "feeds.id") }
-        switch update.outcome {
-        case .fetched(let entries, let etag, let lastModified, let metadata, let restamping):
-            try storeEntries(entries, feed: feed, url: update.url, now: now)
-            try prepare(
-                """
-                UPDATE feeds SET etag = ?, last_modified = ?, last_success = ?, consecutive_failures = 0,
-                    failing_since = NULL, last_error = NULL, gone = 0, title = COALESCE(?, title), link = COALESCE(?, link),
-                    metadata = ?, restamping = ? WHERE id = ?
-                """
-            ).run([
-                .text(etag), .text(lastModified), .integer(now), .text(metadata.title?.value), .text(metadata.link),
-                .blob(FeedMetadataCodec.encode(metadata)), .integer(restamping ? 1 : 0), .integer(feed),
-            ])
-        case .notModified(let etag, let lastModified):
-            try prepare(
-                """
-                UPDATE feeds SET last_success = ?, consecutive_failures = 0, failing_since = NULL, last_error = NULL,
-                    etag = COALESCE(?, etag), last_modified = COALESCE(?, last_modified)
-                WHERE id = ?
-                """
-            ).run([.integer(now), .text(etag), .text(lastModified), .integer(feed)])
-        case .skipped:
-            break
-        case .failed(let message, let gone):
-            try prepare(
-                """
-                UPDATE feeds SET consecutive_failures = consecutive_failures + 1, last_error = ?,
-                    gone = MAX(gone, ?), failing_since = COALESCE(failing_since, ?) WHERE id = ?
-                """
-            ).run([.text(message), .integer(gone ? 1 : 0), .integer(now), .integer(feed)])
+        if case .fetched(let entries, _, _, _, _) = update.outcome {
+            try storeEntries(entries, feed: id, url: update.url, now: update.now.secondsSince1970)
         }
+        return RecordRow(id: id, record: record)
+    }
+
+    /// Several outcomes, in order, their feeds' rows read `rowsPerQuery` to a
+    /// query; the caller holds the transaction.
+    func apply(all updates: [FeedUpdate]) throws(StateError) {
+        var rows = try recordRows(of: updates.map(\.url))
+        for update in updates { rows[update.url] = try apply(update, to: rows[update.url]) }
     }
 
     /// Upserts the entries a feed lists now (`FeedEntries.upsert`), as

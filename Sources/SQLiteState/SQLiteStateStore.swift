@@ -281,9 +281,7 @@ public final class SQLiteStateStore: StateStore {
     public func record(all updates: [FeedUpdate]) throws(StateError) {
         try writer.flush()
         guard !updates.isEmpty else { return }
-        try database.transaction { () throws(StateError) in
-            for update in updates { try database.apply(update) }
-        }
+        try database.transaction { () throws(StateError) in try database.apply(all: updates) }
     }
 
     public func forgetValidators(of urls: [String]) throws(StateError) {

@@ -105,7 +105,7 @@ import TimelineMerge
     /// and the store, which has no mode, writes whatever it is given without a lease.
     @Test func aRunUnderClaimsWritesOnlyTheFeedsItClaimed() async throws {
         let (a1, b1) = ("http://a.example/1.xml", "http://b.example/1.xml")
-        let session = StateSession(try PostgreSQLStateStore(connecting: PostgreSQLServer.shared.database()))
+        let session = StateSession(try PostgreSQLStateStore(connecting: await PostgreSQLServer.shared.database()))
         let now = Timestamp(secondsSince1970: 1_706_745_600)
         let claims = try await session.withSharedStore { store throws(StateError) in
             try store.subscribe([a1, b1], now: now)

@@ -93,6 +93,49 @@ extension StoreConformance {
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(3)))
             #expect(try store.feed(url)?.gone == false)
         },
+        Scenario("a feed that fails, goes (410) and comes back: its streak from the first failure, gone until a fetch")
+        {
+            factory in
+            let store = try await factory.make()
+            try store.store(Sample.failed(url, "refused", at: Sample.time(0), status: nil))
+            try store.store(Sample.failed(url, "HTTP 410", at: Sample.time(1), status: 410, gone: true))
+            var record = try #require(try store.feed(url))
+            #expect(record.gone && record.consecutiveFailures == 2, "\(factory.name)")
+            #expect(record.failingSince == Sample.time(0) && record.firstSeen == Sample.time(0))
+            #expect(record.lastSuccess == nil && record.lastStatus == 410 && record.lastError == "HTTP 410")
+            #expect(record.metadata == nil && record.title == nil && record.etag == nil)
+            try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(2), title: "Back"))
+            record = try #require(try store.feed(url))
+            #expect(!record.gone && record.consecutiveFailures == 0 && record.failingSince == nil)
+            #expect(
+                record.lastError == nil && record.lastSuccess == Sample.time(2) && record.firstSeen == Sample.time(0))
+            #expect(record.title == "Back" && record.metadata == Sample.metadata("Back") && record.etag == "\"e1\"")
+            #expect(record.lastReport?.status == "ok")
+        },
+        Scenario("outcomes stored together: each starts from the record the one before it left") { factory in
+            let store = try await factory.make()
+            let moved = "http://c.example/new.xml"
+            try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0), etag: "\"1\""))
+            try store.store(Sample.failed(url, "HTTP 500", at: Sample.time(0, 60)))
+            try store.record(all: [
+                Sample.notModified(url, at: Sample.time(1), movedTo: moved, notBefore: Sample.time(1, 600)),
+                Sample.failed(url, "HTTP 503", at: Sample.time(1, 1)),
+                Sample.failed(other, "refused", at: Sample.time(1), status: nil),
+                Sample.notModified(other, at: Sample.time(1, 2)),
+                Sample.skipped("http://d.example/unknown.xml", at: Sample.time(1), reported: Sample.deferred),
+            ])
+            let record = try #require(try store.feed(url))
+            #expect(record.movedTo == moved && record.etag == "\"1\"", "\(factory.name)")
+            #expect(record.lastSuccess == Sample.time(1) && record.lastFetch == Sample.time(1, 1))
+            #expect(record.consecutiveFailures == 1 && record.failingSince == Sample.time(1, 1))
+            #expect(record.lastError == "HTTP 503" && record.notBefore == nil && record.lastStatus == 500)
+            #expect(record.metadata == Sample.metadata("Feed") && record.lastReport?.status == "failed")
+            let known = try #require(try store.feed(other))
+            #expect(known.firstSeen == Sample.time(1) && known.lastSuccess == Sample.time(1, 2))
+            #expect(known.consecutiveFailures == 0 && known.failingSince == nil && known.lastError == nil)
+            #expect(known.lastStatus == 304 && known.metadata == nil && known.lastReport?.status == "not-modified")
+            #expect(try store.feeds().count == 2, "a skip makes no record")
+        },
         Scenario("a skipped feed (deferred, or gone and not asked) keeps its record but for how it was reported") {
             factory in
             let store = try await factory.make()

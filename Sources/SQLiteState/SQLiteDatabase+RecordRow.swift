@@ -1,0 +1,150 @@
+import FeedModel
+import FeedState
+
+/// A feed's row as `FeedRecord.after` reads and writes it: the record's
+/// fields as plain values, its metadata never decoded (only a fetch changes
+/// it, and replaces it whole), its validators as stored (a record whose
+/// metadata blob is damaged is read without them, `SQLiteStateStore.feedRecord`,
+/// and a 304 must not drop them from the row).
+extension SQLiteDatabase {
+    /// A feed's row number and its record, as the rule reads it (`metadata` nil: not read).
+    struct RecordRow {
+        var id: Int64
+        var record: FeedRecord
+    }
+
+    private static let selectRecordRow = """
+        SELECT id, url, first_seen, moved_to, etag, last_modified, last_fetch, last_success, last_status,
+               consecutive_failures, last_error, not_before, gone, title, link, restamping, failing_since,
+               last_report FROM feeds
+        """
+
+    /// A feed's row, read in the transaction that writes it; nil: the state has none.
+    func recordRow(of url: String) throws(StateError) -> RecordRow? {
+        var result: RecordRow?
+        try prepare(Self.selectRecordRow + " WHERE url = ?").query([.text(url)]) { row throws(StateError) in
+            result = try Self.recordRow(row)
+        }
+        return result
+    }
+
+    /// How many feeds `recordRows(of:)` reads in one query.
+    static let rowsPerQuery = 64
+
+    /// The rows of several feeds by URL, `rowsPerQuery` to a query.
+    func recordRows(of urls: [String]) throws(StateError) -> [String: RecordRow] {
+        let statement = try prepare(
+            Self.selectRecordRow + " WHERE url IN ("
+                + Array(repeating: "?", count: Self.rowsPerQuery).joined(
+                    separator: ", ") + ")")
+        var result: [String: RecordRow] = [:]
+        for start in stride(from: 0, to: urls.count, by: Self.rowsPerQuery) {
+            let part = urls[start..<min(start + Self.rowsPerQuery, urls.count)]
+            // (NULL matches no URL: a short part is padded with it.)
+            let values =
+                part.map { Statement.Value.text($0) }
+                + Array(repeating: .text(nil), count: Self.rowsPerQuery - part.count)
+            try statement.query(values) { row throws(StateError) in
+                let read = try Self.recordRow(row)
+                result[read.record.url] = read
+            }
+        }
+        return result
+    }
+
+    private static func recordRow(_ row: Statement) throws(StateError) -> RecordRow {
+        func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }
+        var record = FeedRecord(
+            url: try row.text(1, notNull: "feeds.url"),
+            firstSeen: stamp(try row.integer(2, notNull: "feeds.first_seen")))
+        record.movedTo = row.text(3)
+        record.etag = row.text(4)
+        record.lastModified = row.text(5)
+        record.lastFetch = row.integer(6).map(stamp)
+        record.lastSuccess = row.integer(7).map(stamp)
+        record.lastStatus = row.integer(8).map { Int($0) }
+        record.consecutiveFailures = Int(try row.integer(9, notNull: "feeds.consecutive_failures"))
+        record.lastError = row.text(10)
+        record.notBefore = row.integer(11).map(stamp)
+        record.gone = try row.integer(12, notNull: "feeds.gone") == 1
+        record.title = row.text(13)
+        record.link = row.text(14)
+        record.restamping = try row.integer(15, notNull: "feeds.restamping") == 1
+        record.failingSince = row.integer(16).map(stamp)
+        record.lastReport = row.text(17).flatMap(ReportedOutcome.init(encoded:))
+        return RecordRow(id: try row.integer(0, notNull: "feeds.id"), record: record)
+    }
+
+    /// Writes the fields an outcome of this kind may change (`FeedRecord.fields(changedBy:)`)
+    /// into the feed's row, as they are in `record`.
+    func write(_ record: FeedRecord, changedBy kind: FeedUpdate.Outcome.Kind, row id: Int64) throws(StateError) {
+        let fields = FeedRecord.fields(changedBy: kind)
+        try prepare(Self.updates[kind] ?? "").run(fields.map { Self.value(of: $0, in: record) } + [.integer(id)])
+    }
+
+    /// A first record, written whole.
+    /// - Returns: its row's number.
+    func insert(_ record: FeedRecord) throws(StateError) -> Int64 {
+        var id: Int64 = 0
+        try prepare(Self.insert).query(
+            [.text(record.url), .integer(record.firstSeen.secondsSince1970)]
+                + FeedRecord.Field.allCases.map { Self.value(of: $0, in: record) }
+        ) { row throws(StateError) in id = try row.integer(0, notNull: "feeds.id") }
+        return id
+    }
+
+    private static let insert = """
+        INSERT INTO feeds(url, first_seen, \(FeedRecord.Field.allCases.map(column).joined(separator: ", ")))
+        VALUES (\(Array(repeating: "?", count: FeedRecord.Field.allCases.count + 2).joined(separator: ", ")))
+        RETURNING id
+        """
+
+    /// Each kind's `UPDATE`, its fields in `fields(changedBy:)`'s order, then the row's number.
+    private static let updates: [FeedUpdate.Outcome.Kind: String] = Dictionary(
+        uniqueKeysWithValues: FeedUpdate.Outcome.Kind.allCases.map { kind in
+            let fields = FeedRecord.fields(changedBy: kind)
+            return (kind, "UPDATE feeds SET \(fields.map { column($0) + " = ?" }.joined(separator: ", ")) WHERE id = ?")
+        })
+
+    private static func column(_ field: FeedRecord.Field) -> String {
+        switch field {
+        case .movedTo: "moved_to"
+        case .etag: "etag"
+        case .lastModified: "last_modified"
+        case .lastFetch: "last_fetch"
+        case .lastSuccess: "last_success"
+        case .lastStatus: "last_status"
+        case .consecutiveFailures: "consecutive_failures"
+        case .lastError: "last_error"
+        case .notBefore: "not_before"
+        case .gone: "gone"
+        case .title: "title"
+        case .link: "link"
+        case .metadata: "metadata"
+        case .restamping: "restamping"
+        case .failingSince: "failing_since"
+        case .lastReport: "last_report"
+        }
+    }
+
+    private static func value(of field: FeedRecord.Field, in record: FeedRecord) -> Statement.Value {
+        switch field {
+        case .movedTo: .text(record.movedTo)
+        case .etag: .text(record.etag)
+        case .lastModified: .text(record.lastModified)
+        case .lastFetch: .integer(record.lastFetch?.secondsSince1970)
+        case .lastSuccess: .integer(record.lastSuccess?.secondsSince1970)
+        case .lastStatus: .integer(record.lastStatus.map(Int64.init))
+        case .consecutiveFailures: .integer(Int64(record.consecutiveFailures))
+        case .lastError: .text(record.lastError)
+        case .notBefore: .integer(record.notBefore?.secondsSince1970)
+        case .gone: .integer(record.gone ? 1 : 0)
+        case .title: .text(record.title)
+        case .link: .text(record.link)
+        case .metadata: record.metadata.map { .blob(FeedMetadataCodec.encode($0)) } ?? .integer(nil)
+        case .restamping: .integer(record.restamping ? 1 : 0)
+        case .failingSince: .integer(record.failingSince?.secondsSince1970)
+        case .lastReport: .text(record.lastReport?.encoded)
+        }
+    }
+}
