@@ -13,11 +13,13 @@ import Synchronization
 /// transaction of its own, at a fraction of the cost; an outcome that fails
 /// is undone alone and kept for `commit` to report.
 ///
-/// `@unchecked Sendable`: `database`, `batch` and `failures` are used on
-/// `queue` only. `submit`, `flush` and `commit` wait (for room, for the
-/// queue), so they are called from the run's state thread only, never from
-/// Swift's cooperative pool: the run makes every store call there
-/// (`Aggregator`'s `StateThread`), one at a time.
+/// `@unchecked Sendable`, for a C handle that cannot be otherwise: the
+/// writer's SQLite connection (`sqlite3*`, opened `NOMUTEX`, so never used by
+/// two threads at once) is used on `queue` only, as are `batch` and
+/// `failures`, which describe its open transaction; the store's synchronous
+/// calls (`submit`, `flush`, `commit`) hand work to that queue and wait for
+/// room or for it, so they are made from the store's session thread only
+/// (`StateSession`), never from Swift's cooperative pool.
 final class StateWriter: @unchecked Sendable {
     private let queue = DispatchQueue(label: "feedmerge.state-writer")
     /// Outcomes handed over and not yet stored, at most `depth`: the run waits
@@ -149,7 +151,8 @@ final class StateWriter: @unchecked Sendable {
 /// outcomes queue behind it. A checkpoint that fails leaves the pages in the
 /// journal, where every reader finds them, for the next one (or closing).
 ///
-/// `@unchecked Sendable`: `database` is used on `queue` only.
+/// `@unchecked Sendable`, for a C handle that cannot be otherwise: the
+/// checkpointer's SQLite connection is used on `queue` only.
 final class Checkpointer: @unchecked Sendable {
     private let queue = DispatchQueue(label: "feedmerge.state-checkpoint")
     private let database: SQLiteDatabase
