@@ -122,7 +122,7 @@ struct Row {
 }
 
 /// One libpq connection: the only owner of its `PGconn*`, used by one
-/// thread at a time (the run's state thread). Every failure is a
+/// thread at a time (its store's session thread: `StateSession`). Every failure is a
 /// `StateError` with libpq's own words.
 final class PostgreSQLConnection {
     private let handle: OpaquePointer
