@@ -182,7 +182,7 @@ let package = Package(
         .testTarget(name: "PlanetPageTests", dependencies: ["FeedModel", "HTMLOracle", "PlanetPage", "TextOutput"]),
         .testTarget(
             name: "FeedParseTests",
-            dependencies: ["FeedEmit", "FeedParse", "FeedModel"],
+            dependencies: ["FeedEmit", "FeedParse", "FeedModel", "TestSupport"],
             exclude: ["Fixtures"]
         ),
         // Re-parses sanitized HTML with gumbo as a browser would: the oracle of the sanitizer's

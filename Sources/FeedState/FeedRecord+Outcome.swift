@@ -64,9 +64,13 @@ extension FeedRecord {
 extension FeedRecord {
     /// A field of a record that `after` may change (a record keeps its `url`
     /// and `firstSeen`; the shared state's fields are its store's own).
-    public enum Field: CaseIterable, Sendable {
-        case movedTo, etag, lastModified, lastFetch, lastSuccess, lastStatus, consecutiveFailures, lastError
-        case notBefore, gone, title, link, metadata, restamping, failingSince, lastReport
+    /// Each raw value is the column that holds the field in an SQL store's `feeds` table.
+    public enum Field: String, CaseIterable, Sendable {
+        case movedTo = "moved_to", etag, lastModified = "last_modified", lastFetch = "last_fetch"
+        case lastSuccess = "last_success", lastStatus = "last_status"
+        case consecutiveFailures = "consecutive_failures", lastError = "last_error"
+        case notBefore = "not_before", gone, title, link, metadata, restamping
+        case failingSince = "failing_since", lastReport = "last_report"
     }
 
     /// The fields `after` may change on a stored record for an outcome of

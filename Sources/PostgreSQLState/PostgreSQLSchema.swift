@@ -239,8 +239,8 @@ enum Statements {
     /// (`FeedRecord.fields(changedBy:)`), each a plain value. `extra`: a store's own columns
     /// after them ($20 on), written either way.
     private static func record(_ kind: FeedUpdate.Outcome.Kind, extra: [String] = []) -> String {
-        let columns = ["url", "first_seen", "host"] + FeedRecord.Field.allCases.map(column) + extra
-        let changed = ["host"] + FeedRecord.fields(changedBy: kind).map(column) + extra
+        let columns = ["url", "first_seen", "host"] + FeedRecord.Field.allCases.map(\.rawValue) + extra
+        let changed = ["host"] + FeedRecord.fields(changedBy: kind).map(\.rawValue) + extra
         return """
             INSERT INTO feeds AS f(\(columns.joined(separator: ", ")))
             VALUES (\((1...columns.count).map { "$\($0)" }.joined(separator: ", ")))
@@ -266,28 +266,6 @@ enum Statements {
             INSERT INTO feed_entries(feed, document) SELECT id, $21 FROM record
             ON CONFLICT(feed) DO UPDATE SET document = excluded.document
             """, types: recordTypes + [17, 17])
-
-    /// A field's column (the same name in every table that holds a record).
-    static func column(_ field: FeedRecord.Field) -> String {
-        switch field {
-        case .movedTo: "moved_to"
-        case .etag: "etag"
-        case .lastModified: "last_modified"
-        case .lastFetch: "last_fetch"
-        case .lastSuccess: "last_success"
-        case .lastStatus: "last_status"
-        case .consecutiveFailures: "consecutive_failures"
-        case .lastError: "last_error"
-        case .notBefore: "not_before"
-        case .gone: "gone"
-        case .title: "title"
-        case .link: "link"
-        case .metadata: "metadata"
-        case .restamping: "restamping"
-        case .failingSince: "failing_since"
-        case .lastReport: "last_report"
-        }
-    }
 
     private static func type(_ field: FeedRecord.Field) -> Oid {
         switch field {

@@ -94,7 +94,7 @@ extension SQLiteDatabase {
     }
 
     private static let insert = """
-        INSERT INTO feeds(url, first_seen, \(FeedRecord.Field.allCases.map(column).joined(separator: ", ")))
+        INSERT INTO feeds(url, first_seen, \(FeedRecord.Field.allCases.map(\.rawValue).joined(separator: ", ")))
         VALUES (\(Array(repeating: "?", count: FeedRecord.Field.allCases.count + 2).joined(separator: ", ")))
         RETURNING id
         """
@@ -103,29 +103,10 @@ extension SQLiteDatabase {
     private static let updates: [FeedUpdate.Outcome.Kind: String] = Dictionary(
         uniqueKeysWithValues: FeedUpdate.Outcome.Kind.allCases.map { kind in
             let fields = FeedRecord.fields(changedBy: kind)
-            return (kind, "UPDATE feeds SET \(fields.map { column($0) + " = ?" }.joined(separator: ", ")) WHERE id = ?")
+            return (
+                kind, "UPDATE feeds SET \(fields.map { $0.rawValue + " = ?" }.joined(separator: ", ")) WHERE id = ?"
+            )
         })
-
-    private static func column(_ field: FeedRecord.Field) -> String {
-        switch field {
-        case .movedTo: "moved_to"
-        case .etag: "etag"
-        case .lastModified: "last_modified"
-        case .lastFetch: "last_fetch"
-        case .lastSuccess: "last_success"
-        case .lastStatus: "last_status"
-        case .consecutiveFailures: "consecutive_failures"
-        case .lastError: "last_error"
-        case .notBefore: "not_before"
-        case .gone: "gone"
-        case .title: "title"
-        case .link: "link"
-        case .metadata: "metadata"
-        case .restamping: "restamping"
-        case .failingSince: "failing_since"
-        case .lastReport: "last_report"
-        }
-    }
 
     private static func value(of field: FeedRecord.Field, in record: FeedRecord) -> Statement.Value {
         switch field {
