@@ -7,16 +7,18 @@ import FeedState
 /// metadata blob is damaged is read without them, `SQLiteStateStore.feedRecord`,
 /// and a 304 must not drop them from the row).
 extension SQLiteDatabase {
-    /// A feed's row number and its record, as the rule reads it (`metadata` nil: not read).
+    /// A feed's row number and its record, as the rule reads it (its metadata blob not read).
     struct RecordRow {
         var id: Int64
         var record: FeedRecord
     }
 
+    /// `SQLiteStateStore.selectFeeds`'s columns, read by its `feedRecord`, with the metadata
+    /// column left out (NULL in its place) and the row's number last.
     private static let selectRecordRow = """
-        SELECT id, url, first_seen, moved_to, etag, last_modified, last_fetch, last_success, last_status,
-               consecutive_failures, last_error, not_before, gone, title, link, restamping, failing_since,
-               last_report FROM feeds
+        SELECT url, moved_to, etag, last_modified, first_seen, last_fetch, last_success, last_status,
+               consecutive_failures, last_error, not_before, gone, title, link, restamping, NULL,
+               failing_since, last_report, id FROM feeds
         """
 
     /// A feed's row, read in the transaction that writes it; nil: the state has none.
@@ -53,26 +55,7 @@ extension SQLiteDatabase {
     }
 
     private static func recordRow(_ row: Statement) throws(StateError) -> RecordRow {
-        func stamp(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: seconds) }
-        var record = FeedRecord(
-            url: try row.text(1, notNull: "feeds.url"),
-            firstSeen: stamp(try row.integer(2, notNull: "feeds.first_seen")))
-        record.movedTo = row.text(3)
-        record.etag = row.text(4)
-        record.lastModified = row.text(5)
-        record.lastFetch = row.integer(6).map(stamp)
-        record.lastSuccess = row.integer(7).map(stamp)
-        record.lastStatus = row.integer(8).map { Int($0) }
-        record.consecutiveFailures = Int(try row.integer(9, notNull: "feeds.consecutive_failures"))
-        record.lastError = row.text(10)
-        record.notBefore = row.integer(11).map(stamp)
-        record.gone = try row.integer(12, notNull: "feeds.gone") == 1
-        record.title = row.text(13)
-        record.link = row.text(14)
-        record.restamping = try row.integer(15, notNull: "feeds.restamping") == 1
-        record.failingSince = row.integer(16).map(stamp)
-        record.lastReport = row.text(17).flatMap(ReportedOutcome.init(encoded:))
-        return RecordRow(id: try row.integer(0, notNull: "feeds.id"), record: record)
+        RecordRow(id: try row.integer(18, notNull: "feeds.id"), record: try SQLiteStateStore.feedRecord(row))
     }
 
     /// Writes the fields an outcome of this kind may change (`FeedRecord.fields(changedBy:)`)
