@@ -98,18 +98,13 @@ public final class MemoryStateStore: StateStore {
 
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFullPass, now: now.secondsSince1970)
-        let cutoff = Timestamp(secondsSince1970: now.secondsSince1970 - Int64(keepDays) * 86_400)
+        let rule = RetentionRule(keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
         for feed in full ? Array(records.keys) : feeds ?? [] {
-            guard let entries = stored[feed] else { continue }
-            // Still listed: seen in the last fetch that listed entries (as `SQLiteStateStore.pruneFeed`).
-            let lastListed = entries.values.map(\.lastSeen).max() ?? Timestamp(secondsSince1970: 0)
-            let newest = Set(entries.values.sorted(by: StoredEntry.inStoreOrder).prefix(keepPerFeed).map(\.key))
-            let kept = entries.filter { key, entry in
-                entry.lastSeen >= lastListed || (entry.lastSeen >= cutoff && newest.contains(key))
-            }
-            guard kept.count < entries.count else { continue }
-            stored[feed] = kept
-            dates[feed] = Self.dates(of: kept, pivot: now)
+            guard let entries = stored[feed].map({ Array($0.values) }), let kept = rule.kept(entries.map(\.place))
+            else { continue }
+            let keptEntries = Dictionary(uniqueKeysWithValues: kept.map { (entries[$0].key, entries[$0]) })
+            stored[feed] = keptEntries
+            dates[feed] = Self.dates(of: keptEntries, pivot: now)
         }
         if RetentionSchedule.notesPass(full: full, lastFull: lastFullPass) { lastFullPass = now.secondsSince1970 }
     }

@@ -28,20 +28,3 @@ public struct StateError: Error, Sendable, CustomStringConvertible {
         self.kind = kind
     }
 }
-
-/// When a run prunes every feed's entries (retention by age), not only the
-/// feeds whose listing changed: once a day, and never on a new state, which
-/// has nothing old to drop (its first full pass is a day away). The same for
-/// every store.
-public enum RetentionSchedule {
-    /// - Parameters:
-    ///   - feeds: the feeds the run asks for; nil asks for all now.
-    ///   - lastFull: when the last full pass was (0: never).
-    public static func isFullPass(feeds: [String]?, lastFull: Int64, now: Int64) -> Bool {
-        feeds == nil || (lastFull > 0 && now - lastFull >= 86_400)
-    }
-
-    /// Whether the store notes `now` as its last full pass (a new state notes
-    /// its first run, from which the day is counted).
-    public static func notesPass(full: Bool, lastFull: Int64) -> Bool { full || lastFull == 0 }
-}

@@ -137,12 +137,14 @@ public struct StoredEntry: Sendable {
         self.firstPosition = firstPosition
     }
 
-    /// The order a store gives a feed's entries in: latest seen first, then
-    /// feed order, then key (two entries can share a place when a run
-    /// reuses the time of the one before: `--now`).
+    /// The order a store gives a feed's entries in (`RetentionRule.Place.inStoreOrder`).
     public static func inStoreOrder(_ a: StoredEntry, _ b: StoredEntry) -> Bool {
-        if a.lastSeen != b.lastSeen { return a.lastSeen > b.lastSeen }
-        return a.position != b.position ? a.position < b.position : a.key < b.key
+        RetentionRule.Place.inStoreOrder(a.place, b.place)
+    }
+
+    /// What places the entry among its feed's, for their order and retention.
+    public var place: RetentionRule.Place {
+        RetentionRule.Place(lastSeen: lastSeen.secondsSince1970, position: position, key: key)
     }
 
     /// What the store knows of the entry besides the entry itself.

@@ -312,7 +312,7 @@ public final class PostgreSQLStateStore: StateStore {
         if known?.remove(url) != nil { known?.insert(newURL) }
     }
 
-    /// The retention schedule and each document's own rule (`FeedEntries.prune`),
+    /// The retention schedule and retention's rule (`RetentionRule`) on each document,
     /// read `pruneChunk` documents at a time: memory stays that of a few feeds.
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         try prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, leases: nil)
@@ -328,12 +328,12 @@ public final class PostgreSQLStateStore: StateStore {
         let lastFull = leases == nil ? try lastFullPruneRead() : 0
         let full =
             leases == nil && RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
-        let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
+        let rule = RetentionRule(keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
         var writes: [(Statement, [Parameter])] = []
         func prune(_ row: Row, lease: HostLease? = nil) throws(StateError) {
             // A damaged document is left as it is: reading it reports it.
             guard let bytes = row.bytes(1), var document = FeedEntries(document: bytes),
-                document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
+                document.prune(by: rule)
             else { return }
             let parameters: [Parameter] = [
                 .integer(try row.integer(0, notNull: "feed_entries.feed")), .bytes(document.document),

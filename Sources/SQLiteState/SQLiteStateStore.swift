@@ -322,7 +322,7 @@ public final class SQLiteStateStore: StateStore {
         // feeds whose listing changed in this run.
         // A new state has nothing old to drop: its first full pass is a day away.
         let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFull, now: now.secondsSince1970)
-        let cutoff = now.secondsSince1970 - Int64(keepDays) * 86_400
+        let rule = RetentionRule(keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
         try database.transaction { () throws(StateError) in
             let select = try database.prepare(
                 full
@@ -332,7 +332,7 @@ public final class SQLiteStateStore: StateStore {
             func prune(_ row: Statement) throws(StateError) {
                 // A damaged document is left as it is: reading it reports it.
                 guard var document = FeedEntries(document: row.blob(1)),
-                    document.prune(cutoff: cutoff, keepPerFeed: keepPerFeed)
+                    document.prune(by: rule)
                 else { return }
                 let feed = try row.integer(0, notNull: "feed_entries.feed")
                 pruned.append((feed, document.document, document.dates(pivot: now.secondsSince1970)))

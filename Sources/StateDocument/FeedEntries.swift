@@ -42,6 +42,8 @@ public struct FeedEntries: Sendable, FeedHistory.Document {
         /// (`EntryCompression`): a slice of the bytes it was read from, or a prepared form.
         var stored: ArraySlice<UInt8>
 
+        var place: RetentionRule.Place { RetentionRule.Place(lastSeen: lastSeen, position: position, key: key) }
+
         package init(
             key: String, firstSeen: Int64, lastSeen: Int64, firstDate: Int64?, entryDate: Int64?, latestDate: Int64,
             position: Int, firstPosition: Int, stored: ArraySlice<UInt8>
@@ -249,27 +251,17 @@ public struct FeedEntries: Sendable, FeedHistory.Document {
         (rows.count, rows.map { $0.entryDate ?? $0.firstSeen }.max().map(stamp))
     }
 
-    /// Entries still listed (seen in the feed's last fetch that listed
-    /// entries: the latest last-seen time) are never pruned; the others go
-    /// when last seen before `cutoff` or beyond the newest `keepPerFeed`.
-    /// (Not the feed's last success: a 304 moves that on, and the entries it
-    /// still lists would count as gone.)
+    /// Drops what retention's rule does not keep.
     /// - Returns: whether any entry went.
-    public mutating func prune(cutoff: Int64, keepPerFeed: Int) -> Bool {
-        guard let lastListed = rows.map(\.lastSeen).max() else { return false }
-        let newest = Set(rows.indices.sorted { Self.inStoreOrder(rows[$0], rows[$1]) }.prefix(keepPerFeed))
-        let kept = rows.indices.filter { index in
-            rows[index].lastSeen >= lastListed || (rows[index].lastSeen >= cutoff && newest.contains(index))
-        }
-        guard kept.count < rows.count else { return false }
+    public mutating func prune(by rule: RetentionRule) -> Bool {
+        guard let kept = rule.kept(rows.map(\.place)) else { return false }
         rows = kept.map { rows[$0] }
         slots = Dictionary(uniqueKeysWithValues: rows.enumerated().map { ($1.key, $0) })
         return true
     }
 
-    /// Latest seen first, then feed order, then key (`StoredEntry.inStoreOrder`).
+    /// The store's order (`RetentionRule.Place.inStoreOrder`).
     private static func inStoreOrder(_ a: Row, _ b: Row) -> Bool {
-        if a.lastSeen != b.lastSeen { return a.lastSeen > b.lastSeen }
-        return a.position != b.position ? a.position < b.position : a.key < b.key
+        RetentionRule.Place.inStoreOrder(a.place, b.place)
     }
 }
