@@ -132,9 +132,11 @@ public protocol SharedStateStore: StateStore {
     /// (a renewal), or the store's caller's (a write its fence refused).
     func makeLeaseKeeper(leaseSeconds: Int, onChange: @escaping @Sendable (LeaseChange) -> Void) -> any LeaseKeeper
     /// Stores every outcome recorded so far, writes the feeds' next checks
-    /// and who fetched them (each while its `ScheduledFeed.lease` holds), and lets the hosts go.
+    /// and who fetched them (`holder`, as `--health` names it; each feed
+    /// while its `ScheduledFeed.lease` holds), and lets the hosts go.
     /// - Returns: the leases found lost (their feeds' schedule was not written).
-    func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease]
+    func release(_ leases: [HostLease], schedule: [ScheduledFeed], fetchedBy holder: String) throws(StateError)
+        -> [HostLease]
     /// The feeds whose outcome was dropped because their lease was lost, since the last call.
     func takeDroppedOutcomes() -> [String]
 }

@@ -36,7 +36,6 @@ extension PostgreSQLStateStore: SharedStateStore {
 
     public func claim(_ request: ClaimRequest) throws(StateError) -> [HostClaim] {
         try flush()
-        holderName = request.holder
         let now = request.now.secondsSince1970
         let listedSince = now - ClaimRequest.listedWithin
         // The hosts to claim from (a one-shot run: its feeds' hosts), then the claim itself.
@@ -133,11 +132,12 @@ extension PostgreSQLStateStore: SharedStateStore {
         }
     }
 
-    public func release(_ leases: [HostLease], schedule: [ScheduledFeed]) throws(StateError) -> [HostLease] {
+    public func release(_ leases: [HostLease], schedule: [ScheduledFeed], fetchedBy holder: String) throws(StateError)
+        -> [HostLease]
+    {
         if let failure = try commit().first { throw failure.value }
         var byLease: [HostLease: [ScheduledFeed]] = [:]
         for feed in schedule { byLease[feed.lease, default: []].append(feed) }
-        let holder = holderName
         var statements: [(Statement, [Parameter])] = []
         var releases: [Int: HostLease] = [:]
         for lease in leases {

@@ -230,8 +230,6 @@ public final class PostgreSQLStateStore: StateStore {
     var dropped: [String] = []
     /// The lease keeper this store made (`makeLeaseKeeper`): told of the leases its fence finds lost.
     weak var keeper: PostgreSQLLeaseKeeper?
-    /// Who claims, as the feeds' `fetched_by` says.
-    var holderName = ""
     /// The documents of the batch's fetched feeds, as they will be stored
     /// (their bytes: the entries they were made from are let go): what the
     /// store gives back of those feeds until the batch is sent.

@@ -52,8 +52,8 @@ extension StoreConformance {
                 try second.claim(
                     ClaimRequest(scope: .feeds(feeds), hosts: 10, holder: "run", leaseSeconds: 60, now: Sample.time(0))
                 ).isEmpty)
-            #expect(try second.release(others.map(\.lease), schedule: []).isEmpty)
-            #expect(try first.release(claims.map(\.lease), schedule: []).isEmpty)
+            #expect(try second.release(others.map(\.lease), schedule: [], fetchedBy: "second").isEmpty)
+            #expect(try first.release(claims.map(\.lease), schedule: [], fetchedBy: "first").isEmpty)
             #expect(try second.feed(feeds[0])?.leaseHolder == nil)
         },
         Scenario("a one-shot run's claim: its feeds' free hosts, with those of its feeds each serves, due or not") {
@@ -67,7 +67,7 @@ extension StoreConformance {
             let lease = try #require(claims.first).lease
             try store.record(Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0)), fencedBy: lease)
             let schedule = [ScheduledFeed(url: a1, nextCheck: Sample.time(0, 1800), lease: lease)]
-            #expect(try store.release(claims.map(\.lease), schedule: schedule).isEmpty)
+            #expect(try store.release(claims.map(\.lease), schedule: schedule, fetchedBy: "store").isEmpty)
             #expect(try store.feed(a1)?.lastFetch == Sample.time(0))
             #expect(try store.feed(a1)?.nextCheck == Sample.time(0, 1800))
             #expect(try store.feed(b1)?.lastFetch == nil)
@@ -88,7 +88,9 @@ extension StoreConformance {
                 ScheduledFeed(url: a2, nextCheck: Sample.time(1), lease: leases[a2]!),
                 ScheduledFeed(url: b1, nextCheck: nil, lease: leases[b1]!),
             ]
-            #expect(try first.release(claims.map(\.lease), schedule: schedule).isEmpty, "outcomes stored by release")
+            #expect(
+                try first.release(claims.map(\.lease), schedule: schedule, fetchedBy: "first").isEmpty,
+                "outcomes stored by release")
             let records = try second.feeds([a1, a2, b1])
             #expect(records[a1]?.record.nextCheck == Sample.time(0, 3600) && records[b1]?.record.nextCheck == nil)
             #expect(records[a1]?.record.fetchedBy == "first" && records[a1]?.record.leaseHolder == nil)
@@ -99,7 +101,7 @@ extension StoreConformance {
             #expect(try second.claim(due("second", at: Sample.time(0, 1))).isEmpty, "nothing due")
             let later = try second.claim(due("second", at: Sample.time(1)))
             #expect(later.map(\.feeds) == [[a1, a2]], "b1 is never due again (gone)")
-            #expect(try second.release(later.map(\.lease), schedule: []).isEmpty)
+            #expect(try second.release(later.map(\.lease), schedule: [], fetchedBy: "second").isEmpty)
         },
         Scenario("a feed that moved is claimed with its new host, and renamed onto its subscribed new URL") {
             factory in
@@ -113,13 +115,13 @@ extension StoreConformance {
             try store.record(
                 Sample.fetched(a1, [Sample.entry("a")], at: Sample.time(0), movedTo: moved), fencedBy: lease)
             let next = [ScheduledFeed(url: a1, nextCheck: Sample.time(1), lease: lease)]
-            #expect(try store.release(claims.map(\.lease), schedule: next).isEmpty)
+            #expect(try store.release(claims.map(\.lease), schedule: next, fetchedBy: "store").isEmpty)
             let later = try store.claim(due("run", at: Sample.time(1)))
             #expect(later.map(\.feeds) == [[a1]])
             let laterLease = try #require(later.first).lease
             #expect(laterLease.host != lease.host, "asked where it moved: another host")
             let after = [ScheduledFeed(url: a1, nextCheck: Sample.time(1), lease: laterLease)]
-            #expect(try store.release(later.map(\.lease), schedule: after).isEmpty)
+            #expect(try store.release(later.map(\.lease), schedule: after, fetchedBy: "store").isEmpty)
             // The list names the new URL (a row of its own, never fetched): the feed continues there.
             try store.subscribe([moved], now: Sample.time(1))
             try store.rename(feed: a1, to: moved)
@@ -167,10 +169,10 @@ extension StoreConformance {
             #expect(try second.feed(a1)?.consecutiveFailures == 1)
             let lost = try first.release(
                 firstClaims.map(\.lease),
-                schedule: [ScheduledFeed(url: a1, nextCheck: nil, lease: firstClaims[0].lease)])
+                schedule: [ScheduledFeed(url: a1, nextCheck: nil, lease: firstClaims[0].lease)], fetchedBy: "first")
             #expect(lost == firstClaims.map(\.lease), "release says the lease was lost")
             #expect(try second.feeds([a1])[a1]?.record.nextCheck != nil, "a lost lease's schedule is not written")
-            #expect(try second.release(secondClaims.map(\.lease), schedule: []).isEmpty)
+            #expect(try second.release(secondClaims.map(\.lease), schedule: [], fetchedBy: "second").isEmpty)
         },
         Scenario("a keeper tells a lease lost, found by its renewal or by the fence, once") { factory in
             let state = try await factory.makeState()
@@ -198,7 +200,7 @@ extension StoreConformance {
             #expect(told.renewed.contains { $0.host != stolen.host }, "the lease still held is renewed")
             #expect(!told.renewed.contains(stolen))
             keeper.stop()
-            let lost = try first.release(firstClaims.map(\.lease), schedule: [])
+            let lost = try first.release(firstClaims.map(\.lease), schedule: [], fetchedBy: "first")
             #expect(lost == [stolen])
         },
         Scenario("a kept lease outlives its length; an abandoned one is free at once") { factory in
@@ -215,7 +217,7 @@ extension StoreConformance {
             try keeper.abandon()
             let taken = try second.claim(due("second"))
             #expect(taken.map(\.feeds) == [[a1]], "let go at once, not when the lease runs out")
-            #expect(try first.release(claims.map(\.lease), schedule: []) == claims.map(\.lease))
+            #expect(try first.release(claims.map(\.lease), schedule: [], fetchedBy: "first") == claims.map(\.lease))
         },
     ]
 }

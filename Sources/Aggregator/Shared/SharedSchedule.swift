@@ -8,12 +8,13 @@ import FeedState
 /// host next honours it).
 public enum SharedSchedule {
     /// - Parameters:
+    ///   - holder: who fetched the feeds (the claim's holder), as `--health` names it.
     ///   - listed: every listed feed of a host (asked only of a host that
     ///     asked everyone to wait: its feeds outside the claim wait too).
     ///   - backstop: for a feed whose changes a WebSub hub pushes, the earliest
     ///     it is polled again (nil: polled by its schedule alone).
     public static func release(
-        _ claims: [HostClaim], store: any SharedStateStore, state: StateOptions, now: Timestamp,
+        _ claims: [HostClaim], holder: String, store: any SharedStateStore, state: StateOptions, now: Timestamp,
         listed: (String) -> [String] = { _ in [] }, backstop: (String) -> Timestamp? = { _ in nil }
     ) throws(StateError) -> [HostLease] {
         guard !claims.isEmpty else { return [] }
@@ -41,6 +42,6 @@ public enum SharedSchedule {
                 schedule.append(ScheduledFeed(url: url, nextCheck: max(record.nextCheck ?? wait, wait), lease: lease))
             }
         }
-        return try store.release(claims.map(\.lease), schedule: schedule)
+        return try store.release(claims.map(\.lease), schedule: schedule, fetchedBy: holder)
     }
 }

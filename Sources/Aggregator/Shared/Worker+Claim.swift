@@ -69,7 +69,7 @@ extension Worker {
         // The next holder's first request keeps the host spacing after this process's last.
         await client.waitForSpacing(of: leases.map(\.host))
         let release = Release(
-            claims: claims, now: rules.now, leaseSeconds: settings.leaseSeconds,
+            claims: claims, holder: settings.name, now: rules.now, leaseSeconds: settings.leaseSeconds,
             listed: { [listedByHost] host in listedByHost[host] ?? [] },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
@@ -197,6 +197,8 @@ extension Worker {
 /// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
 struct Release: Sendable {
     let claims: [HostClaim]
+    /// Who claimed them.
+    let holder: String
     let now: Timestamp
     /// When the leases have run out on the server, renewed no more since this was made: then
     /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
@@ -208,10 +210,11 @@ struct Release: Sendable {
     let backstop: @Sendable (String) -> Timestamp?
 
     init(
-        claims: [HostClaim], now: Timestamp, leaseSeconds: Int,
+        claims: [HostClaim], holder: String, now: Timestamp, leaseSeconds: Int,
         listed: @escaping @Sendable (String) -> [String], backstop: @escaping @Sendable (String) -> Timestamp?
     ) {
         self.claims = claims
+        self.holder = holder
         self.listed = listed
         self.backstop = backstop
         self.now = now
@@ -222,7 +225,8 @@ struct Release: Sendable {
 
     /// - Returns: the leases found lost.
     func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(claims, store: store, state: state, now: now, listed: listed, backstop: backstop)
+        try SharedSchedule.release(
+            claims, holder: holder, store: store, state: state, now: now, listed: listed, backstop: backstop)
     }
 }
 

@@ -99,7 +99,7 @@ struct SharedClaims {
             let (claims, listed, now) = (claims, listed, rules.now)
             let (lost, records, dropped) = try await session.withSharedStore { store throws(StateError) in
                 let lost = try SharedSchedule.release(
-                    claims, store: store, state: state, now: now,
+                    claims, holder: Self.machineName, store: store, state: state, now: now,
                     listed: { host in listed.filter { URLAuthority.host(of: $0) == host } })
                 let records = state.health ? try store.feeds(claims.flatMap(\.feeds)).mapValues(\.record) : [:]
                 return (lost, records, store.takeDroppedOutcomes())
