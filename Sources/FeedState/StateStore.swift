@@ -258,11 +258,9 @@ public struct FeedUpdate: Sendable {
     }
 }
 
-/// Where runs keep what they learned. The SQLite store is the default; a
-/// server-backed store can implement the same protocol; `MemoryStateStore`
-/// serves `--no-state`. A store keeps facts and decides nothing: how entries
-/// are dated (first seen, restamping, backlog) is the run's dating policy.
-public protocol StateStore: AnyObject {
+/// What a store gives to read: the side of `StateStore` a session hands
+/// out at any time (`StateSession.read`), a read-only one included.
+public protocol StateReading: AnyObject {
     /// Whether the store keeps entries (a `--no-state` run's store keeps
     /// none: the run then computes no keys and asks for no sightings).
     var keepsEntries: Bool { get }
@@ -270,6 +268,34 @@ public protocol StateStore: AnyObject {
     func feeds() throws(StateError) -> [String: FeedRecord]
     /// One feed's record.
     func feed(_ url: String) throws(StateError) -> FeedRecord?
+    /// What the store holds of a feed's entries now (`FeedHistory`): read
+    /// before its fetch is recorded, for the dating policy and the entries
+    /// the feed no longer lists; read after `commit`, for its summary.
+    /// Throws when it cannot be read (a damaged document: the feed's next
+    /// fetch replaces it).
+    func history(of url: String) throws(StateError) -> FeedHistory
+    /// What bounds each feed's stored entries' dates, by subscription URL,
+    /// as the store holds them now (a feed it does not say is read whole).
+    func storedDates() throws(StateError) -> [String: StoredDates]
+    /// The merged feed's id the state keeps (`keepMergedFeedID`); nil: none yet.
+    func mergedFeedID() throws(StateError) -> UInt64?
+}
+
+extension StateReading {
+    /// A store that keeps no such facts: every feed's entries are read.
+    public func storedDates() throws(StateError) -> [String: StoredDates] { [:] }
+
+    /// A store that keeps no id: none is kept.
+    public func mergedFeedID() throws(StateError) -> UInt64? { nil }
+}
+
+/// Where runs keep what they learned. The SQLite store is the default; a
+/// server-backed store can implement the same protocol; `MemoryStateStore`
+/// serves `--no-state`. A store keeps facts and decides nothing: how entries
+/// are dated (first seen, restamping, backlog) is the run's dating policy,
+/// how an outcome changes a record `FeedRecord.after`, and what a prune
+/// keeps `RetentionRule`. Its calls come in the order `StoreRun` types.
+public protocol StateStore: StateReading {
     /// Stores one feed's outcome (entries, validators, health) atomically:
     /// all of it or none of it, now or by the next `commit` (a store may
     /// store outcomes on a thread of its own and gather them in one
@@ -283,12 +309,6 @@ public protocol StateStore: AnyObject {
     /// Stores several outcomes in one transaction (for the many small ones,
     /// 304s and skips, whose loss in a crash costs nothing but a timestamp).
     func record(all updates: [FeedUpdate]) throws(StateError)
-    /// What the store holds of a feed's entries now (`FeedHistory`): read
-    /// before its fetch is recorded, for the dating policy and the entries
-    /// the feed no longer lists; read after `commit`, for its summary.
-    /// Throws when it cannot be read (a damaged document: the feed's next
-    /// fetch replaces it).
-    func history(of url: String) throws(StateError) -> FeedHistory
     /// Forgets the feeds' validators (ETag, Last-Modified), so that their
     /// next fetch is whole, not a 304: the run's answer to a document found
     /// damaged and not replaced by a fetch (a 304 would serve it for good).
@@ -296,15 +316,10 @@ public protocol StateStore: AnyObject {
     /// Continues a feed's record and entries under a new URL (the one a
     /// permanent redirect gave, once the subscription itself says it).
     func rename(feed url: String, to newURL: String) throws(StateError)
-    /// What bounds each feed's stored entries' dates, by subscription URL,
-    /// as the store holds them now (a feed it does not say is read whole).
-    func storedDates() throws(StateError) -> [String: StoredDates]
     /// Drops entries a feed no longer lists once older than `keepDays`, or
     /// beyond the newest `keepPerFeed` stored for that feed: for `feeds`
     /// (those whose listing changed), and for all once a day (nil: all now).
     func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError)
-    /// The merged feed's id the state keeps (`keepMergedFeedID`); nil: none yet.
-    func mergedFeedID() throws(StateError) -> UInt64?
     /// Keeps `id` as the merged feed's id unless the state keeps one
     /// already: a merge that has nothing else to be known by keeps the id
     /// its first run wrote, whatever its list becomes.
@@ -318,17 +333,11 @@ public protocol StateStore: AnyObject {
 }
 
 extension StateStore {
-    /// A store that keeps no such facts: every feed's entries are read.
-    public func storedDates() throws(StateError) -> [String: StoredDates] { [:] }
-
     /// A store that stores each outcome as it is recorded (and throws there).
     public func commit() throws(StateError) -> [String: StateError] { [:] }
 
     /// A store with nothing to tidy.
     public func finish() {}
-
-    /// A store that keeps no id: none is kept.
-    public func mergedFeedID() throws(StateError) -> UInt64? { nil }
 
     /// A store that keeps no id: each run's is its own.
     public func keepMergedFeedID(_ id: UInt64) throws(StateError) -> UInt64 { id }

@@ -8,23 +8,28 @@ import FeedModel
 /// it consumes it (nothing is recorded after), and gives back what the
 /// health report and pruning read (`CommittedRun`).
 ///
-/// A run on a shared state writes under its claims: each outcome fenced by
+/// What a run writes is the run's, never a mode of the store (`Writes`):
+/// a run on a shared state writes under its claims, each outcome fenced by
 /// the lease its feed was claimed under, and nothing of a feed it did not
-/// claim (another process holds it). The fence is the run's, not a mode of
-/// the store.
+/// claim (another process holds it); a run on a read-only session
+/// (`feedmerge render`) writes nothing.
 public struct StoreRun: ~Copyable {
     private let store: any StateStore
-    private let fence: Fence?
+    private let writes: Writes
 
-    /// A shared store and the lease each claimed feed is written under.
-    struct Fence {
-        let store: any SharedStateStore
-        let leases: [String: HostLease]
+    /// Which outcomes a run writes.
+    enum Writes {
+        /// Every feed's.
+        case every
+        /// The claimed feeds', each under the lease it was claimed under (a shared store's).
+        case claimed(any SharedStateStore, leases: [String: HostLease])
+        /// None: the state is read only.
+        case none
     }
 
-    init(_ store: any StateStore, fence: Fence?) {
+    init(_ store: any StateStore, writes: Writes) {
         self.store = store
-        self.fence = fence
+        self.writes = writes
     }
 
     public var keepsEntries: Bool { store.keepsEntries }
@@ -37,6 +42,7 @@ public struct StoreRun: ~Copyable {
 
     /// A feed's record and entries continue under a new URL (before any of its outcomes).
     public func rename(feed url: String, to newURL: String) throws(StateError) {
+        if case .none = writes { return }
         try store.rename(feed: url, to: newURL)
     }
 
@@ -72,20 +78,33 @@ public struct StoreRun: ~Copyable {
     }
 
     private func write(_ update: FeedUpdate) throws(StateError) {
-        guard let fence else { return try store.record(update) }
-        guard let lease = fence.leases[update.url] else { return }  // another process's feed
-        try fence.store.record(update, fencedBy: lease)
+        switch writes {
+        case .every:
+            try store.record(update)
+        case .claimed(let shared, let leases):
+            guard let lease = leases[update.url] else { return }  // another process's feed
+            try shared.record(update, fencedBy: lease)
+        case .none:
+            return
+        }
     }
 
     /// Ends the run: its outcomes stored, then `pending` (the not-modified
     /// feeds', stored together).
     public consuming func commit(pending: [FeedUpdate]) -> CommittedRun {
-        let committed = Result { () throws(StateError) in try store.commit() }
-        let pendingStored = Result { [fence] () throws(StateError) in
-            guard let fence else { return try store.record(all: pending) }
-            try fence.store.record(all: pending.filter { fence.leases[$0.url] != nil }, fencedBy: fence.leases)
+        let committed = Result { [writes] () throws(StateError) -> [String: StateError] in
+            if case .none = writes { return [:] }
+            return try store.commit()
         }
-        return CommittedRun(store: store, fence: fence, unstored: committed, pendingStored: pendingStored)
+        let pendingStored = Result { [writes] () throws(StateError) in
+            switch writes {
+            case .every: try store.record(all: pending)
+            case .claimed(let shared, let leases):
+                try shared.record(all: pending.filter { leases[$0.url] != nil }, fencedBy: leases)
+            case .none: return
+            }
+        }
+        return CommittedRun(store: store, writes: writes, unstored: committed, pendingStored: pendingStored)
     }
 }
 
@@ -98,24 +117,30 @@ public struct HistoryRead: ~Copyable {
 /// A run whose outcomes are stored: what the health report and pruning read.
 public struct CommittedRun: ~Copyable {
     private let store: any StateStore
-    private let fence: StoreRun.Fence?
+    private let writes: StoreRun.Writes
     /// The feeds whose outcomes could not be stored, by URL (a failure: which were is not known).
     public let unstored: Result<[String: StateError], StateError>
     /// Whether the not-modified feeds' outcomes were stored.
     public let pendingStored: Result<Void, StateError>
 
     init(
-        store: any StateStore, fence: StoreRun.Fence?, unstored: Result<[String: StateError], StateError>,
+        store: any StateStore, writes: StoreRun.Writes, unstored: Result<[String: StateError], StateError>,
         pendingStored: Result<Void, StateError>
     ) {
         self.store = store
-        self.fence = fence
+        self.writes = writes
         self.unstored = unstored
         self.pendingStored = pendingStored
     }
 
     /// Feeds whose stored entries were found damaged fetch whole next time.
-    public func forgetValidators(of urls: [String]) throws(StateError) { try store.forgetValidators(of: urls) }
+    public func forgetValidators(of urls: [String]) throws(StateError) {
+        switch writes {
+        case .every: try store.forgetValidators(of: urls)
+        case .claimed(_, let leases): try store.forgetValidators(of: urls.filter { leases[$0] != nil })
+        case .none: return
+        }
+    }
 
     /// A feed's stored entries, counted, and its newest.
     public func summary(of url: String) throws(StateError) -> (count: Int, newest: Timestamp?) {
@@ -127,23 +152,27 @@ public struct CommittedRun: ~Copyable {
     /// The run's last call: entries the feeds no longer list, past retention, removed (a run
     /// under claims: of the feeds it claimed only, each fenced by its lease).
     public consuming func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
-        guard let fence else {
-            return try store.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
+        switch writes {
+        case .every:
+            try store.prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)
+        case .claimed(let shared, let leases):
+            let held = (feeds ?? []).filter { leases[$0] != nil }
+            guard !held.isEmpty else { return }
+            try shared.prune(feeds: held, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, fencedBy: leases)
+        case .none:
+            return
         }
-        let held = (feeds ?? []).filter { fence.leases[$0] != nil }
-        guard !held.isEmpty else { return }
-        try fence.store.prune(
-            feeds: held, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, fencedBy: fence.leases)
     }
 }
 
 extension StateSession {
-    /// A run's calls to the store, on the session's thread.
+    /// A run's calls to the store, on the session's thread (a read-only session's run writes nothing).
     /// - Parameter leases: a run under claims on a shared state: the lease
     ///   each claimed feed is written under (nil: the run writes every feed).
     public func beginRun(fencedBy leases: [String: HostLease]? = nil) -> StoreRun {
-        guard let leases else { return StoreRun(store, fence: nil) }
+        guard writes else { return StoreRun(store, writes: .none) }
+        guard let leases else { return StoreRun(store, writes: .every) }
         guard let shared else { preconditionFailure("a run under claims needs a shared store") }
-        return StoreRun(store, fence: StoreRun.Fence(store: shared, leases: leases))
+        return StoreRun(store, writes: .claimed(shared, leases: leases))
     }
 }

@@ -129,6 +129,55 @@ import TimelineMerge
         #expect(try await session.withStore { store throws(StateError) in try store.feed(b1)?.lastError } == "refused")
     }
 
+    /// A read-only session (`feedmerge render`) reads the store and writes nothing: its runs'
+    /// outcomes, pending outcomes, damaged feeds' validators, prunes and renames, and the merged
+    /// feed's id, are all left undone, whatever the run asks.
+    @Test func aReadOnlySessionsRunsWriteNothing() async throws {
+        let w = try StateTests.Workspace("state-read-only")
+        let (a1, b1) = ("http://a.example/1.xml", "http://b.example/1.xml")
+        let now = Timestamp(secondsSince1970: 1_706_745_600)
+        func failed(_ url: String, _ message: String) -> FeedUpdate {
+            FeedUpdate(
+                url: url, outcome: .failed(message: message, gone: false), status: 500, movedTo: nil,
+                notBefore: nil, now: now)
+        }
+        let writing = StateSession(try SQLiteStateStore(path: w.state))
+        try await Self.record([failed(a1, "before")], fencedBy: nil, on: writing)
+        #expect(try await writing.keepMergedFeedID(7) == 7)
+        await writing.finish()
+        _ = consume writing
+
+        let reading = StateSession(try SQLiteStateStore(path: w.state), access: .readOnly)
+        #expect(!reading.writes)
+        try await Self.writeEverything(a1: a1, b1: b1, now: now, on: reading)
+        #expect(try await reading.keepMergedFeedID(9) == 7, "the id kept, not kept anew")
+        let (a, b, records) = try await reading.read { store throws(StateError) in
+            (try store.feed(a1), try store.feed(b1), try store.feeds().count)
+        }
+        #expect(a?.lastError == "before" && a?.consecutiveFailures == 1 && a?.etag == nil)
+        #expect(b == nil && records == 1, "nothing recorded, renamed or added")
+        #expect(try await reading.read { store throws(StateError) in try store.mergedFeedID() } == 7)
+    }
+
+    /// Every write a run can ask for, on `session`.
+    static func writeEverything(a1: String, b1: String, now: Timestamp, on session: isolated StateSession) throws {
+        let run = session.beginRun()
+        try run.record(
+            FeedUpdate(
+                url: a1, outcome: .failed(message: "during render", gone: false), status: 500, movedTo: nil,
+                notBefore: nil, now: now))
+        try run.rename(feed: a1, to: b1)
+        let committed = run.commit(pending: [
+            FeedUpdate(
+                url: b1, outcome: .notModified(etag: "\"e\"", lastModified: nil), status: 304, movedTo: nil,
+                notBefore: nil, now: now)
+        ])
+        if case .failure(let error) = committed.unstored { throw error }
+        if case .failure(let error) = committed.pendingStored { throw error }
+        try committed.forgetValidators(of: [a1])
+        try committed.prune(feeds: nil, keepDays: 0, keepPerFeed: 0, now: now)
+    }
+
     static func record(
         _ updates: [FeedUpdate], fencedBy leases: [String: HostLease]?, on session: isolated StateSession
     ) throws {

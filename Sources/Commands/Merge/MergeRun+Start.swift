@@ -1,8 +1,8 @@
 import Aggregator
 import FeedFetch
 import FeedState
-import SQLiteState
 import Foundation
+import SQLiteState
 import Subscriptions
 
 extension MergeRun {
@@ -40,14 +40,10 @@ extension MergeRun {
         guard let stateLocation else { return result }
         do throws(StateError) {
             // `feedmerge render` changes nothing in the state.
-            let open = try await stateLocation.openSession(readOnly: options.renderOnly)
+            let open = try await stateLocation.openSession(access: options.renderOnly ? .readOnly : .readWrite)
             result.lock = open.lock
-            let (rendersWholeState, now) = (options.rendersWholeState, rules.now)
-            (result.listed, result.records) = try await open.session.withStore { store throws(StateError) in
-                let reading = (store as? ReadOnlyStateStore)?.reading ?? store
-                let shared = rendersWholeState ? reading as? any SharedStateStore : nil
-                return (try shared?.listedFeeds(now: now) ?? [], try store.feeds())
-            }
+            if options.rendersWholeState { result.listed = try await open.session.listedFeeds(now: rules.now) ?? [] }
+            result.records = try await open.session.read { store throws(StateError) in try store.feeds() }
             result.state = stateOptions(session: open.session)
             return result
         } catch {

@@ -85,7 +85,7 @@ struct MergeRun {
             let feedID = await mergedFeedID(
                 list: list, link: link, session: merged.state.session, diagnostics: &merged.result.diagnostics)
             // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
-            await merged.state.session.withStore { $0.finish() }
+            await merged.state.session.finish()
             let reports = merged.result.reports
             let duplicates = merged.result.timeline.duplicates
             let entries = merged.result.takeEntries()
@@ -144,7 +144,7 @@ struct MergeRun {
         let sources = MergedFeedID.hash(of: list)
         do throws(StateError) {
             return MergedFeedID.text(
-                try await session.withStore { store throws(StateError) in try store.keepMergedFeedID(sources) })
+                try await session.keepMergedFeedID(sources))
         } catch {
             diagnostics.append("state: the merged feed's id cannot be kept (\(error)); this run's sources give it")
             return MergedFeedID.text(sources)

@@ -215,7 +215,7 @@ struct WorkerCommand {
         do throws(StateError) {
             let id = MergedFeedID.hash(of: list)
             // The worker itself writes no feed.
-            _ = try await session.withStore { store throws(StateError) in try store.keepMergedFeedID(id) }
+            _ = try await session.keepMergedFeedID(id)
         } catch {
             idNotKept = error
         }

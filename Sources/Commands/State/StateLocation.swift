@@ -49,14 +49,14 @@ enum StateLocation: Equatable {
 
     /// Opens the state as `open` does, on the thread of the session its store is given to
     /// (opening waits on a disk or a server there, never on Swift's cooperative pool).
-    /// - Parameter readOnly: every write is left undone (`ReadOnlyStateStore`: `feedmerge render`).
+    /// - Parameter access: `.readOnly`: every write is left undone (`feedmerge render`).
     func openSession(
-        whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience, readOnly: Bool = false
+        whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience,
+        access: StateSession.Access = .readWrite
     ) async throws(StateError) -> Session {
         let lock = try takeLock()
-        let session = try await StateSession.open { [self] () throws(StateError) in
-            let store = try makeStore(whenLost: whenLost)
-            return readOnly ? ReadOnlyStateStore(store) : store
+        let session = try await StateSession.open(access: access) { [self] () throws(StateError) in
+            try makeStore(whenLost: whenLost)
         }
         return Session(session: session, lock: lock)
     }
