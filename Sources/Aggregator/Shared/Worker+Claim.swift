@@ -32,8 +32,7 @@ extension Worker {
         pushes: [String: WebSubSubscriber.Push] = [:]
     ) async -> Batch {
         var batch = Batch()
-        let leases = claims.map(\.lease)
-        hold(leases, from: claimedAt)
+        holding.hold(claims, from: claimedAt)
         // One host's feeds after another would keep the run's window on one host at a time (its
         // per-host limit the only transfers in flight): the hosts' feeds are dealt in turn.
         var urls: [String] = []
@@ -66,49 +65,27 @@ extension Worker {
             reports = ran
             batch.stateFailed = failed
         }
-        // The next holder's first request keeps the host spacing after this process's last.
-        await client.waitForSpacing(of: leases.map(\.host))
-        let release = Release(
-            claims: claims, holder: settings.name, now: rules.now, leaseSeconds: settings.leaseSeconds,
-            listed: { [listedByHost] host in listedByHost[host] ?? [] },
+        let released = await holding.release(
+            claims, state: state, now: rules.now, listed: { [listedByHost] host in listedByHost[host] ?? [] },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
                 return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)
             })
-        let (released, dropped) = await state.session.withSharedStore { [state] store in
-            (
-                Result { () throws(StateError) in try release.perform(store: store, state: state) },
-                store.takeDroppedOutcomes()
-            )
-        }
-        var lost: [HostLease] = []
-        var releaseFailure: StateError?
-        switch released {
-        case .success(let found): lost = found
-        case .failure(let error): releaseFailure = error
-        }
-        if let releaseFailure {
+        if let failure = released.failure {
             metrics.add(.stateErrors)
             log(
                 LogEvent(
                     .error, "state_error",
-                    "state: cannot let the claimed hosts go (\(releaseFailure)); trying again before the next claim",
-                    [("reason", .text("\(releaseFailure)"))]))
-            batch.unreleased = release
+                    "state: cannot let the claimed hosts go (\(failure)); trying again before the next claim",
+                    [("reason", .text("\(failure)"))]))
+            batch.unreleased = released.retry
             batch.stateFailed = true
         }
-        count(reports, dropped: Set(dropped), into: &batch)
+        count(reports, dropped: released.dropped, into: &batch)
         batch.notStored += urls.count - reports.count
-        // Each host once, however it was found lost: by a renewal, a fenced write, or at release.
-        let hostOf = Dictionary(claims.flatMap { claim in claim.feeds.map { ($0, claim.lease.host) } }) { a, _ in a }
-        var lostHosts = Set((lost + keeper.takeLost()).map(\.host))
-        lostHosts.formUnion(dropped.compactMap { hostOf[$0] })
-        batch.leasesLost = lostHosts.count
-        metrics.add(.leasesLost, Double(lostHosts.count))
-        // However it was found (a host's deadline may have stopped its transfers before any news), each loss is said.
-        if let event = held.withLock({ $0.lost(lostHosts) }) { log(event) }
+        batch.leasesLost = released.lostHosts.count
+        metrics.add(.leasesLost, Double(released.lostHosts.count))
         metrics.add(.outcomesNotStored, Double(batch.notStored))
-        letGo(leases)
         return batch
     }
 
@@ -174,59 +151,6 @@ extension Worker {
             case .deferred: break
             }
         }
-    }
-
-    /// The claim's hosts are asked while their leases hold (from when the claim was sent), renewed by the keeper.
-    private func hold(_ leases: [HostLease], from claimedAt: ContinuousClock.Instant) {
-        held.withLock { held in
-            held = HeldLeases(leases: Dictionary(leases.map { ($0.host, $0) }) { a, _ in a })
-        }
-        client.allow(leases.map(\.host), until: claimedAt + Self.localLease(settings.leaseSeconds))
-        keeper.keep(leases)
-        metrics.set(.leasesHeld, Double(leases.count))
-    }
-
-    private func letGo(_ leases: [HostLease]) {
-        keeper.keep([])
-        metrics.set(.leasesHeld, 0)
-        held.withLock { $0 = HeldLeases() }
-        client.forget(leases.map(\.host))
-    }
-}
-
-/// A claim's hosts to let go, with their feeds' schedule (written when it succeeds).
-struct Release: Sendable {
-    let claims: [HostClaim]
-    /// Who claimed them.
-    let holder: String
-    let now: Timestamp
-    /// When the leases have run out on the server, renewed no more since this was made: then
-    /// there is nothing left to let go, and the feeds not scheduled are due for whoever claims.
-    let runsOut: ContinuousClock.Instant
-
-    /// Every listed feed of a host (`SharedSchedule.release`).
-    let listed: @Sendable (String) -> [String]
-    /// A pushed feed's earliest next poll (`SharedSchedule.release`).
-    let backstop: @Sendable (String) -> Timestamp?
-
-    init(
-        claims: [HostClaim], holder: String, now: Timestamp, leaseSeconds: Int,
-        listed: @escaping @Sendable (String) -> [String], backstop: @escaping @Sendable (String) -> Timestamp?
-    ) {
-        self.claims = claims
-        self.holder = holder
-        self.listed = listed
-        self.backstop = backstop
-        self.now = now
-        runsOut = .now + .seconds(leaseSeconds)
-    }
-
-    var hasRunOut: Bool { ContinuousClock.now >= runsOut }
-
-    /// - Returns: the leases found lost.
-    func perform(store: any SharedStateStore, state: StateOptions) throws(StateError) -> [HostLease] {
-        try SharedSchedule.release(
-            claims, holder: holder, store: store, state: state, now: now, listed: listed, backstop: backstop)
     }
 }
 

@@ -70,16 +70,16 @@ public struct Worker {
     /// Its store is shared (`StateSession.isShared`).
     public let state: StateOptions
     public let client: HTTPClient
+    /// The hosts of the claim being fetched, from claim to release (`HostHolding`).
+    let holding: HostHolding
     /// Renews the leases of the claim being fetched; its news reaches `client` at once.
-    public let keeper: any LeaseKeeper
+    public var keeper: any LeaseKeeper { holding.keeper }
     /// The subscriptions it was given, and where each URL's is among them:
     /// a claimed feed of another process's list is fetched as a plain web feed.
     let list: SubscriptionList
     let index: [String: Int]
     /// The listed feeds of each host (`Release.listed`).
     let listedByHost: [String: [String]]
-    /// The leases of the claim being fetched (the keeper's news of any other is stale).
-    let held: Locked<HeldLeases>
     /// Tells the operator at once (an error, a loss, a recovery, a failing feed, each claim).
     let log: @Sendable (LogEvent) -> Void
     /// What it counts for `/metrics`.
@@ -123,23 +123,14 @@ public struct Worker {
         listedByHost = Dictionary(grouping: list.subscriptions.map(\.url)) { URLAuthority.host(of: $0) }
         self.log = log
         self.metrics = metrics
-        let held = Locked(HeldLeases())
-        self.held = held
-        let lease = Self.localLease(settings.leaseSeconds)
-        let onChange: @Sendable (LeaseChange) -> Void = { change in
-            func current(_ leases: [HostLease]) -> [String] {
-                held.withLock { held in leases.filter { held.leases[$0.host] == $0 }.map(\.host) }
-            }
-            switch change {
-            case .renewed(let leases, let since):
-                let hosts = current(leases)
-                client.allow(hosts, until: since + lease)
-                metrics.add(.leaseRenewals, Double(hosts.count))
-            case .lost(let leases):
-                let hosts = current(leases)
-                guard !hosts.isEmpty else { return }
-                client.withdraw(hosts)
-                if let event = held.withLock({ $0.lost(hosts) }) { log(event) }
+        holding = await HostHolding(
+            session: state.session, client: client, holder: settings.name, leaseSeconds: settings.leaseSeconds
+        ) { news in
+            switch news {
+            case .renewed(let hosts):
+                metrics.add(.leaseRenewals, Double(hosts))
+            case .lost(let event):
+                log(event)
             case .renewalFailed(let error):
                 metrics.add(.stateErrors)
                 log(
@@ -149,17 +140,6 @@ public struct Worker {
                             + "\(settings.leaseSeconds) s is asked no more", [("reason", .text("\(error)"))]))
             }
         }
-        keeper = await state.session.withSharedStore { [leaseSeconds = settings.leaseSeconds] store in
-            store.makeLeaseKeeper(leaseSeconds: leaseSeconds, onChange: onChange)
-        }
-    }
-
-    /// How long this process takes a lease to hold from when its claim or
-    /// renewal was sent: the lease's length less a tenth (at least 0.1 s), so
-    /// that its own clock running a little fast never makes it ask a host
-    /// the server has let go.
-    static func localLease(_ seconds: Int) -> Duration {
-        .milliseconds(seconds * 1000 - max(100, seconds * 100))
     }
 
     /// `30`, `1.5`: a wait as the idle line says it.
@@ -252,25 +232,6 @@ public struct Worker {
         return totals
     }
 
-    /// The leases of the claim being fetched, by host, and the hosts whose loss was said.
-    struct HeldLeases {
-        var leases: [String: HostLease] = [:]
-        var saidLost: Set<String> = []
-
-        /// The line for the hosts among `hosts` whose loss was not said yet (nil: none).
-        mutating func lost(_ hosts: some Sequence<String>) -> LogEvent? {
-            let unsaid = hosts.filter { saidLost.insert($0).inserted }.sorted()
-            guard !unsaid.isEmpty else { return nil }
-            return LogEvent(
-                .warning, "lease_lost",
-                unsaid.count == 1
-                    ? "lost the lease on \(unsaid[0]) (another process holds it now): its transfers are stopped"
-                    : "lost the leases on \(unsaid.joined(separator: ", ")) (another process holds them now): "
-                        + "their transfers are stopped",
-                [("hosts", .text(unsaid.joined(separator: " ")))])
-        }
-    }
-
     /// What the loop carries from one claim to the next.
     struct Carried: Sendable {
         var lastSubscribed: Timestamp?
@@ -289,12 +250,10 @@ public struct Worker {
         var dueCounted: ContinuousClock.Instant?
     }
 
-    /// One try at the state: what it came to.
     /// What one claim's work with the store gave back.
     struct ClaimTurn: Sendable {
         var attempt = Attempt()
         var refused: [String: StateError] = [:]
-        var unreleased: Release?
         var lastSubscribed: Timestamp?
         var listed: Set<String>
         var claimTook: Duration?
@@ -320,18 +279,14 @@ public struct Worker {
             ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
         // The backlog is counted at most every 15 s (and whenever nothing is claimed).
         let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
+        var lostAtRelease: [HostLease] = []
+        if let release = carried.unreleased, let lost = await holding.retry(release, state: state) {
+            lostAtRelease = lost
+            carried.unreleased = nil
+        }
         let turn = await state.session.withSharedStore {
-            [carried, state, settings, list, watching = subscriber != nil] store in
-            var turn = ClaimTurn(
-                unreleased: carried.unreleased, lastSubscribed: carried.lastSubscribed, listed: carried.listed)
-            if let release = turn.unreleased {
-                do throws(StateError) {
-                    turn.attempt.lostAtRelease = try release.perform(store: store, state: state)
-                    turn.unreleased = nil
-                } catch {
-                    if release.hasRunOut { turn.unreleased = nil }
-                }
-            }
+            [carried, settings, list, watching = subscriber != nil] store in
+            var turn = ClaimTurn(lastSubscribed: carried.lastSubscribed, listed: carried.listed)
             do throws(StateError) {
                 // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
                 if turn.lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
@@ -351,13 +306,12 @@ public struct Worker {
             }
             return turn
         }
-        let attempt = turn.attempt
+        var attempt = turn.attempt
+        attempt.lostAtRelease = lostAtRelease
         let refused = turn.refused
-        let unreleased = turn.unreleased
         let lastSubscribed = turn.lastSubscribed
         let listed = turn.listed
         let claimTook = turn.claimTook
-        carried.unreleased = unreleased
         if let subscriber, carried.lastSubscribed != lastSubscribed {
             subscriber.setListed(listed.union(list.subscriptions.map(\.url)))
         }

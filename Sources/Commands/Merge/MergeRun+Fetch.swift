@@ -53,7 +53,7 @@ extension MergeRun {
             rules: rules, client: client, progress: Progress(enabled: !options.quiet && isatty(2) != 0),
             state: start.state ?? .withoutState(), records: start.records)
         fetching.shared = await SharedClaims(
-            session: fetching.state.session, renderOnly: options.renderOnly, rules: rules)
+            session: fetching.state.session, client: client, renderOnly: options.renderOnly, rules: rules)
         await fetching.claim(list)
         var result = await fetching.run(list)
         var listFailures: [String] = []
@@ -61,10 +61,6 @@ extension MergeRun {
             listFailures = await mergeLists(into: &result, list: &list, filters: &filters, fetching: &fetching)
         }
         fetching.progress.finish()
-        // The next holder of a claimed host keeps the spacing after this run's last request there.
-        if let leases = fetching.shared?.leases, !leases.isEmpty {
-            await client.waitForSpacing(of: leases.map(\.host))
-        }
         if let failure = await fetching.shared?.release(state: fetching.state, reports: &result.reports) {
             result.diagnostics.append(failure)
         }

@@ -1,5 +1,6 @@
 import Aggregator
 import Basics
+import FeedFetch
 import FeedModel
 import FeedState
 import Foundation
@@ -8,42 +9,45 @@ import TimelineMerge
 /// A one-shot run on a shared state (PostgreSQL): the hosts of the feeds it
 /// lists that no other process holds are claimed before it fetches (a feed
 /// on a host another process holds is served from the state, as that
-/// process leaves it), kept by a lease keeper while the run fetches, and let
-/// go with the feeds' schedule once it has fetched. Several runs, and
-/// workers, can then share one database at once.
+/// process leaves it), held while the run fetches and let go with the feeds'
+/// schedule once it has fetched, as a worker's claims are (`HostHolding`).
+/// Several runs, and workers, can then share one database at once.
 struct SharedClaims {
-    let session: StateSession
+    let holding: HostHolding
     let rules: TimelineRules
-    let keeper: any LeaseKeeper
     private(set) var claims: [HostClaim] = []
-    var leases: [HostLease] { claims.map(\.lease) }
     /// The lease each claimed feed is written under.
     var leasesByFeed: [String: HostLease] { HostClaim.leasesByFeed(claims) }
     /// Every feed the run lists (a host that asked everyone to wait holds them all).
     private var listed: [String] = []
     private(set) var failures: [String] = []
     private var claimed: Set<String> = []
-    /// What the keeper found when a renewal failed (said with the release).
-    private let renewalFailures: Locked<[String]>
+    /// What the holding learned while the run fetched (said with the release).
+    private let news: Locked<[String]>
 
     /// The lease a one-shot run takes, renewed while it runs.
     static let leaseSeconds = 120
 
     /// nil when the store is not shared, or the run fetches nothing.
-    init?(session: StateSession, renderOnly: Bool, rules: TimelineRules) async {
+    init?(session: StateSession, client: HTTPClient, renderOnly: Bool, rules: TimelineRules) async {
         guard !renderOnly, session.isShared else { return nil }
-        self.session = session
         self.rules = rules
-        let renewalFailures = Locked<[String]>([])
-        self.renewalFailures = renewalFailures
-        let keeper = await session.withSharedStore { store in
-            store.makeLeaseKeeper(leaseSeconds: Self.leaseSeconds) { change in
-                guard case .renewalFailed(let error) = change else { return }
-                renewalFailures.withLock { $0.append("state: the claimed hosts' leases cannot be renewed (\(error))") }
+        let news = Locked<[String]>([])
+        self.news = news
+        holding = await HostHolding(
+            session: session, client: client, holder: Self.machineName, leaseSeconds: Self.leaseSeconds
+        ) { change in
+            switch change {
+            case .renewalFailed(let error):
+                news.withLock { $0.append("state: the claimed hosts' leases cannot be renewed (\(error))") }
+            case .lost(let event):
+                news.withLock { $0.append("state: \(event.message)") }
+            case .renewed:
+                break
             }
         }
-        self.keeper = keeper
         // A run ended by a signal lets its hosts go at once.
+        let keeper = holding.keeper
         Termination.onSignal {
             do {
                 try keeper.abandon()
@@ -64,7 +68,8 @@ struct SharedClaims {
         listed += urls
         do throws(StateError) {
             let now = rules.now
-            let (refused, claims, read) = try await session.withSharedStore { store throws(StateError) in
+            let sent = ContinuousClock.now
+            let (refused, claims, read) = try await holding.session.withSharedStore { store throws(StateError) in
                 // A feed the state cannot store is no other process's: this run fetches it (its
                 // outcome is not kept), rather than serving it from a state that has none of it.
                 let refused = try store.subscribe(urls, now: now)
@@ -80,9 +85,9 @@ struct SharedClaims {
                 claimed.insert(url)
             }
             records = read
+            holding.hold(claims, from: sent)
             self.claims += claims
             for claim in claims { claimed.formUnion(claim.feeds) }
-            keeper.keep(leases)
         } catch {
             failures.append("state: the feeds' hosts cannot be claimed (\(error)); they are served from the state")
         }
@@ -93,27 +98,34 @@ struct SharedClaims {
     /// (read for the health report while the run held them) are read again.
     /// - Returns: what went wrong, as a run diagnostic.
     func release(state: StateOptions, reports: inout [FeedReport]) async -> String? {
-        keeper.stop()
-        var said = failures + renewalFailures.withLock { $0 }
-        do throws(StateError) {
-            let (claims, listed, now) = (claims, listed, rules.now)
-            let (lost, records, dropped) = try await session.withSharedStore { store throws(StateError) in
-                let lost = try SharedSchedule.release(
-                    claims, holder: Self.machineName, store: store, state: state, now: now,
-                    listed: { host in listed.filter { URLAuthority.host(of: $0) == host } })
-                let records = state.health ? try store.feeds(claims.flatMap(\.feeds)).mapValues(\.record) : [:]
-                return (lost, records, store.takeDroppedOutcomes())
-            }
-            for index in reports.indices {
-                if let record = records[reports[index].subscription.url] { reports[index].record = record }
-            }
-            if !lost.isEmpty || !dropped.isEmpty {
+        let released = await holding.release(
+            claims, state: state, now: rules.now,
+            listed: { [listed] host in listed.filter { URLAuthority.host(of: $0) == host } })
+        holding.keeper.stop()
+        var said = failures
+        if let failure = released.failure {
+            said.append("state: the claimed hosts cannot be let go (\(failure)); their leases run out")
+        } else if state.health {
+            let urls = claims.flatMap(\.feeds)
+            do throws(StateError) {
+                let records = try await holding.session.withSharedStore { store throws(StateError) in
+                    try store.feeds(urls).mapValues(\.record)
+                }
+                for index in reports.indices {
+                    if let record = records[reports[index].subscription.url] { reports[index].record = record }
+                }
+            } catch {
                 said.append(
-                    "state: \(lost.count) host leases were lost during the run (another process took them "
-                        + "after they ran out); \(dropped.count) feeds' outcomes were dropped")
+                    "state: the claimed feeds' records cannot be read again (\(error)); the report shows them as the run began"
+                )
             }
-        } catch {
-            said.append("state: the claimed hosts cannot be let go (\(error)); their leases run out")
+        }
+        // Each lost host was said (`HostHolding.News.lost`, gathered in `news`); the outcomes it cost:
+        said += news.withLock { $0 }
+        if !released.dropped.isEmpty {
+            said.append(
+                "state: \(released.dropped.count) feeds' outcomes were dropped (their hosts' leases were lost: "
+                    + "another process took them after they ran out)")
         }
         return said.isEmpty ? nil : said.joined(separator: "; ")
     }
