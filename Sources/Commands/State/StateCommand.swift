@@ -56,11 +56,7 @@ struct StateCommand {
             let started = Date()
             let source = try from.open()
             let target = try to.open()
-            guard let reading = source.store as? any CopyableStateStore,
-                let writing = target.store as? any CopyableStateStore
-            else {
-                throw StateError(path: ConnectionString.redacted(operands[2]), message: "this store cannot be copied")
-            }
+            let (reading, writing) = (source.store, target.store)
             guard try writing.feeds().isEmpty else {
                 throw StateError(
                     path: ConnectionString.redacted(operands[2]), message: "holds feeds already; copy into a new state")

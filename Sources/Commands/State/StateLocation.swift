@@ -37,7 +37,7 @@ enum StateLocation: Equatable {
     /// An open store, with what keeps other runs out while it is open (the
     /// SQLite file's lock; a PostgreSQL store holds its own).
     struct Opened {
-        let store: any StateStore
+        let store: any CopyableStateStore
         let lock: StateLock?
     }
 
@@ -84,7 +84,10 @@ enum StateLocation: Equatable {
         }
     }
 
-    private func makeStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError) -> any StateStore {
+    /// Every store `--state` can name is copyable (`feedmerge state copy`).
+    private func makeStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError)
+        -> any CopyableStateStore
+    {
         switch self {
         case .sqlite(let path): try SQLiteStateStore(path: path)
         case .postgreSQL(let conninfo): try PostgreSQLStateStore(connecting: conninfo, whenLost: whenLost)
