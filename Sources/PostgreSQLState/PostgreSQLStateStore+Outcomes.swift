@@ -132,8 +132,11 @@ extension PostgreSQLStateStore {
             guard refused != nil else {
                 undurable = !durable
                 drop(lost)
+                noteAdded(adding)
+                adding = 0
                 return
             }
+            adding = 0
             for pending in sending {
                 do throws(StateError) {
                     var lost: [(url: String, lease: HostLease)] = []
@@ -185,6 +188,7 @@ extension PostgreSQLStateStore {
             case .outcome(let outcome):
                 let url = outcome.update.url
                 guard let (write, after) = Self.write(outcome, to: rows[url]) else { continue }
+                if rows[url] == nil { adding += 1 }
                 rows[url] = after
                 if let lease = outcome.lease { fenced[writes.count] = (url, lease) }
                 writes.append(write)
@@ -246,6 +250,7 @@ extension PostgreSQLStateStore {
         kept.outcome = .fetched(
             entries: .notKept, etag: etag, lastModified: lastModified, metadata: metadata, restamping: restamping)
         // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
+        if before?.bytes == nil { adding += 1 }
         return PendingOutcome(
             update: kept, dates: document.dates(pivot: now).encoded, document: before?.bytes == bytes ? nil : bytes,
             lease: lease)

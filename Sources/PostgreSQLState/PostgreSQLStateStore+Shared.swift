@@ -24,7 +24,10 @@ extension PostgreSQLStateStore: SharedStateStore {
         }
         for chunk in stride(from: 0, to: urls.count, by: Self.subscribeChunk) {
             let part = Array(urls[chunk..<min(chunk + Self.subscribeChunk, urls.count)])
-            guard try send(part) != nil else { continue }
+            guard try send(part) != nil else {
+                noteAdded(part.count)
+                continue
+            }
             for url in part {
                 if let failure = try send([url]) { refused[url] = failure }
             }

@@ -238,6 +238,10 @@ public final class PostgreSQLStateStore: StateStore {
     var undurable = false
     /// Outcomes that could not be stored, by feed URL, until `commit` takes them.
     var failures: [String: StateError] = [:]
+    /// The rows added since the tables were last analyzed (`+Statistics`).
+    var statistics = TableStatistics()
+    /// Rows the batch being sent adds (new feeds, first documents), noted once it is stored.
+    var adding = 0
 
     // MARK: Entries
 
