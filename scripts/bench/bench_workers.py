@@ -1,30 +1,41 @@
 #!/usr/bin/env python3
 """Worker benchmark: 1, 2 and 4 `feedmerge worker` processes sharing one
-PostgreSQL state, fetching 100,000 small feeds from 250 slow hosts.
+PostgreSQL state, fetching 100,000 small feeds from 250 slow hosts; then a
+page and the health report rendered from that state. Several sizes
+(--feeds 100000,1000000) are compared per feed.
 
-    bench_workers.py FEEDMERGE_BINARY [--feeds 100000] [--hosts 250] [--workers 1,2,4]
-                     [--runs 1] [--per-host 4] [--jobs N] [--timeout 3600] [--corpus DIR] [--keep]
+    bench_workers.py FEEDMERGE_BINARY [--feeds 100000[,1000000...]] [--hosts 250] [--workers 1,2,4]
+                     [--runs 1] [--per-host 4] [--jobs N] [--timeout 3600] [--bodies generated|files]
+                     [--corpus DIR] [--render-memory 8000] [--keep]
 
-The feeds: FEEDS RSS 2.0 documents of about 5 KB each (8 items with title,
-link, guid, pubDate and description; each feed its own text), made once into
-.build/bench-workers-corpus-FEEDS (--corpus to put them elsewhere), served by
-nginx from 127.0.0.1 on HOSTS ports: a host is a (127.0.0.1, port) pair, as
-feedmerge's per-host limit counts host:port, and feed N is
-http://127.0.0.1:PORT/f/N.xml, the feeds dealt round-robin over the ports.
-Every response is held 100 ms before it is sent (the nginx echo module,
-`echo_sleep 0.1`, then the static file with its ETag and Last-Modified), so
-the run is bound by latency as real fetching is; the benchmark checks that
-one response takes 100 ms and carries its feed before it starts. One OPML
-file lists every feed; every worker is given the same one.
+The feeds: RSS 2.0 documents of about 5 KB each (8 items with title, link,
+guid, pubDate and description; each feed its own text and dates, its newest
+item (N mod 100,000) hours before 2026-01-01), served by nginx from 127.0.0.1
+on HOSTS ports: a host is a (127.0.0.1, port) pair, as feedmerge's per-host
+limit counts host:port, and feed N is http://127.0.0.1:PORT/f/N.xml, the
+feeds dealt round-robin over the ports. With --bodies generated (the
+default) nginx makes feed N from N alone (njs, feed_body.js: nothing is
+stored, so a million feeds cost no disk); with --bodies files they are
+static files written once into .build/bench-workers-files-FEEDS (--corpus
+to put them elsewhere). Either way a feed has an ETag and a Last-Modified
+(its newest item's date) and a conditional GET naming either is answered
+304. Every response is held 100 ms before it is sent (the nginx echo
+module, `echo_sleep 0.1`), so the run is bound by latency as real fetching
+is. Before each size, a few feeds are fetched: each answer must take the
+delay, carry the bytes feed() here makes (feed_body.js is the same
+algorithm), its ETag and Last-Modified, and 304 to both conditional GETs.
+The feeds are listed in OPML files of at most 100,000 feeds (a list file
+is read within a worker's --max-bytes, 16 MiB); every worker is given them
+all.
 
-For each worker count W (--workers), --runs times, on a fresh database of a
-throwaway PostgreSQL server (scripts/lib/postgres_server.py --durable: fsync
-on, a Unix socket), W processes of
+For each size, each worker count W (--workers), --runs times, on a fresh
+database of a throwaway PostgreSQL server (scripts/lib/postgres_server.py
+--durable: fsync on, a Unix socket), W processes of
 
-    feedmerge worker OPML --state 'host=SOCKETDIR dbname=DB user=postgres'
+    feedmerge worker OPML... --state 'host=SOCKETDIR dbname=DB user=postgres'
                      --drain --name wK --per-host L [--jobs N]
 
-start at once. Measured:
+start at once (each subscribes the list, claims hosts and fetches). Measured:
   wall s        from the start until the last worker exits (every due feed
                 fetched once: --drain ends a worker once nothing it may
                 claim is due); feeds/s = FEEDS / wall
@@ -37,23 +48,42 @@ start at once. Measured:
                 most requests in flight at any moment on one port is that
                 host's concurrency; the column is the largest over the ports
   peak RSS      the largest of the W workers' peak resident sets (wait4)
+  worker CPU    user + system CPU of the W workers, summed (wait4)
+  list read     when a worker's start-up line came (its list read) and its
+                peak RSS then (VmHWM)
   PostgreSQL CPU s
                 user + system CPU of the server's processes during the run
                 (the postmaster and its children from /proc, the children that
-                ended included through the postmaster's cutime and cstime)
+                ended included through the postmaster's cutime and cstime);
+                nginx's the same way
+  database      pg_database_size after the run
 Each worker's summary line (`feedmerge worker wK: N fetched, ...`) is shown.
 With several runs, wall, feeds/s, requests and CPU are medians; duplicates,
 per-host concurrency and peak RSS the worst run's.
 
+Then, on the last run's database (wall, CPU and peak RSS from wait4, and
+PostgreSQL's CPU), in the work folder:
+  render   feedmerge render --state DSN OPML... -o page-FEEDS.html
+  health   feedmerge render --state DSN --health health-FEEDS.json -o all-FEEDS.json
+           (every feed the state lists; the report must list them all)
+A render whose resident set passes --render-memory MB (8000) is ended and
+reported so. Per feed, for each size: worker CPU, PostgreSQL CPU, wall and
+nginx CPU in ms, database bytes; the render's and health report's wall, CPU
+and PostgreSQL CPU in ms.
+
 Checked, as PASS/FAIL lines: no duplicates; per-host concurrency at most
---per-host; every feed requested; peak RSS per worker at most 150 MB;
-2 workers at least 1.8x the throughput of 1, 4 workers at least 3.2x. The exit
-status is 1 when a duplicate, a host over its limit or a feed never requested
-was seen (the fetching is wrong); RSS and speedup are measurements, reported
-only. A worker that fails, or outlives --timeout, stops the benchmark.
+--per-host; every feed requested; the health report lists every feed;
+peak RSS per worker at most 150 MB; 2 workers at least 1.8x the throughput
+of 1, 4 workers at least 3.2x; with several sizes, the largest's per-feed
+worker CPU, PostgreSQL CPU and wall at most 1.2x the smallest's, and the
+workers' and renders' peak RSS within 1.2x (flat, bounded). The exit status
+is 1 when a duplicate, a host over its limit or a feed never requested was
+seen (the fetching is wrong); the rest are measurements, reported only. A
+worker that fails, or outlives --timeout, stops the benchmark.
 
 For a quick check: --feeds 2000 --hosts 50. --keep leaves the work folder
-(nginx's logs per run, each worker's output, the OPML) and prints its path.
+(nginx's logs per run, each worker's output, the OPML files, the outputs)
+and prints its path.
 """
 import argparse
 import collections
@@ -83,6 +113,7 @@ DELAY = 0.1  # seconds nginx holds every response
 FIRST_PORT = 20000  # below the kernel's ephemeral ports, which clients' connections take
 RSS_LIMIT_MB = 150
 TICK = os.sysconf("SC_CLK_TCK")
+LIST_FEEDS = 100000  # feeds per OPML file
 PER_FEED_RATIO = 1.2  # the largest size's per-feed cost over the smallest's, at most
 SPEEDUPS = {2: 1.8, 4: 3.2}
 ECHO_MODULE = "/usr/lib/nginx/modules/ngx_http_echo_module.so"
@@ -170,13 +201,24 @@ def make_files(folder, feeds):
     os.rename(partial, folder)
 
 
-def write_opml(path, urls):
+def write_opml(path, urls, first=0):
     with open(path, "w") as f:
         f.write('<?xml version="1.0" encoding="utf-8"?>\n<opml version="2.0"><head><title>bench-workers'
                 "</title></head><body>\n")
-        for i, url in enumerate(urls):
+        for i, url in enumerate(urls, first):
             f.write('<outline type="rss" text="Feed %d" xmlUrl="%s"/>\n' % (i, html.escape(url)))
         f.write("</body></opml>\n")
+
+
+def write_lists(folder, feeds, url):
+    """The feeds as OPML files of at most LIST_FEEDS feeds each (FOLDER/feeds-FEEDS-K.opml),
+    every one given to every worker: a list file is read within the worker's --max-bytes
+    (16 MiB, about 190,000 of these feeds), as any source is."""
+    paths = []
+    for first in range(0, feeds, LIST_FEEDS):
+        paths.append(os.path.join(folder, "feeds-%d-%d.opml" % (feeds, len(paths) + 1)))
+        write_opml(paths[-1], (url(i) for i in range(first, min(feeds, first + LIST_FEEDS))), first)
+    return paths
 
 
 # nginx
@@ -558,7 +600,7 @@ class ListProbe(threading.Thread):
         self.join()
 
 
-def run_workers(args, count, opml, dsn, work, tag, others):
+def run_workers(args, count, lists, dsn, work, tag, others):
     """Starts `count` workers at once and waits for them all. Returns the wall
     time and, per worker, its name, exit time, peak RSS (MB), CPU seconds (user
     + system), summary line, and the seconds and peak RSS at its start-up line
@@ -569,7 +611,7 @@ def run_workers(args, count, opml, dsn, work, tag, others):
     try:
         for k in range(1, count + 1):
             name = "w%d" % k
-            cmd = [args.feedmerge, "worker", opml, "--state", dsn, "--drain", "--name", name]
+            cmd = [args.feedmerge, "worker"] + lists + ["--state", dsn, "--drain", "--name", name]
             if not args.defaults:
                 # The loopback hosts are the benchmark's own: no spacing between requests (docs/politeness.md).
                 cmd += ["--per-host", str(args.per_host)] + loopback_flags(args.feedmerge)
@@ -616,12 +658,42 @@ def run_workers(args, count, opml, dsn, work, tag, others):
         end_workers([entry[1] for entry in procs.values()])
 
 
-def run_timed(cmd, out, timeout, cwd=None):
+class MemoryGuard(threading.Thread):
+    """Ends a process whose resident set passes LIMIT MB (read every 0.2 s), so
+    that a command whose memory grows with the state cannot take the machine."""
+
+    def __init__(self, proc, limit):
+        super().__init__(daemon=True)
+        self.proc, self.limit, self.ended_at = proc, limit, None
+        self.done = threading.Event()
+
+    def run(self):
+        while not self.done.wait(0.2):
+            try:
+                with open("/proc/%d/status" % self.proc.pid) as f:
+                    rss = next((int(line.split()[1]) * 1024 / 1e6 for line in f if line.startswith("VmRSS:")), 0)
+            except OSError:
+                return
+            if rss > self.limit:
+                self.ended_at = rss
+                self.proc.kill()
+                return
+
+    def stop(self):
+        self.done.set()
+        self.join()
+
+
+def run_timed(cmd, out, timeout, cwd=None, memory_limit=None):
     """Runs one command to its end: its wall seconds, CPU seconds (user +
-    system) and peak RSS (MB) from wait4. A failure stops the benchmark."""
+    system) and peak RSS (MB) from wait4, and None, or the resident set (MB)
+    at which it was ended for passing MEMORY_LIMIT. Another failure stops the
+    benchmark."""
     start = time.monotonic()
     with open(out, "w") as f:
         proc = subprocess.Popen(cmd, stdout=f, stderr=f, cwd=cwd)
+    guard = MemoryGuard(proc, memory_limit or float("inf"))
+    guard.start()
     signal.signal(signal.SIGALRM, alarm)
     signal.alarm(timeout)
     try:
@@ -632,11 +704,12 @@ def run_timed(cmd, out, timeout, cwd=None):
         raise Stop("%s still running after %d s" % (shlex.join(cmd), timeout))
     finally:
         signal.alarm(0)
+        guard.stop()
     wall = time.monotonic() - start
-    if proc.returncode != 0:
+    if proc.returncode != 0 and guard.ended_at is None:
         with open(out, errors="replace") as f:
             raise Stop("%s exited with status %d:\n%s" % (shlex.join(cmd), proc.returncode, f.read()[-3000:]))
-    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024 / 1e6, guard.ended_at
 
 
 def end_workers(procs):
@@ -682,6 +755,8 @@ def main():
     ap.add_argument("--bodies", choices=("generated", "files"), default="generated",
                     help="generated: nginx makes feed N from N (njs); files: static files written once")
     ap.add_argument("--corpus", help="the files of --bodies files (default: .build/bench-workers-files-FEEDS)")
+    ap.add_argument("--render-memory", type=int, default=8000,
+                    help="MB of resident memory at which a render is ended (and reported so)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs, worker output, outputs)")
     ap.add_argument("--defaults", action="store_true",
                     help="the workers at their polite defaults (one request at a time per host, a second "
@@ -729,8 +804,7 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
     def url(i):
         return "http://127.0.0.1:%d/f/%d.xml" % (ports[i % len(ports)], i)
 
-    opml = os.path.join(work, "feeds-%d.opml" % feeds)
-    write_opml(opml, (url(i) for i in range(feeds)))
+    lists = write_lists(work, feeds, url)
     for line in check_server({i: url(i) for i in (0, feeds - 1)}, sorted({0, feeds - 1})):
         print("server check: " + line)
     nginx.take_log("access-check-%d.log" % feeds)
@@ -754,7 +828,7 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
             dsn = postgres.createdb(last)
             postgres.quiet()
             cpu_before, nginx_before = postgres.cpu(), nginx.cpu()
-            wall, workers = run_workers(args, count, opml, dsn, work, tag, others)
+            wall, workers = run_workers(args, count, lists, dsn, work, tag, others)
             postgres.quiet()
             cpu, nginx_cpu = postgres.cpu() - cpu_before, nginx.cpu() - nginx_before
             log = read_log(nginx.take_log("access-%s.log" % tag), feeds)
@@ -789,14 +863,20 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
     dsn = "host=%s dbname=%s user=postgres" % (postgres.socket, last)
     done = {}
     for phase, cmd, outputs in (
-            ("render", ["render", "--state", dsn, opml, "-o", "page-%d.html" % feeds], ["page-%d.html" % feeds]),
+            ("render", ["render", "--state", dsn] + lists + ["-o", "page-%d.html" % feeds], ["page-%d.html" % feeds]),
             ("health", ["render", "--state", dsn, "--health", "health-%d.json" % feeds, "-o", "all-%d.json" % feeds],
              ["health-%d.json" % feeds, "all-%d.json" % feeds])):
         postgres.quiet()
         before = postgres.cpu()
-        wall, cpu, rss = run_timed([args.feedmerge] + cmd, os.path.join(work, "%s-%d.out" % (phase, feeds)),
-                                   args.timeout, cwd=work)
+        wall, cpu, rss, ended = run_timed([args.feedmerge] + cmd, os.path.join(work, "%s-%d.out" % (phase, feeds)),
+                                          args.timeout, cwd=work, memory_limit=args.render_memory)
         postgres.quiet()
+        if ended:
+            done[phase] = {"wall": wall, "cpu": cpu, "rss": rss, "pg_cpu": postgres.cpu() - before, "bytes": 0,
+                           "feeds": 0, "ended": ended}
+            print("%s: feedmerge %s\n  ended at %.0f MB resident (--render-memory %d) after %.2f s, CPU %.2f s"
+                  % (phase, shlex.join(cmd), ended, args.render_memory, wall, cpu))
+            continue
         lengths = [os.path.getsize(os.path.join(work, o)) for o in outputs]
         done[phase] = {"wall": wall, "cpu": cpu, "rss": rss, "pg_cpu": postgres.cpu() - before, "bytes": lengths[0]}
         if phase == "health":
@@ -876,7 +956,8 @@ def report(args, sizes, counts, results, phases):
            "worker peak RSS MB", "list read s"), rows)
     table(("feeds", "phase", "wall ms", "CPU ms", "PostgreSQL CPU ms", "peak RSS MB", "output MB"),
           [[str(feeds), phase, "%.3f" % (p["wall"] * 1000 / feeds), "%.3f" % (p["cpu"] * 1000 / feeds),
-            "%.3f" % (p["pg_cpu"] * 1000 / feeds), "%.0f" % p["rss"], "%.1f" % (p["bytes"] / 1e6)]
+            "%.3f" % (p["pg_cpu"] * 1000 / feeds), "%.0f" % p["rss"],
+            "ended" if "ended" in p else "%.1f" % (p["bytes"] / 1e6)]
            for feeds in sizes for phase, p in phases[feeds].items()])
 
     def check(ok, text):
@@ -897,6 +978,9 @@ def report(args, sizes, counts, results, phases):
                            % (feeds, missing))
         reported = phases[feeds]["health"]["feeds"]
         check(reported == feeds, "%d feeds: the health report lists %d feeds" % (feeds, reported))
+        for phase, p in phases[feeds].items():
+            check("ended" not in p, "%d feeds: %s %s" % (feeds, phase, "ended at %.0f MB resident" % p["ended"]
+                                                         if "ended" in p else "within %d MB" % args.render_memory))
         check(rss <= RSS_LIMIT_MB, "%d feeds: peak RSS per worker: %.0f MB (at most %d MB)" % (feeds, rss, RSS_LIMIT_MB))
         base = median(feeds, 1, "wall") if 1 in counts else None
         for count, least in SPEEDUPS.items():
