@@ -616,6 +616,7 @@ def run_workers(args, count, lists, dsn, work, tag, others):
                 # The loopback hosts are the benchmark's own: no spacing between requests (docs/politeness.md).
                 cmd += ["--per-host", str(args.per_host)] + loopback_flags(args.feedmerge)
             cmd += ["--jobs", str(args.jobs)] if args.jobs else []
+            cmd += ["--lease", str(args.lease)] if args.lease else []
             out = os.path.join(work, "%s-%s.out" % (tag, name))
             with open(out, "w") as f:
                 proc = subprocess.Popen(cmd, stdout=f, stderr=f)
@@ -751,6 +752,7 @@ def main():
     ap.add_argument("--runs", type=int, default=1)
     ap.add_argument("--per-host", type=int, default=4, help="passed to every worker; the limit checked")
     ap.add_argument("--jobs", type=int, help="passed to every worker (default: the worker's own)")
+    ap.add_argument("--lease", type=int, help="seconds, passed to every worker (default: the worker's own)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a run (or a render) may take")
     ap.add_argument("--bodies", choices=("generated", "files"), default="generated",
                     help="generated: nginx makes feed N from N (njs); files: static files written once")

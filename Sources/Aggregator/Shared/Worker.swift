@@ -167,7 +167,6 @@ public struct Worker {
                 break
             }
             if subscriber != nil { await websubTurn(rules: runRules, carried: &carried) }
-            let claimedAt = ContinuousClock.now
             let attempt = await claim(at: runRules.now, carried: &carried)
             totals.leasesLost += attempt.lostAtRelease.count
             if let failure = attempt.failure {
@@ -201,7 +200,7 @@ public struct Worker {
                 continue
             }
             carried.idle = false
-            let batch = await fetch(attempt.claims, claimedAt: claimedAt, rules: runRules)
+            let batch = await fetch(attempt.claims, claimedAt: attempt.claimedAt, rules: runRules)
             carried.unreleased = batch.unreleased
             carried.lastClaimFailedState = batch.stateFailed
             totals.add(batch, hosts: attempt.claims.count)
@@ -261,6 +260,9 @@ public struct Worker {
 
     struct Attempt: Sendable {
         var claims: [HostClaim] = []
+        /// When the claim was sent: its leases hold from then (not from the turn's start,
+        /// whose subscription of a long list, or a release tried again, may take a while).
+        var claimedAt = ContinuousClock.now
         /// With no claim: the feeds due, whoever holds them.
         var due = 0
         var failure: StateError?
@@ -295,6 +297,7 @@ public struct Worker {
                     turn.lastSubscribed = now
                 }
                 let sent = ContinuousClock.now
+                turn.attempt.claimedAt = sent
                 turn.attempt.claims = try store.claim(
                     ClaimRequest(
                         scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
