@@ -227,7 +227,7 @@ enum Statements {
             SELECT url, first_seen, moved_to, etag, last_modified, last_fetch, last_success, last_status,
                    consecutive_failures, last_error, not_before, gone, title, link, restamping, failing_since,
                    last_report, host
-            FROM feeds WHERE \(SharedStatements.urlIn) FOR UPDATE
+            FROM feeds WHERE \(SharedStatements.urlIn) ORDER BY url FOR UPDATE
             """, types: [1009])
 
     /// The conflict on the URL's key (`feeds_url_digest`).

@@ -192,12 +192,21 @@ enum SharedStatements {
     /// `url = ANY($1)` would check each against the whole array (14,286 URLs
     /// among 100,000: 2.7 s, against 61 ms this way).
     static let urlIn = "url IN (SELECT unnest($1::text[]))"
-    /// $1 the URLs, $2 now, $3 their hosts: new feeds due at once; every listed feed noted as listed now.
+    /// $1 the URLs, $2 now, $3 their hosts: new feeds due at once; every listed feed noted as
+    /// listed now, but for those some process noted within `relistAfter` seconds: workers that
+    /// start together with one long list write its rows once, not once each, and lock none of
+    /// them twice. Rows are written in URL order, as a batch locks them (`selectRecordRows`),
+    /// so a subscription and a batch never wait for each other in a circle.
+    /// A listed feed is noted as listed again once this many seconds have passed since it
+    /// last was (a worker notes its list every hour; `ClaimRequest.listedWithin` is two days).
+    static let relistAfter: Int64 = 1_800
     static let subscribe = Statement(
         name: "subscribe",
         sql: """
             INSERT INTO feeds AS f(url, host, first_seen, listed_at, next_check)
             SELECT u, h, $2, $2, 0 FROM unnest($1, $3) AS s(u, h)
+            WHERE NOT EXISTS (SELECT 1 FROM feeds g WHERE g.url = s.u AND g.listed_at >= $2 - \(Self.relistAfter))
+            ORDER BY u
             \(Statements.onURL) DO UPDATE SET listed_at = GREATEST(f.listed_at, excluded.listed_at),
                 next_check = COALESCE(f.next_check, CASE WHEN f.gone THEN NULL ELSE 0 END)
             """, types: [1009, 20, 1009])
