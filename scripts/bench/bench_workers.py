@@ -5,7 +5,7 @@ page and the health report rendered from that state. Several sizes
 (--feeds 100000,1000000) are compared per feed.
 
     bench_workers.py FEEDMERGE_BINARY [--feeds 100000[,1000000...]] [--hosts 250] [--workers 1,2,4]
-                     [--runs 1] [--per-host 4] [--jobs N] [--timeout 3600] [--bodies generated|files]
+                     [--runs 1] [--per-host 4] [--jobs N] [--lease S] [--timeout 3600] [--bodies generated|files]
                      [--corpus DIR] [--render-memory 8000] [--keep]
 
 The feeds: RSS 2.0 documents of about 5 KB each (8 items with title, link,
@@ -33,7 +33,7 @@ database of a throwaway PostgreSQL server (scripts/lib/postgres_server.py
 --durable: fsync on, a Unix socket), W processes of
 
     feedmerge worker OPML... --state 'host=SOCKETDIR dbname=DB user=postgres'
-                     --drain --name wK --per-host L [--jobs N]
+                     --drain --name wK --per-host L [--jobs N] [--lease S]
 
 start at once (each subscribes the list, claims hosts and fetches). Measured:
   wall s        from the start until the last worker exits (every due feed
