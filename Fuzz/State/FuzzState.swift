@@ -121,7 +121,8 @@ private func storedBytes(_ bytes: [UInt8]) {
     }
     let entries = listed.prefix(3).map(\.entry)
     document.upsert(PreparedEntries(entries), now: 1_800_000_000)
-    _ = document.prune(cutoff: 1_750_000_000, keepPerFeed: 2)
+    _ = document.prune(
+        by: RetentionRule(keepDays: 578, keepPerFeed: 2, now: Timestamp(secondsSince1970: 1_800_000_000)))
     guard FeedEntries(document: document.document) != nil else { fatalError("an updated document does not read") }
 }
 

@@ -68,17 +68,19 @@ struct SharedClaims {
         listed += urls
         do throws(StateError) {
             let now = rules.now
-            let sent = ContinuousClock.now
-            let (refused, claims, read) = try await holding.session.withSharedStore { store throws(StateError) in
+            let (refused, claims, read, sent) = try await holding.session.withSharedStore {
+                store throws(StateError) in
                 // A feed the state cannot store is no other process's: this run fetches it (its
                 // outcome is not kept), rather than serving it from a state that has none of it.
                 let refused = try store.subscribe(urls, now: now)
+                // The leases hold from when the claim is sent (a long list's subscription comes first).
+                let sent = ContinuousClock.now
                 let claims = try store.claim(
                     ClaimRequest(
                         scope: .feeds(urls), hosts: Int(Int32.max), holder: Self.machineName,
                         leaseSeconds: Self.leaseSeconds, now: now))
                 // Another process may have stored feeds since the records were read.
-                return (refused, claims, try store.feeds())
+                return (refused, claims, try store.feeds(), sent)
             }
             for (url, error) in refused.sorted(by: { $0.key < $1.key }) {
                 failures.append("\(url): state: cannot be stored (\(error)); fetched, not kept")
