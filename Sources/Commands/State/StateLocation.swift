@@ -66,7 +66,7 @@ enum StateLocation: Equatable {
     /// - Throws: `StateError`, whose kind says held, cannot create, or unusable.
     func open(whenLost: PostgreSQLStateStore.LostConnection = .givenUpAfterPatience) throws(StateError) -> Opened {
         let lock = try takeLock()
-        return Opened(store: try makeStore(whenLost: whenLost), lock: lock)
+        return Opened(store: try makeCopyableStore(whenLost: whenLost), lock: lock)
     }
 
     /// The state file's lock (a PostgreSQL state holds its own: nil).
@@ -84,8 +84,15 @@ enum StateLocation: Equatable {
         }
     }
 
+    private func makeStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError) -> any StateStore {
+        switch self {
+        case .sqlite(let path): try SQLiteStateStore(path: path)
+        case .postgreSQL(let conninfo): try PostgreSQLStateStore(connecting: conninfo, whenLost: whenLost)
+        }
+    }
+
     /// Every store `--state` can name is copyable (`feedmerge state copy`).
-    private func makeStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError)
+    private func makeCopyableStore(whenLost: PostgreSQLStateStore.LostConnection) throws(StateError)
         -> any CopyableStateStore
     {
         switch self {
