@@ -96,9 +96,6 @@ public final class HostHolding: Sendable {
         keeper.keep(all)
     }
 
-    /// How many hosts are held.
-    public var count: Int { held.withLock { $0.leases.count } }
-
     /// Lets the claims' hosts go with their feeds' schedule (`SharedSchedule.release`),
     /// once each host's spacing has passed since this process's last request there (the
     /// next holder's first request keeps it too). They are let go here whatever the state
