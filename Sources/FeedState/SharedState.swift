@@ -30,6 +30,11 @@ public struct ClaimRequest: Sendable {
     public var scope: Scope
     /// At most this many hosts.
     public var hosts: Int
+    /// With `.due`: at most this many of a host's due feeds, the longest due
+    /// first (nil: all of them). A claim's size in feeds is then bounded
+    /// whatever its hosts hold (the rest are left due: the next claim of the
+    /// host takes them), and so is what the claimer holds while it runs.
+    public var feedsPerHost: Int?
     /// Who claims (a worker's name: its host and pid by default), as `--health` shows it.
     public var holder: String
     /// How long a lease lasts unless renewed, in seconds (the server's clock).

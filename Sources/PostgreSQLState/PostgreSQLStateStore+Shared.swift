@@ -76,7 +76,11 @@ extension PostgreSQLStateStore: SharedStateStore {
         }
         if case .due = request.scope, !leases.isEmpty {
             try connection.query(
-                SharedStatements.dueFeeds, [.texts(leases.map(\.host)), .integer(now), .integer(listedSince)]
+                SharedStatements.dueFeeds,
+                [
+                    .texts(leases.map(\.host)), .integer(now), .integer(listedSince),
+                    .integer(request.feedsPerHost.map(Int64.init)),
+                ]
             ) { row throws(StateError) in
                 try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []].append(
                     row.text(0, notNull: "feeds.url"))
@@ -243,12 +247,15 @@ enum SharedStatements {
                 ORDER BY h.host LIMIT $2 FOR UPDATE OF h SKIP LOCKED)
             \(take)
             """, types: [20, 20, 25, 20, 1009])
-    /// $1 hosts, $2 now, $3 listed since.
+    /// $1 hosts, $2 now, $3 listed since, $4 at most this many a host (NULL: all), the longest due first.
     static let dueFeeds = Statement(
         name: "due_feeds",
         sql: """
-            SELECT url, host FROM feeds WHERE host = ANY($1) AND next_check <= $2 AND listed_at >= $3 ORDER BY url
-            """, types: [1009, 20, 20])
+            SELECT f.url, f.host FROM unnest($1::text[]) AS c(host) CROSS JOIN LATERAL (
+                SELECT url, host FROM feeds WHERE host = c.host AND next_check <= $2 AND listed_at >= $3
+                ORDER BY next_check, url LIMIT $4) f
+            ORDER BY f.url
+            """, types: [1009, 20, 20, 20])
     /// $1 now, $2 listed since.
     static let dueCount = Statement(
         name: "due_count", sql: "SELECT count(*) FROM feeds WHERE next_check <= $1 AND listed_at >= $2",

@@ -36,14 +36,14 @@ public enum OPMLReader {
     /// a tree: a list of 100,000 feeds costs its subscriptions, not a
     /// document of them besides.
     static func read(
-        _ bytes: [UInt8], source: String, into list: inout SubscriptionList, localFile: String?,
+        _ bytes: [UInt8], source: String, into list: inout some SubscriptionCollection, localFile: String?,
         namesLocalFiles: Bool
     ) throws(SubscriptionError) {
         let origin = Origin(localFile: localFile, namesLocalFiles: namesLocalFiles)
-        var reading = Reading(list: list, source: source, origin: origin)
+        var reading = Reading(source: source, origin: origin)
         do {
             try ElementStream.read(bytes, url: source.contains("://") ? source : nil) {
-                reading = Reading(list: list, source: source, origin: origin)  // each attempt from the start
+                reading = Reading(source: source, origin: origin)  // each attempt from the start
             } _: {
                 reading.take($0)
             }
@@ -54,7 +54,7 @@ public enum OPMLReader {
         guard let root = reading.root, root.name == "opml", reading.bodySeen else {
             throw SubscriptionError(source: source, line: reading.root?.line, message: "not OPML: no <opml><body>")
         }
-        list = reading.finish()
+        reading.finish(into: &list)
     }
 
     /// Where a list came from: what its subscriptions carry.
@@ -64,9 +64,15 @@ public enum OPMLReader {
     }
 
     /// One reading of a list, element by element: what each open element is
-    /// (a stack by depth), the folders the open outlines make, the head's fields.
+    /// (a stack by depth), the folders the open outlines make, the head's fields;
+    /// its subscriptions and warnings in document order, added to the list once
+    /// the whole document is read.
     private struct Reading {
-        var list: SubscriptionList
+        private enum Found {
+            case subscription(Subscription)
+            case warning(String)
+        }
+        private var found: [Found] = []
         let source: String
         let origin: Origin
         var root: (name: String, line: Int)?
@@ -78,8 +84,7 @@ public enum OPMLReader {
         /// The folder path the open outlines make.
         private var folders: [String] = []
 
-        init(list: SubscriptionList, source: String, origin: Origin) {
-            self.list = list
+        init(source: String, origin: Origin) {
             self.source = source
             self.origin = origin
         }
@@ -152,7 +157,7 @@ public enum OPMLReader {
             }
             let type = outline.attribute("type")?.lowercased()
             if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
-                list.warnings.append("\(source):\(outline.line): outline of type \"\(type)\" read as a feed")
+                found.append(.warning("\(source):\(outline.line): outline of type \"\(type)\" read as a feed"))
             }
             var subscription = Subscription(
                 url: url, title: title, htmlURL: OPMLReader.nonEmpty(outline.attribute("htmlUrl")),
@@ -161,7 +166,7 @@ public enum OPMLReader {
                 opmlFile: origin.localFile)
             subscription.mayReadLocalFile = origin.namesLocalFiles
             subscription.properties = properties(of: outline)
-            list.add(subscription)
+            found.append(.subscription(subscription))
             folders.append(title ?? url)
             return .outline(addsFolder: true, subscribes: true, hasOutline: false, title: title, line: outline.line)
         }
@@ -171,7 +176,7 @@ public enum OPMLReader {
             if case .outline(let addsFolder, let subscribes, let hasOutline, let title, let line) = frame {
                 if addsFolder { folders.removeLast() }
                 if !subscribes && !hasOutline {
-                    list.warnings.append("\(source):\(line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
+                    found.append(.warning("\(source):\(line): outline \"\(title ?? "")\" has no xmlUrl; skipped"))
                 }
             }
         }
@@ -183,8 +188,9 @@ public enum OPMLReader {
                 let name = attribute.name.lowercased()
                 guard !outlineAttributes.contains(name) else { continue }
                 if filterSettings.contains(name) && !origin.namesLocalFiles {
-                    list.warnings.append(
-                        "\(source):\(outline.line): \(attribute.name)\(OPMLReader.remoteFilterSettingDropped)")
+                    found.append(
+                        .warning(
+                            "\(source):\(outline.line): \(attribute.name)\(OPMLReader.remoteFilterSettingDropped)"))
                     continue
                 }
                 properties[name] = attribute.value
@@ -192,9 +198,14 @@ public enum OPMLReader {
             return properties
         }
 
-        /// The list with the head's fields where it had none.
-        func finish() -> SubscriptionList {
-            var list = list
+        /// Adds what was found to the list, and the head's fields where it had none.
+        func finish(into list: inout some SubscriptionCollection) {
+            for found in found {
+                switch found {
+                case .subscription(let subscription): list.add(subscription)
+                case .warning(let warning): list.warnings.append(warning)
+                }
+            }
             func field(_ name: String) -> String? { OPMLReader.nonEmpty(head[name]) }
             if list.title == nil { list.title = field("title") }
             if list.ownerName == nil { list.ownerName = field("ownerName") }
@@ -204,7 +215,6 @@ public enum OPMLReader {
                     $0.hasPrefix("http://") || $0.hasPrefix("https://")
                 }
             }
-            return list
         }
     }
 

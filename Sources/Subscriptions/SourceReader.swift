@@ -24,6 +24,15 @@ public enum SourceReader {
         async throws(SubscriptionError) -> SubscriptionList
     {
         var list = SubscriptionList()
+        try await read(sources, configured: configured, client: client, into: &list)
+        return list
+    }
+
+    /// The same, into a list of any kind (a worker packs a long one: `PackedSubscriptions`).
+    public static func read(
+        _ sources: [String], configured: [Subscription] = [], client: HTTPClient,
+        into list: inout some SubscriptionCollection
+    ) async throws(SubscriptionError) {
         for subscription in configured { list.add(subscription) }
         for source in sources {
             let isURL = source.hasPrefix("http://") || source.hasPrefix("https://")
@@ -50,10 +59,9 @@ public enum SourceReader {
                 list.add(subscription)
             }
         }
-        return list
     }
 
-    private static func readStandardInput(into list: inout SubscriptionList, client: HTTPClient)
+    private static func readStandardInput(into list: inout some SubscriptionCollection, client: HTTPClient)
         async throws(SubscriptionError)
     {
         let body: [UInt8]

@@ -46,8 +46,22 @@ public struct Subscription: Sendable, Hashable {
     }
 }
 
+/// Where the subscriptions read go, in order, each feed once: held whole
+/// (`SubscriptionList`) or packed (`PackedSubscriptions`).
+public protocol SubscriptionCollection {
+    var title: String? { get set }
+    var ownerName: String? { get set }
+    var ownerEmail: String? { get set }
+    var homePage: String? { get set }
+    var warnings: [String] { get set }
+    /// Adds a subscription unless the same feed is already listed (by its
+    /// normalized URL), saying so among the warnings.
+    /// - Parameter read: the feed, when it was read with the sources.
+    mutating func add(_ subscription: Subscription, read: FetchResponse?)
+}
+
 /// What the sources given on the command line add up to.
-public struct SubscriptionList: Sendable {
+public struct SubscriptionList: SubscriptionCollection, Sendable {
     public var subscriptions: [Subscription] = []
     /// From the first OPML head: the output's fallback metadata.
     public var title: String?
@@ -68,15 +82,24 @@ public struct SubscriptionList: Sendable {
     /// Normalized URLs of the subscriptions, to spot a feed listed twice.
     private var listed: Set<String> = []
 
-    /// Adds a subscription unless the same feed is already listed.
-    mutating func add(_ subscription: Subscription, read: FetchResponse? = nil) {
+    public mutating func add(_ subscription: Subscription, read: FetchResponse?) {
         guard listed.insert(LinkNormalizer.normalize(subscription.url)).inserted else {
-            warnings.append("\(subscription.url) is listed more than once; fetched once")
+            warnings.append(Self.listedTwice(subscription.url))
             return
         }
         subscriptions.append(subscription)
         if let read { alreadyRead[subscription.url] = read }
     }
+
+    static func listedTwice(_ url: String) -> String { "\(url) is listed more than once; fetched once" }
+
+    /// Whether a document is a subscription list (its root is `<opml>`).
+    public static func isOPML(_ bytes: [UInt8]) -> Bool { OPMLReader.isOPML(bytes) }
+}
+
+/// A subscription list that cannot be read: exit code 2.
+extension SubscriptionCollection {
+    mutating func add(_ subscription: Subscription) { add(subscription, read: nil) }
 
     /// Adds the feeds an OPML document lists (those not listed already);
     /// the first head's title, owner and home page are kept.
@@ -91,12 +114,8 @@ public struct SubscriptionList: Sendable {
     {
         try OPMLReader.read(bytes, source: source, into: &self, localFile: localFile, namesLocalFiles: namesLocalFiles)
     }
-
-    /// Whether a document is a subscription list (its root is `<opml>`).
-    public static func isOPML(_ bytes: [UInt8]) -> Bool { OPMLReader.isOPML(bytes) }
 }
 
-/// A subscription list that cannot be read: exit code 2.
 public struct SubscriptionError: Error, Sendable, CustomStringConvertible {
     public var source: String
     public var line: Int?

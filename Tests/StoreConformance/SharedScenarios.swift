@@ -56,6 +56,26 @@ extension StoreConformance {
             #expect(try first.release(claims.map(\.lease), schedule: [], fetchedBy: "first").isEmpty)
             #expect(try second.feed(feeds[0])?.leaseHolder == nil)
         },
+        Scenario("a claim bounded in feeds a host takes the longest due first; the rest come with its next claim") {
+            factory in
+            let state = try await factory.makeState()
+            let store = try state.process()
+            let a3 = "http://a.example/3.xml"
+            try store.subscribe([a1, a2, a3], now: Sample.time(0))
+            // a1 checked last: due latest.
+            let first = try store.claim(due("first"))
+            let lease = try #require(first.first).lease
+            let schedule = [ScheduledFeed(url: a1, nextCheck: Sample.time(0, 60), lease: lease)]
+            #expect(try store.release([lease], schedule: schedule, fetchedBy: "first").isEmpty)
+            var bounded = due("first", at: Sample.time(0, 120))
+            bounded.feedsPerHost = 2
+            let claims = try store.claim(bounded)
+            #expect(claims.map(\.feeds) == [[a2, a3]], "\(factory.name): the two due longest")
+            #expect(try store.dueCount(now: Sample.time(0, 120)) == 3, "none of them checked yet")
+            let done = [a2, a3].map { ScheduledFeed(url: $0, nextCheck: Sample.time(1), lease: claims[0].lease) }
+            #expect(try store.release(claims.map(\.lease), schedule: done, fetchedBy: "first").isEmpty)
+            #expect(try store.claim(bounded).map(\.feeds) == [[a1]], "the one left, with the host's next claim")
+        },
         Scenario("a one-shot run's claim: its feeds' free hosts, with those of its feeds each serves, due or not") {
             factory in
             let state = try await factory.makeState()

@@ -66,7 +66,8 @@ extension Worker {
             batch.stateFailed = failed
         }
         let released = await holding.release(
-            claims, state: state, now: rules.now, listed: { [listedByHost] host in listedByHost[host] ?? [] },
+            claims, state: state, now: rules.now,
+            listed: { [list] host in list.urls.filter { URLAuthority.host(of: $0) == host } },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
                 return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)
@@ -97,7 +98,7 @@ extension Worker {
         pushes: [String: WebSubSubscriber.Push]
     ) async -> (reports: [FeedReport], stateFailed: Bool) {
         var sublist = SubscriptionList()
-        sublist.subscriptions = urls.map { url in index[url].map { list.subscriptions[$0] } ?? Subscription(url: url) }
+        sublist.subscriptions = urls.map { url in list.subscription(for: url) ?? Subscription(url: url) }
         for (url, push) in pushes {
             // As if fetched from where the feed is fetched, keeping the validators stored: the
             // backstop poll's conditional request is about the copy it last fetched.

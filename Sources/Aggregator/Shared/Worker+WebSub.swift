@@ -12,8 +12,8 @@ extension Worker {
         guard let subscriber, let hubClient, let publicHubClient else { return }
         for event in subscriber.takeEvents() { log(Self.logEvent(event)) }
         // Before the state said what is listed, every feed counts as listed (none is let go).
-        let listed = { [index, carried] (url: String) in
-            carried.lastSubscribed == nil || index[url] != nil || carried.listed.contains(url)
+        let listed = { [list, carried] (url: String) in
+            carried.lastSubscribed == nil || list.contains(url) || carried.listed.contains(url)
         }
         await storePushes(subscriber, rules: rules, listed: listed)
         // After the pushes, so that a feed fetched again for a delivery it could not check is

@@ -26,6 +26,10 @@ public struct Worker {
         public var leaseSeconds = 120
         /// Hosts per claim; 0: as many as its transfers can keep busy (`--jobs` / `--per-host`).
         public var hostsPerClaim = 0
+        /// A claimed host's due feeds fetched in one claim, at most; 0: 64 for each transfer a
+        /// host may have at once (a claim's feeds, and what the worker holds for them, are
+        /// bounded however many feeds a host serves; the rest wait for the host's next claim).
+        public var feedsPerHost = 0
         /// Exit once no feed is due, rather than wait for more to fall due
         /// (while due feeds are held by others, it waits: a holder that dies
         /// leaves them to it when their lease runs out).
@@ -74,12 +78,9 @@ public struct Worker {
     let holding: HostHolding
     /// Renews the leases of the claim being fetched; its news reaches `client` at once.
     public var keeper: any LeaseKeeper { holding.keeper }
-    /// The subscriptions it was given, and where each URL's is among them:
+    /// The subscriptions it was given, packed (a worker may be given a million):
     /// a claimed feed of another process's list is fetched as a plain web feed.
-    let list: SubscriptionList
-    let index: [String: Int]
-    /// The listed feeds of each host (`Release.listed`).
-    let listedByHost: [String: [String]]
+    let list: PackedSubscriptions
     /// Tells the operator at once (an error, a loss, a recovery, a failing feed, each claim).
     let log: @Sendable (LogEvent) -> Void
     /// What it counts for `/metrics`.
@@ -101,7 +102,7 @@ public struct Worker {
     /// - Parameter subscriber: subscribes to the feeds that advertise a WebSub hub, and stores
     ///   what their hubs push (with a callback listening for it).
     public init(
-        settings: Settings, list: SubscriptionList, state: StateOptions,
+        settings: Settings, list: PackedSubscriptions, state: StateOptions,
         client: HTTPClient, metrics: MetricRegistry, subscriber: WebSubSubscriber? = nil,
         log: @escaping @Sendable (LogEvent) -> Void
     ) async {
@@ -114,13 +115,6 @@ public struct Worker {
         self.list = list
         self.state = state
         self.client = client
-        var index: [String: Int] = [:]
-        index.reserveCapacity(list.subscriptions.count)
-        for (position, subscription) in list.subscriptions.enumerated() where index[subscription.url] == nil {
-            index[subscription.url] = position
-        }
-        self.index = index
-        listedByHost = Dictionary(grouping: list.subscriptions.map(\.url)) { URLAuthority.host(of: $0) }
         self.log = log
         self.metrics = metrics
         holding = await HostHolding(
@@ -279,6 +273,7 @@ public struct Worker {
         let hosts =
             settings.hostsPerClaim > 0
             ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
+        let feedsPerHost = settings.feedsPerHost > 0 ? settings.feedsPerHost : 64 * perHost
         // The backlog is counted at most every 15 s (and whenever nothing is claimed).
         let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
         var lostAtRelease: [HostLease] = []
@@ -292,16 +287,16 @@ public struct Worker {
             do throws(StateError) {
                 // The list is noted as listed again every hour (see `SharedStateStore.subscribe`).
                 if turn.lastSubscribed.map({ now.secondsSince1970 - $0.secondsSince1970 >= 3_600 }) ?? true {
-                    turn.refused = try store.subscribe(list.subscriptions.map(\.url), now: now)
+                    turn.refused = try Self.subscribe(list, to: store, now: now)
                     if watching { turn.listed = Set(try store.listedFeeds(now: now)) }
                     turn.lastSubscribed = now
                 }
                 let sent = ContinuousClock.now
                 turn.attempt.claimedAt = sent
-                turn.attempt.claims = try store.claim(
-                    ClaimRequest(
-                        scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds,
-                        now: now))
+                var request = ClaimRequest(
+                    scope: .due, hosts: hosts, holder: settings.name, leaseSeconds: settings.leaseSeconds, now: now)
+                request.feedsPerHost = feedsPerHost
+                turn.attempt.claims = try store.claim(request)
                 turn.claimTook = ContinuousClock.now - sent
                 if turn.attempt.claims.isEmpty || countsDue { turn.attempt.due = try store.dueCount(now: now) }
             } catch {
@@ -316,7 +311,7 @@ public struct Worker {
         let listed = turn.listed
         let claimTook = turn.claimTook
         if let subscriber, carried.lastSubscribed != lastSubscribed {
-            subscriber.setListed(listed.union(list.subscriptions.map(\.url)))
+            subscriber.setListed(listed.union(list.urls))
         }
         carried.lastSubscribed = lastSubscribed
         carried.listed = listed
@@ -345,4 +340,17 @@ public struct Worker {
         return attempt
     }
 
+    /// The list subscribed a part at a time: its URLs are never all unpacked at once.
+    private static func subscribe(_ list: PackedSubscriptions, to store: any SharedStateStore, now: Timestamp)
+        throws(StateError) -> [String: StateError]
+    {
+        var refused: [String: StateError] = [:]
+        for start in stride(from: 0, to: list.count, by: subscribePart) {
+            let part = list.urls[start..<min(start + subscribePart, list.count)]
+            try refused.merge(store.subscribe(Array(part), now: now)) { first, _ in first }
+        }
+        return refused
+    }
+
+    static let subscribePart = 10_000
 }

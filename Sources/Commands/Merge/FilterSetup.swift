@@ -51,20 +51,28 @@ struct FilterSetup {
     /// Sets each subscription's filters: the run's, then its own properties'.
     mutating func apply(_ run: Request, to list: inout SubscriptionList) throws(UsageError) {
         for index in list.subscriptions.indices {
-            let properties = list.subscriptions[index].properties
-            var own = Request()
-            own.filter = properties["filter"]
-            own.exclude = properties["exclude"]
-            own.ignore = properties["ignore_in_feed"]
-            own.filters = (properties["filters"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
-            if let known = chains[[run, own]] {
-                list.subscriptions[index].filters = known
-            } else {
-                let chain = try compile(run, own)
-                chains[[run, own]] = chain
-                list.subscriptions[index].filters = chain
-            }
+            list.subscriptions[index].filters = try filters(run, properties: list.subscriptions[index].properties)
         }
+    }
+
+    /// The same, once for all the subscriptions that share their properties.
+    mutating func apply(_ run: Request, to list: inout PackedSubscriptions) throws(UsageError) {
+        try list.changeShared { (shared: inout Subscription) throws(UsageError) in
+            shared.filters = try filters(run, properties: shared.properties)
+        }
+    }
+
+    /// The run's filters, then those a subscription's properties name.
+    private mutating func filters(_ run: Request, properties: [String: String]) throws(UsageError) -> EntryFilters {
+        var own = Request()
+        own.filter = properties["filter"]
+        own.exclude = properties["exclude"]
+        own.ignore = properties["ignore_in_feed"]
+        own.filters = (properties["filters"] ?? "").split(whereSeparator: \.isWhitespace).map(String.init)
+        if let known = chains[[run, own]] { return known }
+        let chain = try compile(run, own)
+        chains[[run, own]] = chain
+        return chain
     }
 
     private mutating func compile(_ run: Request, _ own: Request) throws(UsageError) -> EntryFilters {

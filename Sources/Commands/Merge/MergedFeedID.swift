@@ -5,8 +5,15 @@ import Subscriptions
 /// `--self-url` or home page link): a hash of its sources' URLs, in order.
 /// A state keeps the first one written (`StateStore.keepMergedFeedID`).
 enum MergedFeedID {
-    static func hash(of list: SubscriptionList) -> UInt64 {
-        FNV1a.hash(list.subscriptions.map(\.url).joined(separator: "\n"))
+    static func hash(of list: SubscriptionList) -> UInt64 { hash(of: list.subscriptions.lazy.map(\.url)) }
+
+    static func hash(of urls: some Sequence<String>) -> UInt64 {
+        var hasher = FNV1a()
+        for (position, url) in urls.enumerated() {
+            if position > 0 { hasher.add(UInt8(ascii: "\n")) }
+            hasher.add(url)
+        }
+        return hasher.value
     }
 
     /// The id as the feeds write it (Atom's `id`, JSON Feed's `_feedmerge.id`).

@@ -192,9 +192,9 @@ struct WorkerCommand {
             return ExitStatus.stateUnusable.rawValue
         }
         let client = HTTPClient(configuration: merge.fetchConfiguration)
-        var list: SubscriptionList
+        var list = PackedSubscriptions()
         do {
-            list = try await SourceReader.read(merge.sources, configured: [], client: client)
+            try await SourceReader.read(merge.sources, client: client, into: &list)
             var filters = FilterSetup(
                 folders: [FileManager.default.currentDirectoryPath], timeLimit: merge.themeTimeout)
             try filters.apply(merge.entryFilters, to: &list)
@@ -205,7 +205,7 @@ struct WorkerCommand {
             StandardOutput.error("feedmerge worker: \(error)")
             return ExitStatus.usage.rawValue
         }
-        guard !list.subscriptions.isEmpty else {
+        guard !list.isEmpty else {
             StandardOutput.error("feedmerge worker: the sources list no feed")
             return ExitStatus.usage.rawValue
         }
@@ -213,7 +213,7 @@ struct WorkerCommand {
         // that cannot be reached now gets it from the first run or worker that reaches it (said below).
         var idNotKept: StateError?
         do throws(StateError) {
-            let id = MergedFeedID.hash(of: list)
+            let id = MergedFeedID.hash(of: list.urls)
             // The worker itself writes no feed.
             _ = try await session.keepMergedFeedID(id)
         } catch {
@@ -278,7 +278,7 @@ struct WorkerCommand {
                 return ExitStatus.usage.rawValue
             }
         }
-        log(startEvent(settings: settings, feeds: list.subscriptions.count, listening: listening?.address))
+        log(startEvent(settings: settings, feeds: list.count, listening: listening?.address))
         if let callback {
             log(
                 LogEvent(
