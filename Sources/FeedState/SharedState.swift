@@ -124,7 +124,9 @@ public protocol SharedStateStore: StateStore {
     ) throws(StateError)
     /// How many listed feeds are due at `now`, whoever holds their hosts: a draining worker waits
     /// while any is, since a holder that died leaves them to it.
-    func dueCount(now: Timestamp) throws(StateError) -> Int
+    /// - Parameter atMost: counts no further (1: whether any is due); nil: counts them all,
+    ///   which costs a pass over the feeds.
+    func dueCount(now: Timestamp, atMost: Int?) throws(StateError) -> Int
     /// The feeds some run or worker listed within `ClaimRequest.listedWithin`
     /// of `now`, in byte order of their URLs: those the shared state fetches,
     /// and those `feedmerge render` shows when given no SOURCE.

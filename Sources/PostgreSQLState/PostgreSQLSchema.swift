@@ -17,7 +17,8 @@ import FeedState
 /// as its document, so the two never disagree. Times are seconds since
 /// 1970 in `bigint`, as in the SQLite file: the stores copy into each other
 /// unchanged. The only indexes are the keys (`url` unique, `id`), which
-/// every statement looks rows up by, and `feeds_due` for the claims. A URL
+/// every statement looks rows up by, `feeds_due` for the claims and
+/// `feeds_next_check` for the feeds due whatever their host. A URL
 /// may be of any length (a B-tree entry may not pass about 2,700 bytes): its
 /// uniqueness is a B-tree over its SHA-256 (`feedmerge_url_key`, 32 bytes
 /// whatever the URL), and the lookups by URL go through a hash index (4
@@ -106,6 +107,9 @@ enum PostgreSQLSchema {
         // Version 5: how the run that stored a feed's outcome reported it (`ReportedOutcome`), for
         // `feedmerge render`. NULL: not known yet (the next outcome stored says it).
         Migration(sql: "ALTER TABLE feeds ADD COLUMN last_report text"),
+        // Version 6: the feeds due found without a pass over every feed (`SharedStatements.dueCount`:
+        // whether any is due, and the backlog while it is short).
+        Migration(sql: "CREATE INDEX feeds_next_check ON feeds(next_check)"),
     ]
 
     /// Brings the database to the newest schema, under an advisory lock

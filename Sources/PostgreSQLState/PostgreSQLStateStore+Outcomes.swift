@@ -37,6 +37,8 @@ extension PostgreSQLStateStore {
         var document: [UInt8]?
         /// The lease it was recorded under (`record(_:fencedBy:)`): the write's fence.
         var lease: HostLease?
+        /// The feed's first document: a row added to `feed_entries` (`+Statistics`).
+        var addsDocument = false
     }
 
     /// A feed's row as the rule reads it: its record (`metadata` not read:
@@ -116,8 +118,9 @@ extension PostgreSQLStateStore {
             try reopenIfLost()
             var lost: [(url: String, lease: HostLease)] = []
             let refused: StateError?
+            var added = 0
             do throws(StateError) {
-                refused = try send(sending, durable: durable, lost: &lost)
+                (refused, added) = try send(sending, durable: durable, lost: &lost)
             } catch {
                 // The connection was found lost (a server restarted, a session ended): the batch
                 // once more on a new one, its rows read again. (A connection lost during the commit
@@ -126,22 +129,22 @@ extension PostgreSQLStateStore {
                 guard !connection.isOpen else { throw error }
                 try reopenIfLost()
                 lost = []
-                refused = try send(sending, durable: durable, lost: &lost)
+                (refused, added) = try send(sending, durable: durable, lost: &lost)
             }
             undurable = true
             guard refused != nil else {
                 undurable = !durable
                 drop(lost)
-                noteAdded(adding)
-                adding = 0
+                noteAdded(added)
                 return
             }
-            adding = 0
             for pending in sending {
                 do throws(StateError) {
                     var lost: [(url: String, lease: HostLease)] = []
-                    if let failure = try send([pending], durable: false, lost: &lost) { throw failure }
+                    let (failure, added) = try send([pending], durable: false, lost: &lost)
+                    if let failure { throw failure }
                     drop(lost)
+                    noteAdded(added)
                 } catch {
                     failures[pending.url] = error
                     if !connection.isOpen { throw error }
@@ -156,11 +159,12 @@ extension PostgreSQLStateStore {
     /// One transaction: the outcomes' rows read and locked (one round trip),
     /// then every write and the commit (one more).
     /// - Parameter lost: the feeds whose writes their fence refused.
-    /// - Returns: nil when all were stored; else the first failure (nothing was).
+    /// - Returns: nil when all were stored, else the first failure (nothing was);
+    ///   and the rows the writes add (new feeds, first documents).
     private func send(
         _ pending: [PendingWrite], durable: Bool, lost: inout [(url: String, lease: HostLease)]
     ) throws(StateError)
-        -> StateError?
+        -> (refused: StateError?, added: Int)
     {
         var urls: [String] = []
         var seen: Set<String> = []
@@ -176,10 +180,11 @@ extension PostgreSQLStateStore {
                     let read = try Self.recordRow(row)
                     rows[read.record.url] = read
                 })
-            if let read { return read }
+            if let read { return (read, 0) }
             span = .closing
         }
         var writes: [(Statement, [Parameter])] = []
+        var added = 0
         var fenced: [Int: (url: String, lease: HostLease)] = [:]
         for item in pending {
             switch item {
@@ -188,15 +193,17 @@ extension PostgreSQLStateStore {
             case .outcome(let outcome):
                 let url = outcome.update.url
                 guard let (write, after) = Self.write(outcome, to: rows[url]) else { continue }
-                if rows[url] == nil { adding += 1 }
+                if rows[url] == nil { added += 1 }
+                if outcome.addsDocument { added += 1 }
                 rows[url] = after
                 if let lease = outcome.lease { fenced[writes.count] = (url, lease) }
                 writes.append(write)
             }
         }
-        return try connection.pipeline(
+        let refused = try connection.pipeline(
             writes, durable: durable, span: span,
             affected: { index, count in if count == 0, let write = fenced[index] { lost.append(write) } })
+        return (refused, added)
     }
 
     /// What an outcome makes of its feed's row (`FeedRecord.after`), as the
@@ -250,10 +257,9 @@ extension PostgreSQLStateStore {
         kept.outcome = .fetched(
             entries: .notKept, etag: etag, lastModified: lastModified, metadata: metadata, restamping: restamping)
         // The same bytes as stored (an unchanged listing fetched again at the same time): the record only.
-        if before?.bytes == nil { adding += 1 }
         return PendingOutcome(
             update: kept, dates: document.dates(pivot: now).encoded, document: before?.bytes == bytes ? nil : bytes,
-            lease: lease)
+            lease: lease, addsDocument: before?.bytes == nil)
     }
 
     /// A row of `Statements.selectRecordRows`.

@@ -103,13 +103,15 @@ extension PostgreSQLStateStore: SharedStateStore {
         try prune(feeds: feeds, keepDays: keepDays, keepPerFeed: keepPerFeed, now: now, leases: leases)
     }
 
-    public func dueCount(now: Timestamp) throws(StateError) -> Int {
+    public func dueCount(now: Timestamp, atMost: Int?) throws(StateError) -> Int {
         try flush()
         let now = now.secondsSince1970
         return try retrying { () throws(StateError) in
             var count = 0
-            try connection.query(SharedStatements.dueCount, [.integer(now), .integer(now - ClaimRequest.listedWithin)])
-            { row throws(StateError) in
+            try connection.query(
+                SharedStatements.dueCount,
+                [.integer(now), .integer(now - ClaimRequest.listedWithin), .integer(atMost.map(Int64.init))]
+            ) { row throws(StateError) in
                 count = Int(try row.integer(0, notNull: "count(*)"))
             }
             return count
@@ -256,10 +258,11 @@ enum SharedStatements {
                 ORDER BY next_check, url LIMIT $4) f
             ORDER BY f.url
             """, types: [1009, 20, 20, 20])
-    /// $1 now, $2 listed since.
+    /// $1 now, $2 listed since, $3 at most (NULL: all).
     static let dueCount = Statement(
-        name: "due_count", sql: "SELECT count(*) FROM feeds WHERE next_check <= $1 AND listed_at >= $2",
-        types: [20, 20])
+        name: "due_count",
+        sql: "SELECT count(*) FROM (SELECT FROM feeds WHERE next_check <= $1 AND listed_at >= $2 LIMIT $3) due",
+        types: [20, 20, 20])
     /// $1 listed since.
     static let listedFeeds = Statement(
         name: "listed_feeds", sql: "SELECT url FROM feeds WHERE listed_at >= $1 ORDER BY url COLLATE \"C\"",

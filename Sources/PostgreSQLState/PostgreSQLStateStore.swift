@@ -240,8 +240,6 @@ public final class PostgreSQLStateStore: StateStore {
     var failures: [String: StateError] = [:]
     /// The rows added since the tables were last analyzed (`+Statistics`).
     var statistics = TableStatistics()
-    /// Rows the batch being sent adds (new feeds, first documents), noted once it is stored.
-    var adding = 0
 
     // MARK: Entries
 

@@ -45,8 +45,11 @@ public enum SourceReader {
                     // Named by the operator: a local path is theirs to name.
                     response = try await client.fetch(FetchRequest(url: source, mayReadLocalFile: true))
                 } catch {
+                    // A list is read within the feeds' limit: the operator who gives a longer one raises it.
+                    let hint = error.code == .tooLarge ? " (a longer list needs a larger --max-bytes)" : ""
                     throw SubscriptionError(
-                        source: source, line: nil, message: isURL ? "cannot fetch: \(error.message)" : error.message)
+                        source: source, line: nil,
+                        message: (isURL ? "cannot fetch: \(error.message)" : error.message) + hint)
                 }
                 let isLocal = LocalFile.path(of: source) != nil
                 try list.add(

@@ -162,7 +162,7 @@ import Testing
         try await PostgreSQLServer.psql(state, sql)
         #expect(try await PostgreSQLServer.psql(state, "SELECT count(DISTINCT host) FROM feeds") == "6")
         let store = try PostgreSQLStateStore(connecting: state)
-        #expect(try await PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "5")
+        #expect(try await PostgreSQLServer.psql(state, "SELECT value FROM meta WHERE name = 'schema_version'") == "6")
         let hosts = try await PostgreSQLServer.psql(
             state, "SELECT host FROM feeds GROUP BY host ORDER BY host COLLATE \"C\"")
         #expect(hosts.split(separator: "\n") == ["127.0.0.1:8080", "[::1]", "example.org", "other.example"])

@@ -1,3 +1,5 @@
+import FeedFetch
+import Foundation
 import Subscriptions
 import Testing
 
@@ -79,5 +81,34 @@ import Testing
         #expect(
             packed.subscription(at: 0).title == "Ä & ✓" && packed.subscription(at: 0).htmlURL == "https://a.example/")
         #expect(packed.subscription(for: "https://e.example/feed")?.properties == [:])
+    }
+
+    /// Several list files read into a packed list as into one held whole, a feed listed
+    /// in two of them once; a list over `--max-bytes` says how to read it.
+    @Test func readsListFilesAsAWholeListDoes() async throws {
+        let w = try StateTests.Workspace("packed-lists")
+        try Self.opml.write(toFile: w.path("one.opml"), atomically: true, encoding: .utf8)
+        try """
+        <opml version="2.0"><body>
+          <outline xmlUrl="https://c.example/feed" text="listed in both"/>
+          <outline xmlUrl="https://f.example/feed" text="F"/>
+        </body></opml>
+        """.write(toFile: w.path("two.opml"), atomically: true, encoding: .utf8)
+        let sources = [w.path("one.opml"), w.path("two.opml")]
+        let client = HTTPClient()
+        let whole = try await SourceReader.read(sources, client: client)
+        var packed = PackedSubscriptions()
+        try await SourceReader.read(sources, client: client, into: &packed)
+        #expect(whole.subscriptions.count == 5)
+        #expect(packed.indices.map { packed.subscription(at: $0) } == whole.subscriptions)
+        #expect(packed.warnings == whole.warnings && packed.warnings.count == 2)
+        var small = FetchConfiguration()
+        small.maximumBodyBytes = 100
+        do {
+            try await SourceReader.read(sources, client: HTTPClient(configuration: small), into: &packed)
+            Issue.record("a list over the limit is read")
+        } catch {
+            #expect(error.description.hasSuffix("(a longer list needs a larger --max-bytes)"), "\(error)")
+        }
     }
 }

@@ -23,12 +23,13 @@ extension StoreConformance {
             let store = try await factory.makeState().process()
             #expect(try store.subscribe([b1, a2, a1], now: Sample.time(0)).isEmpty, "\(factory.name)")
             #expect(try store.listedFeeds(now: Sample.time(0)) == [a1, a2, b1], "in byte order")
-            #expect(try store.dueCount(now: Sample.time(0)) == 3)
+            #expect(try store.dueCount(now: Sample.time(0), atMost: nil) == 3)
+            #expect(try store.dueCount(now: Sample.time(0), atMost: 2) == 2, "counted no further")
             let known = try store.feeds([a1, b1, "http://c.example/none.xml"])
             #expect(Set(known.keys) == [a1, b1])
             #expect(known[a1]?.record.lastFetch == nil && known[a1]?.dates == nil)
             #expect(try store.listedFeeds(now: Sample.time(2, 1)).isEmpty, "listed more than two days ago")
-            #expect(try store.dueCount(now: Sample.time(2, 1)) == 0)
+            #expect(try store.dueCount(now: Sample.time(2, 1), atMost: nil) == 0)
             try store.subscribe([a1], now: Sample.time(2))
             #expect(try store.listedFeeds(now: Sample.time(2, 1)) == [a1], "listed again")
         },
@@ -45,7 +46,7 @@ extension StoreConformance {
             #expect(others.count == 1 && others.first?.lease.host != claims.first?.lease.host)
             #expect(Set(others.flatMap(\.feeds)).union(feeds) == [a1, a2, b1], "every due feed, once")
             #expect(try first.claim(due("first")).isEmpty, "every host is held")
-            #expect(try first.dueCount(now: Sample.time(0)) == 3, "due, whoever holds their hosts")
+            #expect(try first.dueCount(now: Sample.time(0), atMost: nil) == 3, "due, whoever holds their hosts")
             #expect(try second.feed(feeds[0])?.leaseHolder == "first", "who holds the host")
             // A one-shot run asks for its own feeds' hosts: none of them free.
             #expect(
@@ -71,7 +72,7 @@ extension StoreConformance {
             bounded.feedsPerHost = 2
             let claims = try store.claim(bounded)
             #expect(claims.map(\.feeds) == [[a2, a3]], "\(factory.name): the two due longest")
-            #expect(try store.dueCount(now: Sample.time(0, 120)) == 3, "none of them checked yet")
+            #expect(try store.dueCount(now: Sample.time(0, 120), atMost: nil) == 3, "none of them checked yet")
             let done = [a2, a3].map { ScheduledFeed(url: $0, nextCheck: Sample.time(1), lease: claims[0].lease) }
             #expect(try store.release(claims.map(\.lease), schedule: done, fetchedBy: "first").isEmpty)
             #expect(try store.claim(bounded).map(\.feeds) == [[a1]], "the one left, with the host's next claim")
@@ -116,8 +117,8 @@ extension StoreConformance {
             #expect(records[a1]?.record.fetchedBy == "first" && records[a1]?.record.leaseHolder == nil)
             #expect(records[a2]?.record.lastFetch == Sample.time(0))
             if let dates = records[a2]?.dates { #expect(dates.count == 1) }
-            #expect(try second.dueCount(now: Sample.time(0, 1)) == 0)
-            #expect(try second.dueCount(now: Sample.time(0, 3600)) == 1)
+            #expect(try second.dueCount(now: Sample.time(0, 1), atMost: nil) == 0)
+            #expect(try second.dueCount(now: Sample.time(0, 3600), atMost: nil) == 1)
             #expect(try second.claim(due("second", at: Sample.time(0, 1))).isEmpty, "nothing due")
             let later = try second.claim(due("second", at: Sample.time(1)))
             #expect(later.map(\.feeds) == [[a1, a2]], "b1 is never due again (gone)")

@@ -239,9 +239,15 @@ public struct Worker {
         var said: Set<String> = []
         /// Nothing was claimed last time (said once when it begins).
         var idle = false
-        /// When the backlog was last counted.
+        /// When the backlog was last counted, and how often it is (`Worker.dueCountInterval`).
         var dueCounted: ContinuousClock.Instant?
+        var dueCountEvery = Worker.dueCountInterval
     }
+
+    /// The backlog (`feedmerge_due_feeds`) is counted at most this often, and at most once in
+    /// 200 times the last count took: a count passes over every due feed, which at a million
+    /// feeds takes a second of the database's time.
+    static let dueCountInterval = Duration.seconds(15)
 
     /// What one claim's work with the store gave back.
     struct ClaimTurn: Sendable {
@@ -250,6 +256,8 @@ public struct Worker {
         var lastSubscribed: Timestamp?
         var listed: Set<String>
         var claimTook: Duration?
+        /// How long counting the backlog took (nil: not counted in full).
+        var countTook: Duration?
     }
 
     struct Attempt: Sendable {
@@ -257,7 +265,8 @@ public struct Worker {
         /// When the claim was sent: its leases hold from then (not from the turn's start,
         /// whose subscription of a long list, or a release tried again, may take a while).
         var claimedAt = ContinuousClock.now
-        /// With no claim: the feeds due, whoever holds them.
+        /// With no claim: the feeds due, whoever holds them (counted when it is the first
+        /// claim with none, else 1 when any is).
         var due = 0
         var failure: StateError?
         /// Leases of the claim let go now found lost.
@@ -274,8 +283,7 @@ public struct Worker {
             settings.hostsPerClaim > 0
             ? settings.hostsPerClaim : max(1, (client.configuration.maximumConcurrentTransfers + perHost - 1) / perHost)
         let feedsPerHost = settings.feedsPerHost > 0 ? settings.feedsPerHost : 64 * perHost
-        // The backlog is counted at most every 15 s (and whenever nothing is claimed).
-        let countsDue = carried.dueCounted.map { ContinuousClock.now - $0 >= .seconds(15) } ?? true
+        let backlogDue = carried.dueCounted.map { ContinuousClock.now - $0 >= carried.dueCountEvery } ?? true
         var lostAtRelease: [HostLease] = []
         if let release = carried.unreleased, let lost = await holding.retry(release, state: state) {
             lostAtRelease = lost
@@ -298,7 +306,15 @@ public struct Worker {
                 request.feedsPerHost = feedsPerHost
                 turn.attempt.claims = try store.claim(request)
                 turn.claimTook = ContinuousClock.now - sent
-                if turn.attempt.claims.isEmpty || countsDue { turn.attempt.due = try store.dueCount(now: now) }
+                // The backlog counted when due, and when nothing is claimed for the first time (the
+                // idle line says it); else, with nothing claimed, whether any feed is due.
+                if backlogDue || (turn.attempt.claims.isEmpty && !carried.idle) {
+                    let started = ContinuousClock.now
+                    turn.attempt.due = try store.dueCount(now: now, atMost: nil)
+                    turn.countTook = ContinuousClock.now - started
+                } else if turn.attempt.claims.isEmpty {
+                    turn.attempt.due = try store.dueCount(now: now, atMost: 1)
+                }
             } catch {
                 turn.attempt.failure = error
             }
@@ -310,6 +326,7 @@ public struct Worker {
         let lastSubscribed = turn.lastSubscribed
         let listed = turn.listed
         let claimTook = turn.claimTook
+        let countTook = turn.countTook
         if let subscriber, carried.lastSubscribed != lastSubscribed {
             subscriber.setListed(listed.union(list.urls))
         }
@@ -323,9 +340,10 @@ public struct Worker {
         }
         if attempt.failure == nil {
             metrics.set(.stateUp, 1)
-            if attempt.claims.isEmpty || countsDue {
+            if let countTook {
                 metrics.set(.dueFeeds, Double(attempt.due))
                 carried.dueCounted = .now
+                carried.dueCountEvery = max(Self.dueCountInterval, countTook * 200)
             }
         } else {
             metrics.add(.stateErrors)
