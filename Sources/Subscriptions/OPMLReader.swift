@@ -41,17 +41,23 @@ public enum OPMLReader {
     ) throws(SubscriptionError) {
         let origin = Origin(localFile: localFile, namesLocalFiles: namesLocalFiles)
         var reading = Reading(source: source, origin: origin)
+        // Each attempt from the start (`ElementStream`: as it is, then repaired), and a list that
+        // cannot be read leaves the list as it was.
+        let mark = list.mark
         do {
             try ElementStream.read(bytes, url: source.contains("://") ? source : nil) {
-                reading = Reading(source: source, origin: origin)  // each attempt from the start
+                list.rollBack(to: mark)
+                reading = Reading(source: source, origin: origin)
             } _: {
-                reading.take($0)
+                reading.take($0, into: &list)
             }
         } catch {
+            list.rollBack(to: mark)
             let what = isOPML(bytes) ? "malformed OPML" : "not OPML"
             throw SubscriptionError(source: source, line: error.line, message: "\(what): \(error.message)")
         }
         guard let root = reading.root, root.name == "opml", reading.bodySeen else {
+            list.rollBack(to: mark)
             throw SubscriptionError(source: source, line: reading.root?.line, message: "not OPML: no <opml><body>")
         }
         reading.finish(into: &list)
@@ -63,16 +69,10 @@ public enum OPMLReader {
         var namesLocalFiles: Bool
     }
 
-    /// One reading of a list, element by element: what each open element is
-    /// (a stack by depth), the folders the open outlines make, the head's fields;
-    /// its subscriptions and warnings in document order, added to the list once
-    /// the whole document is read.
+    /// One reading of a list, element by element, into a list: what each
+    /// open element is (a stack by depth), the folders the open outlines make,
+    /// the head's fields.
     private struct Reading {
-        private enum Found {
-            case subscription(Subscription)
-            case warning(String)
-        }
-        private var found: [Found] = []
         let source: String
         let origin: Origin
         var root: (name: String, line: Int)?
@@ -102,20 +102,22 @@ public enum OPMLReader {
 
         static let headFields: Set<String> = ["title", "ownerName", "ownerEmail", "htmlUrl", "ownerId"]
 
-        mutating func take(_ event: ElementStream.Event) {
+        mutating func take(_ event: ElementStream.Event, into list: inout some SubscriptionCollection) {
             switch event {
             case .start(let element):
-                let frame = frame(for: element, parent: frames.last)
+                let frame = frame(for: element, parent: frames.last, into: &list)
                 frames.append(frame)
-                if element.isEmpty { close() }
+                if element.isEmpty { close(into: &list) }
             case .end:
-                close()
+                close(into: &list)
             case .text(let text, _):
                 if case .headField(let name)? = frames.last { head[name, default: ""] += text }
             }
         }
 
-        private mutating func frame(for element: ElementStream.Element, parent: Frame?) -> Frame {
+        private mutating func frame(
+            for element: ElementStream.Element, parent: Frame?, into list: inout some SubscriptionCollection
+        ) -> Frame {
             guard let parent else {
                 root = (element.name, element.line)
                 return .root
@@ -141,13 +143,15 @@ public enum OPMLReader {
                     frames[frames.count - 1] = .outline(
                         addsFolder: adds, subscribes: subscribes, hasOutline: true, title: title, line: line)
                 }
-                return outline(element)
+                return outline(element, into: &list)
             case .headField, .ignored:
                 return .ignored
             }
         }
 
-        private mutating func outline(_ outline: ElementStream.Element) -> Frame {
+        private mutating func outline(_ outline: ElementStream.Element, into list: inout some SubscriptionCollection)
+            -> Frame
+        {
             let title =
                 OPMLReader.nonEmpty(outline.attribute("title")) ?? OPMLReader.nonEmpty(outline.attribute("text"))
             guard let url = OPMLReader.nonEmpty(outline.attribute("xmlUrl") ?? outline.attribute("xmlurl")) else {
@@ -157,7 +161,7 @@ public enum OPMLReader {
             }
             let type = outline.attribute("type")?.lowercased()
             if let type, !["rss", "atom", "feed", "rdf", "json", "jsonfeed"].contains(type) {
-                found.append(.warning("\(source):\(outline.line): outline of type \"\(type)\" read as a feed"))
+                list.warnings.append("\(source):\(outline.line): outline of type \"\(type)\" read as a feed")
             }
             var subscription = Subscription(
                 url: url, title: title, htmlURL: OPMLReader.nonEmpty(outline.attribute("htmlUrl")),
@@ -165,32 +169,33 @@ public enum OPMLReader {
                 folder: folders.isEmpty ? [] : folders,
                 opmlFile: origin.localFile)
             subscription.mayReadLocalFile = origin.namesLocalFiles
-            subscription.properties = properties(of: outline)
-            found.append(.subscription(subscription))
+            subscription.properties = properties(of: outline, into: &list)
+            list.add(subscription)
             folders.append(title ?? url)
             return .outline(addsFolder: true, subscribes: true, hasOutline: false, title: title, line: outline.line)
         }
 
-        private mutating func close() {
+        private mutating func close(into list: inout some SubscriptionCollection) {
             guard let frame = frames.popLast() else { return }
             if case .outline(let addsFolder, let subscribes, let hasOutline, let title, let line) = frame {
                 if addsFolder { folders.removeLast() }
                 if !subscribes && !hasOutline {
-                    found.append(.warning("\(source):\(line): outline \"\(title ?? "")\" has no xmlUrl; skipped"))
+                    list.warnings.append("\(source):\(line): outline \"\(title ?? "")\" has no xmlUrl; skipped")
                 }
             }
         }
 
         /// An outline's attributes beyond OPML's own, in no namespace.
-        private mutating func properties(of outline: ElementStream.Element) -> [String: String] {
+        private func properties(of outline: ElementStream.Element, into list: inout some SubscriptionCollection)
+            -> [String: String]
+        {
             var properties: [String: String] = [:]
             for attribute in outline.attributes where attribute.namespaceURI == nil {
                 let name = attribute.name.lowercased()
                 guard !outlineAttributes.contains(name) else { continue }
                 if filterSettings.contains(name) && !origin.namesLocalFiles {
-                    found.append(
-                        .warning(
-                            "\(source):\(outline.line): \(attribute.name)\(OPMLReader.remoteFilterSettingDropped)"))
+                    list.warnings.append(
+                        "\(source):\(outline.line): \(attribute.name)\(OPMLReader.remoteFilterSettingDropped)")
                     continue
                 }
                 properties[name] = attribute.value
@@ -198,14 +203,8 @@ public enum OPMLReader {
             return properties
         }
 
-        /// Adds what was found to the list, and the head's fields where it had none.
+        /// The head's fields where the list had none.
         func finish(into list: inout some SubscriptionCollection) {
-            for found in found {
-                switch found {
-                case .subscription(let subscription): list.add(subscription)
-                case .warning(let warning): list.warnings.append(warning)
-                }
-            }
             func field(_ name: String) -> String? { OPMLReader.nonEmpty(head[name]) }
             if list.title == nil { list.title = field("title") }
             if list.ownerName == nil { list.ownerName = field("ownerName") }

@@ -22,20 +22,24 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// A feed read with the sources (standard input), by subscription URL.
     public var alreadyRead: [String: FetchResponse] = [:]
 
-    /// Each subscription: its shape's number (4 bytes, little-endian), then
-    /// its URL, title and home page, each a length + 1 (0: none) as a
-    /// variable-length integer and that many UTF-8 bytes.
-    private var bytes: [UInt8] = []
-    /// Where each subscription begins in `bytes`.
-    private var starts: [Int] = []
+    /// Each subscription: its shape's number, then its URL, title and home
+    /// page, each a length + 1 (0: none) and that many UTF-8 bytes; the
+    /// numbers are variable-length integers (7 bits a byte).
+    /// They are kept in chunks of 1 MiB (one longer subscription in one of its
+    /// own), so that the list grows without ever being copied whole.
+    private var chunks: [[UInt8]] = []
+    private static let chunkBits = 20
+    /// Where each subscription begins: its chunk's number over `chunkBits` bits
+    /// of where in the chunk.
+    private var starts: [UInt32] = []
+    /// The lower 32 bits of the hash of each subscription's normalized URL
+    /// (`LinkNormalizer`: the key a feed listed twice is known by).
+    private var keys: [UInt32] = []
     /// The shapes: subscriptions without URL, title and home page.
     private var shapes: [Subscription] = []
-    private var shapeNumbers: [Subscription: UInt32] = [:]
-    /// Linear probing over the hash of each subscription's normalized URL
-    /// (`LinkNormalizer`: the key a feed listed twice is known by): a slot is
-    /// 0 (empty) or the hash's lower 32 bits (its slot is where they point)
-    /// over the position + 1.
-    private var slots = [UInt64](repeating: 0, count: 16)
+    private var shapeNumbers: [Subscription: Int] = [:]
+    /// Linear probing by key: each slot 0 (empty) or a position + 1.
+    private var slots = [UInt32](repeating: 0, count: 16)
 
     public init() {}
 
@@ -59,7 +63,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// Adds a subscription unless the same feed is already listed.
     public mutating func add(_ subscription: Subscription, read: FetchResponse?) {
         let normalized = LinkNormalizer.normalize(subscription.url)
-        let listed = position(hash: FNV1a.hash(normalized)) { LinkNormalizer.normalize(url(at: $0)) == normalized }
+        let listed = position(key: Self.key(normalized)) { LinkNormalizer.normalize(url(at: $0)) == normalized }
         guard listed == nil else {
             warnings.append(SubscriptionList.listedTwice(subscription.url))
             return
@@ -68,19 +72,36 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         if let read { alreadyRead[subscription.url] = read }
     }
 
+    public var mark: SubscriptionMark { SubscriptionMark(subscriptions: count, warnings: warnings.count) }
+
+    public mutating func rollBack(to mark: SubscriptionMark) {
+        guard mark.subscriptions < count else { return warnings.removeSubrange(mark.warnings...) }
+        for position in mark.subscriptions..<count { alreadyRead[url(at: position)] = nil }
+        let (chunk, offset) = Self.place(of: starts[mark.subscriptions])
+        chunks.removeSubrange((chunk + 1)...)
+        chunks[chunk].removeSubrange(offset...)
+        starts.removeSubrange(mark.subscriptions...)
+        keys.removeSubrange(mark.subscriptions...)
+        slots = [UInt32](repeating: 0, count: slots.count)
+        for position in starts.indices { place(position) }
+        warnings.removeSubrange(mark.warnings...)
+    }
+
     /// The subscription listed at a URL, exactly as listed.
     public func subscription(for url: String) -> Subscription? {
-        position(hash: FNV1a.hash(LinkNormalizer.normalize(url))) { self.url(at: $0) == url }.map(subscription(at:))
+        position(key: Self.key(LinkNormalizer.normalize(url))) { self.url(at: $0) == url }.map(subscription(at:))
     }
 
     /// Whether a URL is listed, exactly as it is.
     public func contains(_ url: String) -> Bool {
-        position(hash: FNV1a.hash(LinkNormalizer.normalize(url))) { self.url(at: $0) == url } != nil
+        position(key: Self.key(LinkNormalizer.normalize(url))) { self.url(at: $0) == url } != nil
     }
 
     public func subscription(at position: Int) -> Subscription {
-        var reading = Cursor(at: starts[position])
-        var subscription = shapes[Int(reading.shape(in: bytes))]
+        let (chunk, offset) = Self.place(of: starts[position])
+        let bytes = chunks[chunk]
+        var reading = Cursor(at: offset)
+        var subscription = shapes[reading.number(in: bytes)]
         subscription.url = reading.text(in: bytes) ?? ""
         subscription.title = reading.text(in: bytes)
         subscription.htmlURL = reading.text(in: bytes)
@@ -88,7 +109,10 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     }
 
     public func url(at position: Int) -> String {
-        var reading = Cursor(at: starts[position] + 4)
+        let (chunk, offset) = Self.place(of: starts[position])
+        let bytes = chunks[chunk]
+        var reading = Cursor(at: offset)
+        _ = reading.number(in: bytes)
         return reading.text(in: bytes) ?? ""
     }
 
@@ -104,68 +128,84 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         // Two shapes made the same stay two: only new subscriptions look the shapes up.
         shapeNumbers = [:]
         for (number, shape) in shapes.enumerated() where shapeNumbers[shape] == nil {
-            shapeNumbers[shape] = UInt32(number)
+            shapeNumbers[shape] = number
         }
     }
 
+    /// - Parameter normalized: its URL normalized, which no subscription of the list has.
     private mutating func append(_ subscription: Subscription, normalized: String) {
+        let texts = [subscription.url, subscription.title, subscription.htmlURL]
+        let size = texts.reduce(9) { $0 + 9 + ($1?.utf8.count ?? 0) }  // at most
+        let chunkBytes = 1 << Self.chunkBits
+        if chunks.isEmpty || chunks[chunks.count - 1].count + size > chunkBytes {
+            guard chunks.count < 1 << (32 - Self.chunkBits) else {
+                warnings.append("\(subscription.url): not listed: the list's 4 GiB are full")
+                return
+            }
+            chunks.append([])
+            chunks[chunks.count - 1].reserveCapacity(max(chunkBytes, size))
+        }
+        let start = UInt32(chunks.count - 1) << Self.chunkBits | UInt32(chunks[chunks.count - 1].count)
         var shape = subscription
         shape.url = ""
         shape.title = nil
         shape.htmlURL = nil
-        let number: UInt32
+        let number: Int
         if let known = shapeNumbers[shape] {
             number = known
         } else {
-            number = UInt32(shapes.count)
+            number = shapes.count
             shapes.append(shape)
             shapeNumbers[shape] = number
         }
-        starts.append(bytes.count)
-        withUnsafeBytes(of: number.littleEndian) { bytes.append(contentsOf: $0) }
-        for text in [subscription.url, subscription.title, subscription.htmlURL] { append(text) }
-        if starts.count * 2 > slots.count { grow() }
-        insert(position: starts.count - 1, hash: FNV1a.hash(normalized))
-    }
-
-    private mutating func append(_ text: String?) {
-        var length = UInt64(text.map { $0.utf8.count + 1 } ?? 0)
-        while length >= 0x80 {
-            bytes.append(UInt8(length & 0x7F) | 0x80)
-            length >>= 7
+        starts.append(start)
+        append(number: number)
+        for text in texts {
+            append(number: text.map { $0.utf8.count + 1 } ?? 0)
+            if let text { chunks[chunks.count - 1].append(contentsOf: text.utf8) }
         }
-        bytes.append(UInt8(length))
-        if let text { bytes.append(contentsOf: text.utf8) }
+        keys.append(Self.key(normalized))
+        if starts.count * 2 > slots.count {
+            slots = [UInt32](repeating: 0, count: slots.count * 2)
+            for position in starts.indices { place(position) }
+        } else {
+            place(starts.count - 1)
+        }
     }
 
-    /// The position whose slot's hash matches and that `matches` accepts.
-    private func position(hash: UInt64, matches: (Int) -> Bool) -> Int? {
-        let key = hash & 0xFFFF_FFFF
+    private mutating func append(number: Int) {
+        var number = number
+        while number >= 0x80 {
+            chunks[chunks.count - 1].append(UInt8(number & 0x7F) | 0x80)
+            number >>= 7
+        }
+        chunks[chunks.count - 1].append(UInt8(number))
+    }
+
+    /// A subscription's chunk and where in it it begins.
+    private static func place(of start: UInt32) -> (chunk: Int, offset: Int) {
+        (Int(start >> chunkBits), Int(start & ((1 << chunkBits) - 1)))
+    }
+
+    private static func key(_ normalized: String) -> UInt32 { UInt32(truncatingIfNeeded: FNV1a.hash(normalized)) }
+
+    /// The position with this key that `matches` accepts.
+    private func position(key: UInt32, matches: (Int) -> Bool) -> Int? {
         let mask = slots.count - 1
         var slot = Int(key) & mask
         while slots[slot] != 0 {
-            if slots[slot] >> 32 == key {
-                let position = Int(slots[slot] & 0xFFFF_FFFF) - 1
-                if matches(position) { return position }
-            }
+            let position = Int(slots[slot]) - 1
+            if keys[position] == key && matches(position) { return position }
             slot = (slot + 1) & mask
         }
         return nil
     }
 
-    private mutating func insert(position: Int, hash: UInt64) {
-        let key = hash & 0xFFFF_FFFF
+    private mutating func place(_ position: Int) {
         let mask = slots.count - 1
-        var slot = Int(key) & mask
+        var slot = Int(keys[position]) & mask
         while slots[slot] != 0 { slot = (slot + 1) & mask }
-        slots[slot] = key << 32 | UInt64(position + 1)
-    }
-
-    /// Twice the slots, each filled one placed again by the hash bits it keeps.
-    private mutating func grow() {
-        let old = slots
-        slots = [UInt64](repeating: 0, count: slots.count * 2)
-        for slot in old where slot != 0 { insert(position: Int(slot & 0xFFFF_FFFF) - 1, hash: slot >> 32) }
+        slots[slot] = UInt32(position + 1)
     }
 
     /// Reads one subscription's fields in order.
@@ -174,23 +214,20 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
         init(at offset: Int) { self.offset = offset }
 
-        mutating func shape(in bytes: [UInt8]) -> UInt32 {
-            var number: UInt32 = 0
-            for shift in 0..<4 { number |= UInt32(bytes[offset + shift]) << (8 * shift) }
-            offset += 4
-            return number
-        }
-
-        mutating func text(in bytes: [UInt8]) -> String? {
-            var length = 0
+        mutating func number(in bytes: [UInt8]) -> Int {
+            var number = 0
             var shift = 0
             while true {
                 let byte = bytes[offset]
                 offset += 1
-                length |= Int(byte & 0x7F) << shift
+                number |= Int(byte & 0x7F) << shift
                 shift += 7
-                if byte < 0x80 { break }
+                if byte < 0x80 { return number }
             }
+        }
+
+        mutating func text(in bytes: [UInt8]) -> String? {
+            let length = number(in: bytes)
             guard length > 0 else { return nil }
             defer { offset += length - 1 }
             return String(decoding: bytes[offset..<(offset + length - 1)], as: UTF8.self)

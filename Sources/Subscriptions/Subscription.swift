@@ -58,6 +58,22 @@ public protocol SubscriptionCollection {
     /// normalized URL), saying so among the warnings.
     /// - Parameter read: the feed, when it was read with the sources.
     mutating func add(_ subscription: Subscription, read: FetchResponse?)
+    /// Where the collection stands: what `rollBack(to:)` returns it to.
+    var mark: SubscriptionMark { get }
+    /// Forgets the subscriptions and warnings added since `mark` (a list read
+    /// again from its start, or one that could not be read).
+    mutating func rollBack(to mark: SubscriptionMark)
+}
+
+/// How many subscriptions and warnings a collection had.
+public struct SubscriptionMark: Sendable {
+    public var subscriptions: Int
+    public var warnings: Int
+
+    public init(subscriptions: Int, warnings: Int) {
+        self.subscriptions = subscriptions
+        self.warnings = warnings
+    }
 }
 
 /// What the sources given on the command line add up to.
@@ -89,6 +105,19 @@ public struct SubscriptionList: SubscriptionCollection, Sendable {
         }
         subscriptions.append(subscription)
         if let read { alreadyRead[subscription.url] = read }
+    }
+
+    public var mark: SubscriptionMark {
+        SubscriptionMark(subscriptions: subscriptions.count, warnings: warnings.count)
+    }
+
+    public mutating func rollBack(to mark: SubscriptionMark) {
+        for subscription in subscriptions[mark.subscriptions...] {
+            listed.remove(LinkNormalizer.normalize(subscription.url))
+            alreadyRead[subscription.url] = nil
+        }
+        subscriptions.removeSubrange(mark.subscriptions...)
+        warnings.removeSubrange(mark.warnings...)
     }
 
     static func listedTwice(_ url: String) -> String { "\(url) is listed more than once; fetched once" }

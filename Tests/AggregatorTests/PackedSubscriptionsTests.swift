@@ -48,24 +48,43 @@ import Testing
         #expect(!packed.contains("https://e.example/feed"))
     }
 
-    /// Enough feeds for the table to grow many times, every one still found.
-    @Test func growsAndFindsEveryFeed() {
+    /// Enough feeds for the table to grow many times and fill several chunks (one
+    /// subscription longer than a chunk), every one still found; rolled back across chunks.
+    @Test func growsAndFindsEveryFeed() throws {
         var packed = PackedSubscriptions()
         var whole = SubscriptionList()
+        var mark: SubscriptionMark?
         for number in 0..<20_000 {
+            let title =
+                number == 7_777
+                ? String(repeating: "long ", count: 300_000)
+                : number.isMultiple(of: 1_000) ? String(repeating: "é", count: 50_000) : "Feed \(number)"
             let subscription = Subscription(
                 url: "http://127.0.0.1:\(8000 + number % 250)/f/\(number).xml",
-                title: number.isMultiple(of: 3) ? nil : "Feed \(number)",
+                title: number.isMultiple(of: 3) ? nil : title,
                 folder: number.isMultiple(of: 2) ? [] : ["odd"], opmlFile: "/lists/\(number / 5_000).opml")
+            if number == 12_345 { mark = packed.mark }
             packed.add(subscription, read: nil)
             whole.add(subscription, read: nil)
         }
         packed.add(Subscription(url: "HTTP://127.0.0.1:8000/f/0.xml/"), read: nil)
         #expect(packed.count == 20_000 && packed.warnings.count == 1)
+        #expect(packed.indices.allSatisfy { packed.subscription(at: $0) == whole.subscriptions[$0] })
         #expect(
             packed.indices.allSatisfy {
                 packed.subscription(for: whole.subscriptions[$0].url) == whole.subscriptions[$0]
             })
+        let taken = try #require(mark)
+        packed.rollBack(to: taken)
+        whole.rollBack(to: taken)
+        #expect(packed.count == 12_345 && packed.warnings.isEmpty)
+        #expect(!packed.contains("http://127.0.0.1:8095/f/12345.xml"))
+        for subscription in whole.subscriptions.suffix(3) + [Subscription(url: "http://new.example/f")] {
+            #expect(
+                packed.subscription(for: subscription.url) == (subscription.url.contains("new") ? nil : subscription))
+        }
+        packed.add(Subscription(url: "http://127.0.0.1:8095/f/12345.xml"), read: nil)
+        #expect(packed.subscription(at: 12_345).url == "http://127.0.0.1:8095/f/12345.xml" && packed.warnings.isEmpty)
     }
 
     /// What the subscriptions share changes for each of them, their own fields kept.
@@ -81,6 +100,33 @@ import Testing
         #expect(
             packed.subscription(at: 0).title == "Ä & ✓" && packed.subscription(at: 0).htmlURL == "https://a.example/")
         #expect(packed.subscription(for: "https://e.example/feed")?.properties == [:])
+    }
+
+    /// A list read again repaired (an HTML entity XML does not know) adds each feed once;
+    /// a list that cannot be read adds nothing, whichever the collection.
+    @Test func aListReadAgainOrRefusedAddsEachFeedOnce() throws {
+        // Far enough into the document for the reader to have given the outlines before it.
+        let before = (0..<300).map { #"<outline xmlUrl="https://a.example/\#($0)" text="A"/>"# }
+        let repaired =
+            #"<opml version="2.0"><body>"# + before.joined(separator: "\n")
+            + #"<outline xmlUrl="https://b.example/feed" text="B&nbsp;b"/></body></opml>"#
+        let expected = (0..<300).map { "https://a.example/\($0)" } + ["https://b.example/feed"]
+        let refused = "<opml>\n<body>\n<outline xmlUrl=\"https://c.example/f\">\n</body></opml>"
+        func check<List: SubscriptionCollection>(_ list: inout List, urls: (List) -> [String]) throws {
+            try read(repaired, into: &list)
+            #expect(urls(list) == expected)
+            #expect(list.warnings.isEmpty, "\(list.warnings.prefix(3))")
+            #expect(throws: SubscriptionError.self) { try read(refused, into: &list) }
+            #expect(urls(list) == expected && list.warnings.isEmpty)
+        }
+        var whole = SubscriptionList()
+        try check(&whole) { $0.subscriptions.map(\.url) }
+        var packed = PackedSubscriptions()
+        try check(&packed) { Array($0.urls) }
+        #expect(packed.contains("https://a.example/299") && !packed.contains("https://c.example/f"))
+        whole.add(Subscription(url: "https://c.example/f"), read: nil)
+        packed.add(Subscription(url: "https://c.example/f"), read: nil)
+        #expect(whole.warnings.isEmpty && packed.warnings.isEmpty, "a feed rolled back is not listed")
     }
 
     /// Several list files read into a packed list as into one held whole, a feed listed
