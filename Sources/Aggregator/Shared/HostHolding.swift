@@ -110,6 +110,9 @@ public final class HostHolding: Sendable {
     ) async -> Released {
         let hosts = claims.map(\.lease.host)
         await client.waitForSpacing(of: hosts)
+        // Renewed no more before they are let go: a renewal after the release would find them
+        // lost (the keeper's news of a lease it no longer keeps is stale).
+        keeper.keep(held.withLock { held in held.leases.values.filter { !hosts.contains($0.host) } })
         let release = Release(
             claims: claims, holder: holder, now: now, leaseSeconds: leaseSeconds, listed: listed, backstop: backstop)
         let (performed, dropped) = await session.withSharedStore { [state] store in
