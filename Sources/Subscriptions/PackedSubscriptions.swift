@@ -117,6 +117,17 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         return reading.text(in: bytes) ?? ""
     }
 
+    /// The URLs of the subscriptions on these hosts (`URLAuthority.host(of:)`), by host, in
+    /// list order: one pass over the list.
+    public func urls(onHosts hosts: Set<String>) -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for url in urls {
+            let host = URLAuthority.host(of: url)
+            if hosts.contains(host) { found[host, default: []].append(url) }
+        }
+        return found
+    }
+
     /// The URLs, in list order.
     public var urls: LazyMapCollection<Range<Int>, String> { indices.lazy.map { url(at: $0) } }
 

@@ -178,6 +178,40 @@ import TimelineMerge
         try committed.prune(feeds: nil, keepDays: 0, keepPerFeed: 0, now: now)
     }
 
+    /// A host that asked everyone to wait (429 with a Retry-After, twice): at release its listed
+    /// feeds outside the claim wait too, found in the worker's packed list in one pass.
+    @Test func aHostsWaitHoldsItsListedFeedsOutsideTheClaim() async throws {
+        let (a1, a2, a3, b1) = (
+            "http://a.example/1.xml", "http://a.example/2.xml", "http://a.example/3.xml", "http://b.example/1.xml"
+        )
+        var list = PackedSubscriptions()
+        for url in [a1, a2, a3, b1] { list.add(Subscription(url: url), read: nil) }
+        let session = StateSession(try PostgreSQLStateStore(connecting: await PostgreSQLServer.shared.database()))
+        let now = Timestamp(secondsSince1970: 1_706_745_600)
+        let wait = Timestamp(secondsSince1970: now.secondsSince1970 + 7_200)
+        let claims = try await session.withSharedStore { [list] store throws(StateError) in
+            try store.subscribe(Array(list.urls), now: now)
+            var request = ClaimRequest(scope: .due, hosts: 10, holder: "w", leaseSeconds: 60, now: now)
+            request.feedsPerHost = 2
+            return try store.claim(request)
+        }
+        #expect(claims.map(\.feeds) == [[a1, a2], [b1]], "a3 left for the host's next claim")
+        let throttled = [a1, a2].map { url in
+            FeedUpdate(
+                url: url, outcome: .failed(message: "429 Too Many Requests", gone: false), status: 429, movedTo: nil,
+                notBefore: wait, now: now)
+        }
+        try await Self.record(throttled, fencedBy: HostClaim.leasesByFeed(claims), on: session)
+        let state = StateOptions(session: session)
+        let checks = try await session.withSharedStore { [list, state] store throws(StateError) in
+            _ = try SharedSchedule.release(
+                claims, holder: "w", store: store, state: state, now: now, listed: list.urls(onHosts:))
+            return try store.feeds([a3, b1]).mapValues(\.record.nextCheck)
+        }
+        #expect(checks[a3]??.secondsSince1970 ?? 0 >= wait.secondsSince1970, "\(checks)")
+        #expect(checks[b1]??.secondsSince1970 ?? .max < wait.secondsSince1970, "another host's feed: \(checks)")
+    }
+
     static func record(
         _ updates: [FeedUpdate], fencedBy leases: [String: HostLease]?, on session: isolated StateSession
     ) throws {

@@ -105,7 +105,7 @@ public final class HostHolding: Sendable {
     ///   - backstop: a pushed feed's earliest next poll (`SharedSchedule.release`).
     public func release(
         _ claims: [HostClaim], state: StateOptions, now: Timestamp,
-        listed: @escaping @Sendable (String) -> [String],
+        listed: @escaping @Sendable (Set<String>) -> [String: [String]],
         backstop: @escaping @Sendable (String) -> Timestamp? = { _ in nil }
     ) async -> Released {
         let hosts = claims.map(\.lease.host)
@@ -204,13 +204,14 @@ public struct Release: Sendable {
     let runsOut: ContinuousClock.Instant
 
     /// Every listed feed of a host (`SharedSchedule.release`).
-    let listed: @Sendable (String) -> [String]
+    let listed: @Sendable (Set<String>) -> [String: [String]]
     /// A pushed feed's earliest next poll (`SharedSchedule.release`).
     let backstop: @Sendable (String) -> Timestamp?
 
     init(
         claims: [HostClaim], holder: String, now: Timestamp, leaseSeconds: Int,
-        listed: @escaping @Sendable (String) -> [String], backstop: @escaping @Sendable (String) -> Timestamp?
+        listed: @escaping @Sendable (Set<String>) -> [String: [String]],
+        backstop: @escaping @Sendable (String) -> Timestamp?
     ) {
         self.claims = claims
         self.holder = holder

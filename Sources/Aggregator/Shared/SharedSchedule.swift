@@ -9,13 +9,15 @@ import FeedState
 public enum SharedSchedule {
     /// - Parameters:
     ///   - holder: who fetched the feeds (the claim's holder), as `--health` names it.
-    ///   - listed: every listed feed of a host (asked only of a host that
-    ///     asked everyone to wait: its feeds outside the claim wait too).
+    ///   - listed: every listed feed of each of these hosts, by host (asked, once,
+    ///     only of the hosts that asked everyone to wait: their feeds outside the
+    ///     claim wait too).
     ///   - backstop: for a feed whose changes a WebSub hub pushes, the earliest
     ///     it is polled again (nil: polled by its schedule alone).
     public static func release(
         _ claims: [HostClaim], holder: String, store: any SharedStateStore, state: StateOptions, now: Timestamp,
-        listed: (String) -> [String] = { _ in [] }, backstop: (String) -> Timestamp? = { _ in nil }
+        listed: (Set<String>) -> [String: [String]] = { _ in [:] },
+        backstop: (String) -> Timestamp? = { _ in nil }
     ) throws(StateError) -> [HostLease] {
         guard !claims.isEmpty else { return [] }
         let urls = claims.flatMap(\.feeds)
@@ -34,9 +36,11 @@ public enum SharedSchedule {
         }
         // A host that asked everyone to wait: its other feeds are not due before the wait is over.
         let claimed = Set(urls)
-        for (host, wait) in hostWaits {
-            guard let lease = byHost[host] else { continue }
-            let others = listed(host).filter { !claimed.contains($0) }
+        let waiting = hostWaits.keys.filter { byHost[$0] != nil }
+        let listedOfHost = waiting.isEmpty ? [:] : listed(Set(waiting))
+        for host in waiting {
+            guard let lease = byHost[host], let wait = hostWaits[host] else { continue }
+            let others = (listedOfHost[host] ?? []).filter { !claimed.contains($0) }
             guard !others.isEmpty else { continue }
             for (url, (record, _)) in try store.feeds(others) where !record.gone {
                 schedule.append(ScheduledFeed(url: url, nextCheck: max(record.nextCheck ?? wait, wait), lease: lease))

@@ -67,7 +67,7 @@ extension Worker {
         }
         let released = await holding.release(
             claims, state: state, now: rules.now,
-            listed: { [list] host in list.urls.filter { URLAuthority.host(of: $0) == host } },
+            listed: { [list] hosts in list.urls(onHosts: hosts) },
             backstop: { [subscriber, now = rules.now] url in
                 guard let subscriber, subscriber.isPushed(url) else { return nil }
                 return Timestamp(secondsSince1970: now.secondsSince1970 + subscriber.settings.backstopSeconds)

@@ -102,7 +102,11 @@ struct SharedClaims {
     func release(state: StateOptions, reports: inout [FeedReport]) async -> String? {
         let released = await holding.release(
             claims, state: state, now: rules.now,
-            listed: { [listed] host in listed.filter { URLAuthority.host(of: $0) == host } })
+            listed: { [listed] hosts in
+                Dictionary(grouping: listed.lazy.filter { hosts.contains(URLAuthority.host(of: $0)) }) {
+                    URLAuthority.host(of: $0)
+                }
+            })
         holding.keeper.stop()
         var said = failures
         if let failure = released.failure {
