@@ -57,6 +57,16 @@ public enum URLAuthority {
     /// resolves itself, without DNS) as `127.0.0.1`. A key longer than any
     /// host name can be (`maximumLength`) is cut and ends with a hash of the
     /// whole, so that every key can be stored and indexed.
+    /// The URLs on these hosts (`host(of:)`), by host, in their order: one pass.
+    public static func urls(_ urls: some Sequence<String>, onHosts hosts: Set<String>) -> [String: [String]] {
+        var found: [String: [String]] = [:]
+        for url in urls {
+            let host = host(of: url)
+            if hosts.contains(host) { found[host, default: []].append(url) }
+        }
+        return found
+    }
+
     public static func host(of url: String) -> String {
         guard let parts = parts(of: url) else { return "" }
         let host = canonicalHost(parts.host)

@@ -119,14 +119,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
     /// The URLs of the subscriptions on these hosts (`URLAuthority.host(of:)`), by host, in
     /// list order: one pass over the list.
-    public func urls(onHosts hosts: Set<String>) -> [String: [String]] {
-        var found: [String: [String]] = [:]
-        for url in urls {
-            let host = URLAuthority.host(of: url)
-            if hosts.contains(host) { found[host, default: []].append(url) }
-        }
-        return found
-    }
+    public func urls(onHosts hosts: Set<String>) -> [String: [String]] { URLAuthority.urls(urls, onHosts: hosts) }
 
     /// The URLs, in list order.
     public var urls: LazyMapCollection<Range<Int>, String> { indices.lazy.map { url(at: $0) } }

@@ -126,7 +126,6 @@ public struct SubscriptionList: SubscriptionCollection, Sendable {
     public static func isOPML(_ bytes: [UInt8]) -> Bool { OPMLReader.isOPML(bytes) }
 }
 
-/// A subscription list that cannot be read: exit code 2.
 extension SubscriptionCollection {
     mutating func add(_ subscription: Subscription) { add(subscription, read: nil) }
 
@@ -145,6 +144,7 @@ extension SubscriptionCollection {
     }
 }
 
+/// A subscription list that cannot be read: exit code 2.
 public struct SubscriptionError: Error, Sendable, CustomStringConvertible {
     public var source: String
     public var line: Int?

@@ -102,11 +102,7 @@ struct SharedClaims {
     func release(state: StateOptions, reports: inout [FeedReport]) async -> String? {
         let released = await holding.release(
             claims, state: state, now: rules.now,
-            listed: { [listed] hosts in
-                Dictionary(grouping: listed.lazy.filter { hosts.contains(URLAuthority.host(of: $0)) }) {
-                    URLAuthority.host(of: $0)
-                }
-            })
+            listed: { [listed] hosts in URLAuthority.urls(listed, onHosts: hosts) })
         holding.keeper.stop()
         var said = failures
         if let failure = released.failure {
