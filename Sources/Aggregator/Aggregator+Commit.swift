@@ -9,7 +9,7 @@ extension Aggregator {
     /// are pruned. Each failure is a diagnostic; none stops the others.
     static func commitRun(
         _ reports: inout [FeedReport?], pending: [FeedUpdate], state: StateOptions, run: consuming StoreRun,
-        now: Timestamp, diagnostics: inout [String]
+        now: Timestamp, recordsRead: [String: FeedRecord]? = nil, diagnostics: inout [String]
     ) {
         let committed = run.commit(pending: pending)
         noteUnstored(committed.unstored, in: &reports, diagnostics: &diagnostics)
@@ -31,7 +31,9 @@ extension Aggregator {
         }
         if state.health {  // every outcome is stored now
             for index in reports.indices where reports[index] != nil {
-                collectHealth(of: &reports[index]!, from: committed, now: now)
+                let url = reports[index]!.subscription.url
+                collectHealth(
+                    of: &reports[index]!, from: committed, now: now, record: recordsRead.map { $0[url] })
             }
         }
         // Only entries a feed no longer lists are ever pruned.

@@ -25,6 +25,10 @@ extension Aggregator {
         now: Timestamp
     ) -> Start {
         var start = Start()
+        if known == nil && state.readsListedFeedsOnly {
+            readListedFeeds(of: list, into: &start, state: state, run: run, now: now)
+            return start
+        }
         do {
             start.records = try known ?? run.feeds()
         } catch {
@@ -47,6 +51,27 @@ extension Aggregator {
             }
         }
         return start
+    }
+
+    /// `StateOptions.readsListedFeedsOnly`: the list's own feeds' records and stored dates, by URL.
+    private static func readListedFeeds(
+        of list: SubscriptionList, into start: inout Start, state: StateOptions, run: borrowing StoreRun,
+        now: Timestamp
+    ) {
+        do {
+            for (url, known) in try run.feeds(list.subscriptions.map(\.url)) {
+                start.records[url] = known.record
+                if run.keepsEntries && state.readsStoredDates, let dates = known.dates {
+                    start.storedDates[url] = dates
+                }
+            }
+        } catch {
+            start.recordsKnown = false
+            start.diagnostics.append(
+                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+                    + "without its validators, Retry-After or cache lifetime")
+        }
+        start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
     }
 
     /// What the run does with each subscription: fetch it, or serve it from the state.

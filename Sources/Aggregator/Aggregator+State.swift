@@ -181,7 +181,11 @@ extension Aggregator {
     /// What the health report and the page show of a feed: its stored
     /// entries, its newest entry's date and its record, once every outcome
     /// of the run is stored.
-    static func collectHealth(of report: inout FeedReport, from run: borrowing CommittedRun, now: Timestamp) {
+    /// - Parameter record: the feed's record when the run has it as the store
+    ///   holds it (nil: read from the store).
+    static func collectHealth(
+        of report: inout FeedReport, from run: borrowing CommittedRun, now: Timestamp, record: FeedRecord?? = nil
+    ) {
         let url = report.subscription.url
         do {
             let summary = try run.summary(of: url)
@@ -189,6 +193,10 @@ extension Aggregator {
             report.newestEntry = summary.newest.map { min($0, now) }
         } catch {
             report.noteStateFailure("its summary cannot be read: \(error)")
+        }
+        if let record {
+            report.record = record
+            return
         }
         do {
             report.record = try run.feed(url)

@@ -140,6 +140,11 @@ public struct StateOptions: Sendable {
     /// Read what bounds every feed's stored entries' dates at the start (a
     /// worker, which serves no feed from the state, needs none of it).
     public var readsStoredDates = true
+    /// Read the records (and stored dates) of the run's own feeds only, by
+    /// their URLs, not every feed the state knows: a render in parts
+    /// (`StateReading.feeds(_:)`). A feed's record that moved to a listed
+    /// URL is then not found.
+    public var readsListedFeedsOnly = false
 
     /// The defaults, written once: the command line shows and uses these.
     public static let defaultKeepDays = 90
@@ -165,6 +170,16 @@ public struct RunResult: Sendable {
     /// SOURCEs that turned out to be subscription lists (`Subscription.mayBeList`),
     /// with the document each gave: the caller expands them and runs again.
     public var subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
+
+    public init(
+        timeline: Timeline, reports: [FeedReport] = [], diagnostics: [String] = [],
+        subscriptionLists: [(subscription: Subscription, document: [UInt8])] = []
+    ) {
+        self.timeline = timeline
+        self.reports = reports
+        self.diagnostics = diagnostics
+        self.subscriptionLists = subscriptionLists
+    }
 
     /// The timeline's entries, moved out: the result keeps an empty
     /// timeline, so the entries are not copied on their way out (a copy
@@ -227,7 +242,8 @@ public enum Aggregator {
         var diagnostics = start.diagnostics
         commitRun(
             &settled.reports, pending: settled.pending, state: state, run: run, now: rules.now,
-            diagnostics: &diagnostics)
+            // A run that writes nothing has the records it read at its start.
+            recordsRead: state.servesOnly ? start.records : nil, diagnostics: &diagnostics)
         return RunResult(
             timeline: settled.timeline, reports: settled.reports.compactMap { $0 }, diagnostics: diagnostics,
             subscriptionLists: settled.subscriptionLists)

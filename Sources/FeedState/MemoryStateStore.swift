@@ -96,6 +96,12 @@ public final class MemoryStateStore: StateStore {
 
     public func storedDates() throws(StateError) -> [String: StoredDates] { dates }
 
+    public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
+        var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
+        for url in urls { if let record = records[url] { result[url] = (record, dates[url]) } }
+        return result
+    }
+
     public func prune(feeds: [String]?, keepDays: Int, keepPerFeed: Int, now: Timestamp) throws(StateError) {
         let full = RetentionSchedule.isFullPass(feeds: feeds, lastFull: lastFullPass, now: now.secondsSince1970)
         let rule = RetentionRule(keepDays: keepDays, keepPerFeed: keepPerFeed, now: now)

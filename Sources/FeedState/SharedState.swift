@@ -131,8 +131,6 @@ public protocol SharedStateStore: StateStore {
     /// of `now`, in byte order of their URLs: those the shared state fetches,
     /// and those `feedmerge render` shows when given no SOURCE.
     func listedFeeds(now: Timestamp) throws(StateError) -> [String]
-    /// The store's records and stored-entry bounds of these feeds (what the schedule reads).
-    func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)]
     /// A keeper that renews the process's leases from a thread of its own
     /// (with its own connection) while its runs fetch, and tells `onChange`
     /// what it learns of them, on the thread that learns it: the keeper's

@@ -268,6 +268,10 @@ public protocol StateReading: AnyObject {
     func feeds() throws(StateError) -> [String: FeedRecord]
     /// One feed's record.
     func feed(_ url: String) throws(StateError) -> FeedRecord?
+    /// The records of these feeds, with what bounds each one's stored
+    /// entries' dates (nil: not known, the feed's entries are read whole):
+    /// a run over part of a long list reads only its own feeds.
+    func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)]
     /// What the store holds of a feed's entries now (`FeedHistory`): read
     /// before its fetch is recorded, for the dating policy and the entries
     /// the feed no longer lists; read after `commit`, for its summary.
@@ -284,6 +288,13 @@ public protocol StateReading: AnyObject {
 extension StateReading {
     /// A store that keeps no such facts: every feed's entries are read.
     public func storedDates() throws(StateError) -> [String: StoredDates] { [:] }
+
+    /// Each feed's record read alone; no bounds of its entries' dates.
+    public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
+        var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
+        for url in urls { if let record = try feed(url) { result[url] = (record, nil) } }
+        return result
+    }
 
     /// A store that keeps no id: none is kept.
     public func mergedFeedID() throws(StateError) -> UInt64? { nil }

@@ -40,6 +40,10 @@ public struct StoreRun: ~Copyable {
 
     public func storedDates() throws(StateError) -> [String: StoredDates] { try store.storedDates() }
 
+    public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
+        try store.feeds(urls)
+    }
+
     /// A feed's record and entries continue under a new URL (before any of its outcomes).
     public func rename(feed url: String, to newURL: String) throws(StateError) {
         if case .none = writes { return }

@@ -263,6 +263,21 @@ public final class SQLiteStateStore: StateStore {
         return result
     }
 
+    /// Each feed's row read by its URL, one prepared statement for all.
+    public func feeds(_ urls: [String]) throws(StateError) -> [String: (record: FeedRecord, dates: StoredDates?)] {
+        var result: [String: (record: FeedRecord, dates: StoredDates?)] = [:]
+        let statement = try database.prepare(
+            Self.selectFeeds.replacingOccurrences(of: " FROM feeds", with: ", entry_dates FROM feeds")
+                + " WHERE url = ?")
+        for url in urls {
+            try statement.query([.text(url)]) { row throws(StateError) in
+                let dates = row.isNull(18) ? nil : StoredDates(encoded: row.blob(18))
+                result[url] = (try Self.feedRecord(row), dates)
+            }
+        }
+        return result
+    }
+
     /// Hands the outcome to the writer (`StateWriter`): it is stored on the
     /// writer's thread, beside the run, and is durable at the next `commit`.
     public func record(_ update: FeedUpdate) throws(StateError) {

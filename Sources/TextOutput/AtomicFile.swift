@@ -79,6 +79,28 @@ public final class AtomicFile: Sendable {
         return taken >= 0 ? taken : nil
     }
 
+    /// A document written into the reservation as it is made, over as long
+    /// as its maker needs (a run in parts): appended to a buffer that is
+    /// written out a megabyte at a time, never whole in memory. `finish`
+    /// replaces the file once all of it is on disk.
+    public struct Stream: ~Copyable {
+        public var buffer: TextBuffer
+        fileprivate let file: TemporaryFile
+        fileprivate let previous: PreviousContent
+    }
+
+    /// Starts writing the reservation (see `Stream`).
+    public func stream() throws(WriteError) -> Stream {
+        guard let descriptor = take() else { throw WriteError(path: path, message: "already written or given up") }
+        let file = TemporaryFile(descriptor: descriptor)
+        let previous = PreviousContent(path: target)
+        let buffer = TextBuffer(drainingAt: 1 << 20) { bytes in
+            file.write(bytes)
+            previous.compare(bytes)
+        }
+        return Stream(buffer: buffer, file: file, previous: previous)
+    }
+
     /// Streams a document into the file: `body` appends to a buffer that is
     /// written out a megabyte at a time, so the document is never whole in
     /// memory. The file is replaced only once all of it is on disk.
@@ -86,19 +108,22 @@ public final class AtomicFile: Sendable {
     ///   when there was none): what a WebSub hub is told of.
     @discardableResult
     public func commit(_ body: (inout TextBuffer) -> Void) throws(WriteError) -> Bool {
-        guard let descriptor = take() else { throw WriteError(path: path, message: "already written or given up") }
-        let file = TemporaryFile(descriptor: descriptor)
-        let previous = PreviousContent(path: target)
-        var buffer = TextBuffer(drainingAt: 1 << 20) { bytes in
-            file.write(bytes)
-            previous.compare(bytes)
-        }
-        body(&buffer)
-        buffer.flush()
-        let changed = previous.differsAtEnd()
+        var stream = try stream()
+        body(&stream.buffer)
+        return try finish(stream)
+    }
+
+    /// The streamed document's last bytes written, flushed to disk, and the
+    /// file replaced by it.
+    /// - Returns: whether its bytes differ from the file it replaced.
+    @discardableResult
+    public func finish(_ stream: consuming Stream) throws(WriteError) -> Bool {
+        stream.buffer.flush()
+        let file = stream.file
+        let changed = stream.previous.differsAtEnd()
         var failure = file.failure
-        if failure == nil && fsync(descriptor) != 0 { failure = "cannot flush: \(errorText())" }
-        close(descriptor)
+        if failure == nil && fsync(file.descriptor) != 0 { failure = "cannot flush: \(errorText())" }
+        close(file.descriptor)
         if failure == nil && rename(temporary, target) != 0 { failure = "cannot replace: \(errorText())" }
         if let failure {
             unlink(temporary)
@@ -116,6 +141,12 @@ public final class AtomicFile: Sendable {
     @discardableResult
     public func commit(bytes: [UInt8]) throws(WriteError) -> Bool {
         try commit { $0.append(bytes: bytes) }
+    }
+
+    /// Gives a streamed document up: the target stays as it was.
+    public func discard(_ stream: consuming Stream) {
+        close(stream.file.descriptor)
+        unlink(temporary)
     }
 
     /// Gives the reservation up: the target stays as it was.
@@ -149,7 +180,7 @@ public final class AtomicFile: Sendable {
 
     /// The temporary file being filled; remembers the first write error
     /// and writes nothing after it.
-    private final class TemporaryFile {
+    fileprivate final class TemporaryFile {
         let descriptor: Int32
         var failure: String? = nil
         /// Bytes written, and how many of them the disk was asked to take.
@@ -183,7 +214,7 @@ public final class AtomicFile: Sendable {
     /// The file being replaced, read alongside the new bytes as they are
     /// written, until the first difference: whether the new file differs
     /// is known without holding either whole in memory.
-    private final class PreviousContent {
+    fileprivate final class PreviousContent {
         private var descriptor: Int32
         private var differs: Bool
         private var chunk: [UInt8] = []

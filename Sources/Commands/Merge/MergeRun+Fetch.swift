@@ -4,16 +4,23 @@ import FeedState
 import Foundation
 import Glibc
 import Subscriptions
+import Telemetry
 import TimelineMerge
 
 extension MergeRun {
     /// What fetching and merging gave.
     struct Merged {
+        /// Its reports: every feed's, or in a render in parts those the
+        /// summary names (`ReportTally.names`) unless a page or the OPML lists every feed.
         var result: RunResult
         /// The SOURCEs that were lists and could not be read or filtered.
         var listFailures: [String]
         /// The state as the run used it (a store in memory without one).
         var state: StateOptions
+        /// Every feed's report counted.
+        var tally: ReportTally
+        /// A render in parts: the health report, written as far as the feeds go.
+        var health: HealthReport.Writing? = nil
     }
 
     /// What each `Aggregator.run` of one merge shares: the client, the
@@ -25,6 +32,9 @@ extension MergeRun {
         var state: StateOptions
         var records: [String: FeedRecord]?
         var shared: SharedClaims?
+        /// A run in parts: the feeds settled before this part, and in all (the progress line's).
+        var progressBefore = 0
+        var progressTotal: Int?
 
         /// A shared state: the hosts of the listed feeds that no other process holds are claimed.
         mutating func claim(_ list: SubscriptionList) async {
@@ -40,18 +50,26 @@ extension MergeRun {
             await Aggregator.run(
                 list, client: client, rules: rules, state: state, records: records, continuing: continuing,
                 firstIndex: firstIndex
-            ) { [progress] report, done, total in progress.update(report, done: done, total: total) }
+            ) { [progress, progressBefore, progressTotal] report, done, total in
+                progress.update(report, done: progressBefore + done, total: progressTotal ?? total)
+            }
         }
     }
 
     /// Step 4: every feed fetched, parsed and merged; then the feeds of the
     /// SOURCEs that were lists, into the same timeline; a shared state's hosts let go.
+    /// - Parameter metrics: `--metrics`: each feed's fetch is counted into it.
     func fetch(
-        _ list: inout SubscriptionList, filters: inout FilterSetup, client: HTTPClient, start: OpenedState
+        _ list: inout SubscriptionList, filters: inout FilterSetup, client: HTTPClient, start: OpenedState,
+        outputs: Outputs, metrics: MetricRegistry?
     ) async -> Merged {
         var fetching = Fetching(
             rules: rules, client: client, progress: Progress(enabled: !options.quiet && isatty(2) != 0),
             state: start.state ?? .withoutState(), records: start.records)
+        var tally = ReportTally(metrics: metrics, stored: start.state != nil && !options.renderOnly)
+        if options.renderOnly {
+            return await render(list, fetching: &fetching, outputs: outputs, tally: tally)
+        }
         fetching.shared = await SharedClaims(
             session: fetching.state.session, client: client, renderOnly: options.renderOnly, rules: rules)
         await fetching.claim(list)
@@ -64,7 +82,8 @@ extension MergeRun {
         if let failure = await fetching.shared?.release(state: fetching.state, reports: &result.reports) {
             result.diagnostics.append(failure)
         }
-        return Merged(result: result, listFailures: listFailures, state: fetching.state)
+        tally.add(result.reports)
+        return Merged(result: result, listFailures: listFailures, state: fetching.state, tally: tally)
     }
 
     /// SOURCEs that were subscription lists: their feeds are merged into the

@@ -38,10 +38,10 @@ extension MergeRun {
     /// - Returns: how many were written, and the paths of those whose files changed.
     func writeOutputs(
         _ outputs: Outputs, entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
-        list: SubscriptionList, excerptWidth: Int?
+        tally: ReportTally, list: SubscriptionList, excerptWidth: Int?
     ) async -> (count: Int, changed: [String]) {
         // With a state, failing feeds still give their stored entries: write if anything is there.
-        guard reports.contains(where: { !$0.failed && !$0.stillFailing }) || !entries.isEmpty else {
+        guard tally.anyUsable || !entries.isEmpty else {
             for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
             return (0, [])
         }
@@ -65,12 +65,16 @@ extension MergeRun {
 
     /// `--health FILE`: every feed's health, and the run's diagnostics.
     /// - Returns: false when the file could not be written (said).
-    func writeHealth(_ outputs: Outputs, reports: [FeedReport], diagnostics: [String]) -> Bool {
+    func writeHealth(_ outputs: Outputs, merged: Merged, diagnostics: [String]) -> Bool {
         guard let health = outputs.health else { return true }
         do {
-            try health.commit(
-                bytes: HealthReport.render(
-                    reports, diagnostics: diagnostics, now: rules.now, keepDays: options.keepDays))
+            if let writing = merged.health {  // a render in parts wrote its feeds already
+                try writing.finish(diagnostics: diagnostics)
+            } else {
+                try HealthReport.write(
+                    merged.result.reports, diagnostics: diagnostics, now: rules.now, keepDays: options.keepDays,
+                    into: health)
+            }
             return true
         } catch {
             StandardOutput.error("feedmerge: --health \(error)")
@@ -105,12 +109,11 @@ extension MergeRun {
 
     /// The run's exit status: what was not written first, then the state, then the feeds.
     func exitStatus(_ written: Written, outputs: Int, merged: Merged) -> ExitStatus {
-        let reports = merged.result.reports
         if written.outputs == 0 { return .nothingWritten }
         if written.outputs < outputs || !written.health || !written.metrics || !written.opml {
             return .someOutputsNotWritten
         }
-        if !merged.result.diagnostics.isEmpty || reports.contains(where: \.stateFailed) { return .stateUnusable }
-        return !reports.contains(where: \.failed) && merged.listFailures.isEmpty ? .success : .someFeedsFailed
+        if !merged.result.diagnostics.isEmpty || merged.tally.anyStateFailed { return .stateUnusable }
+        return merged.tally.failed == 0 && merged.listFailures.isEmpty ? .success : .someFeedsFailed
     }
 }

@@ -43,7 +43,10 @@ extension MergeRun {
             let open = try await stateLocation.openSession(access: options.renderOnly ? .readOnly : .readWrite)
             result.lock = open.lock
             if options.rendersWholeState { result.listed = try await open.session.listedFeeds(now: rules.now) ?? [] }
-            result.records = try await open.session.read { store throws(StateError) in try store.feeds() }
+            // A render reads each part's records as it serves it (`MergeRun.render`).
+            if !options.renderOnly {
+                result.records = try await open.session.read { store throws(StateError) in try store.feeds() }
+            }
             result.state = stateOptions(session: open.session)
             return result
         } catch {

@@ -8,6 +8,7 @@ import Foundation
 import Glibc
 import PlanetPage
 import Subscriptions
+import Telemetry
 import TimelineMerge
 
 /// One run of the main job, in the order its steps must happen: reserve
@@ -74,7 +75,10 @@ struct MergeRun {
             defer { withExtendedLifetime(start.lock) {} }
             let client = HTTPClient(configuration: options.fetchConfiguration)
             var (list, filters) = try await readSources(listedInState: start.listed, client: client, outputs: outputs)
-            var merged = await fetch(&list, filters: &filters, client: client, start: start)
+            let metrics =
+                outputs.metrics == nil ? nil : MetricRegistry.feedmerge(version: feedmergeVersion, started: started)
+            var merged = await fetch(
+                &list, filters: &filters, client: client, start: start, outputs: outputs, metrics: metrics)
             tellWarnings(list: list, filters: filters)
             let link = options.link ?? list.homePage
             if let message = missingLink(outputs, list) {
@@ -87,6 +91,7 @@ struct MergeRun {
             // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
             await merged.state.session.finish()
             let reports = merged.result.reports
+            let tally = merged.tally
             let duplicates = merged.result.timeline.duplicates
             let entries = merged.result.takeEntries()
             if options.verbose {
@@ -98,16 +103,16 @@ struct MergeRun {
             var written = Written()
             (written.outputs, written.changed) = await writeOutputs(
                 outputs, entries: entries,
-                metadata: outputMetadata(list: list, link: link, id: feedID, entries: entries, reports: reports),
-                reports: reports, list: list, excerptWidth: filters.excerptWidth)
-            written.health = writeHealth(outputs, reports: reports, diagnostics: diagnostics)
+                metadata: outputMetadata(list: list, link: link, id: feedID, entries: entries, tally: tally),
+                reports: reports, tally: tally, list: list, excerptWidth: filters.excerptWidth)
+            written.health = writeHealth(outputs, merged: merged, diagnostics: diagnostics)
             tellMoves(reports)
             written.metrics = writeMetrics(
-                outputs.metrics, reports: reports, diagnostics: diagnostics,
-                stored: start.state != nil && !options.renderOnly, started: started)
+                metrics, into: outputs.metrics, tally: tally, diagnostics: diagnostics, started: started)
             written.opml = updateOPML(reports)
             var summary = RunSummary(
-                reports: reports, diagnostics: diagnostics, duplicates: duplicates, entries: entries.count,
+                reports: reports, tally: tally, diagnostics: diagnostics, duplicates: duplicates,
+                entries: entries.count,
                 written: written.outputs, outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started),
                 now: rules.now)
             summary.rendered = options.renderOnly
@@ -157,9 +162,9 @@ struct MergeRun {
     /// neither at the run's time: an empty merge of unchanged feeds gives
     /// the same bytes on every run.
     private func outputMetadata(
-        list: SubscriptionList, link: String?, id: String, entries: [MergedEntry], reports: [FeedReport]
+        list: SubscriptionList, link: String?, id: String, entries: [MergedEntry], tally: ReportTally
     ) -> OutputMetadata {
-        let sourcesUpdated = reports.compactMap { $0.source?.updated }.max().map { min($0, rules.now) }
+        let sourcesUpdated = tally.sourcesUpdated.map { min($0, rules.now) }
         let owner =
             list.ownerName != nil || list.ownerEmail != nil
             ? Person(name: list.ownerName, email: list.ownerEmail) : nil

@@ -10,7 +10,10 @@ import TimelineMerge
 /// recoveries and the state's diagnostics always; notices, unreadable dates and the summary line
 /// unless `--quiet`; every warning and duplicate with `--verbose`.
 struct RunSummary {
+    /// The reports it names feeds from: every feed's, or (a render in parts) those it names one by one.
     var reports: [FeedReport]
+    /// Every feed's report counted: the counts of a render.
+    var tally: ReportTally
     /// What went wrong beyond any one feed (the state): always said.
     var diagnostics: [String]
     var duplicates: [Duplicate]
@@ -123,14 +126,14 @@ struct RunSummary {
                 + (gone > 0 ? ", \(gone) gone (410, not asked again)" : "")
             let feeds =
                 rendered
-                ? "\(counted(reports.count, "feed")) from the state (\(failed.count) failing when last fetched); "
+                ? "\(counted(tally.feeds, "feed")) from the state (\(tally.failed) failing when last fetched); "
                 : "\(counted(ok, "feed")) ok, \(partial)\(notModified) not modified\(waiting), \(failed.count) failed; "
             say(
                 feeds
                     + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
-        if written < outputs && reports.allSatisfy({ $0.failed || $0.stillFailing }) {
+        if written < outputs && !tally.anyUsable {
             say("every feed failed; outputs left as they were")
         }
     }

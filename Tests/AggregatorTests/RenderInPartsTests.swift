@@ -1,0 +1,62 @@
+import Foundation
+import TestSupport
+import Testing
+
+/// `feedmerge render` serves the state's feeds a part at a time
+/// (`MergeRun.renderPart`, 10,000) into one timeline, and writes the health
+/// report as it goes: what it writes is what one pass over the list writes.
+@Suite(.serialized, .tags(.slow), .fullTier) struct RenderInPartsTests {
+    /// More feeds than a part holds; every entry dated alike, so that their
+    /// order in the merged feed is the subscriptions' order, across the parts too.
+    static let feeds = 10_050
+
+    @Test
+    func aRenderInPartsWritesWhatTheRunThatStoredTheFeedsWrote() async throws {
+        let w = try StateTests.Workspace("render-in-parts")
+        var outlines = ""
+        for index in 0..<Self.feeds {
+            let path = w.path("feed-\(index).xml")
+            try Data(
+                """
+                <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
+                <item><title>Entry \(index)</title><link>https://example.org/\(index)/1</link>
+                <guid>urn:feed:\(index):1</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
+                </channel></rss>
+                """.utf8
+            ).write(to: URL(fileURLWithPath: path))
+            outlines += "<outline type=\"rss\" text=\"Feed \(index)\" xmlUrl=\"\(path)\"/>\n"
+        }
+        try Data(
+            "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>parts</title></head><body>\n\(outlines)</body></opml>\n"
+                .utf8
+        ).write(to: URL(fileURLWithPath: w.path("list.opml")))
+        let common = ["--now", "2024-02-01T00:00:00Z", "--state", w.state, "--limit", "0", "-q"]
+        let run = try await CommandRun.feedmerge(
+            [w.path("list.opml"), "-o", w.path("run.json"), "--health", w.path("run-health.json")] + common)
+        #expect(run.status == 0, "\(run.standardError)")
+        let render = try await CommandRun.feedmerge(
+            ["render", w.path("list.opml"), "-o", w.path("render.json"), "--health", w.path("render-health.json")]
+                + common)
+        #expect(render.status == 0, "\(render.standardError)")
+
+        let ran = try jsonObject(w.path("run.json"))["items"] as? [[String: Any]] ?? []
+        let rendered = try jsonObject(w.path("render.json"))["items"] as? [[String: Any]] ?? []
+        #expect(rendered.count == Self.feeds)
+        let expected = (0..<Self.feeds).map { "urn:feed:\($0):1" }
+        // The first entry out of the list's order, if any (not the 10,050 ids).
+        func firstMisplaced(_ items: [[String: Any]]) -> String? {
+            zip(items, expected).enumerated().first { $0.element.0["id"] as? String != $0.element.1 }
+                .map { "\($0.element.0["id"] ?? "-") at \($0.offset)" }
+        }
+        #expect(ran.count == Self.feeds && firstMisplaced(ran) == nil)
+        #expect(firstMisplaced(rendered) == nil, "the parts' entries in the list's order")
+
+        let health = try jsonObject(w.path("render-health.json"))["feeds"] as? [[String: Any]] ?? []
+        #expect(health.map { $0["url"] as? String ?? "" } == (0..<Self.feeds).map { w.path("feed-\($0).xml") })
+        #expect(health.allSatisfy { $0["status"] as? String == "ok" && $0["entries_stored"] as? Int == 1 })
+    }
+
+    private func jsonObject(_ path: String) throws -> [String: Any] {
+        try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: path))) as? [String: Any] ?? [:]
+    }
+}
