@@ -129,8 +129,11 @@ public protocol SharedStateStore: StateStore {
     func dueCount(now: Timestamp, atMost: Int?) throws(StateError) -> Int
     /// The feeds some run or worker listed within `ClaimRequest.listedWithin`
     /// of `now`, in byte order of their URLs: those the shared state fetches,
-    /// and those `feedmerge render` shows when given no SOURCE.
-    func listedFeeds(now: Timestamp) throws(StateError) -> [String]
+    /// and those `feedmerge render` shows when given no SOURCE, a page at a time.
+    /// - Parameters:
+    ///   - after: the URLs after this one only (nil: from the first).
+    ///   - limit: at most this many (nil: all).
+    func listedFeeds(now: Timestamp, after: String?, limit: Int?) throws(StateError) -> [String]
     /// A keeper that renews the process's leases from a thread of its own
     /// (with its own connection) while its runs fetch, and tells `onChange`
     /// what it learns of them, on the thread that learns it: the keeper's
@@ -180,4 +183,11 @@ public protocol LeaseKeeper: AnyObject, Sendable {
     /// leases run out.
     /// - Throws: when they cannot be let go (they then run out).
     func abandon() throws(StateError)
+}
+
+extension SharedStateStore {
+    /// Every listed feed at once (`listedFeeds(now:after:limit:)`).
+    public func listedFeeds(now: Timestamp) throws(StateError) -> [String] {
+        try listedFeeds(now: now, after: nil, limit: nil)
+    }
 }

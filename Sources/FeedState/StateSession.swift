@@ -101,9 +101,10 @@ public actor StateSession {
         return try body(shared)
     }
 
-    /// The feeds some run or worker listed lately (`SharedStateStore.listedFeeds`); nil when the store is not shared.
-    public func listedFeeds(now: Timestamp) throws(StateError) -> [String]? {
-        try shared?.listedFeeds(now: now)
+    /// The feeds some run or worker listed lately (`SharedStateStore.listedFeeds`), a page at a
+    /// time; nil when the store is not shared.
+    public func listedFeeds(now: Timestamp, after: String? = nil, limit: Int? = nil) throws(StateError) -> [String]? {
+        try shared?.listedFeeds(now: now, after: after, limit: limit)
     }
 
     /// `StateStore.keepMergedFeedID`; a read-only session keeps nothing: the id kept, else `id`.

@@ -118,12 +118,16 @@ extension PostgreSQLStateStore: SharedStateStore {
         }
     }
 
-    public func listedFeeds(now: Timestamp) throws(StateError) -> [String] {
+    public func listedFeeds(now: Timestamp, after: String?, limit: Int?) throws(StateError) -> [String] {
         try flush()
         return try retrying { () throws(StateError) in
             var urls: [String] = []
             try connection.query(
-                SharedStatements.listedFeeds, [.integer(now.secondsSince1970 - ClaimRequest.listedWithin)]
+                SharedStatements.listedFeeds,
+                [
+                    .integer(now.secondsSince1970 - ClaimRequest.listedWithin), .text(after),
+                    .integer(limit.map(Int64.init)),
+                ]
             ) { row throws(StateError) in urls.append(try row.text(0, notNull: "feeds.url")) }
             return urls
         }
@@ -263,10 +267,14 @@ enum SharedStatements {
         name: "due_count",
         sql: "SELECT count(*) FROM (SELECT FROM feeds WHERE next_check <= $1 AND listed_at >= $2 LIMIT $3) due",
         types: [20, 20, 20])
-    /// $1 listed since.
+    /// $1 listed since, $2 after this URL (NULL: from the first), $3 at most (NULL: all).
     static let listedFeeds = Statement(
-        name: "listed_feeds", sql: "SELECT url FROM feeds WHERE listed_at >= $1 ORDER BY url COLLATE \"C\"",
-        types: [20])
+        name: "listed_feeds",
+        sql: """
+            SELECT url FROM feeds WHERE listed_at >= $1 AND ($2::text IS NULL OR url COLLATE "C" > $2)
+            ORDER BY url COLLATE "C" LIMIT $3
+            """,
+        types: [20, 25, 20])
     static let selectFeedsByURL = Statement(
         name: "select_feeds_by_url",
         sql: "SELECT \(Statements.recordColumns), entry_dates FROM feeds WHERE \(urlIn)",

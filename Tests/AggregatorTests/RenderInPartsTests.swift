@@ -2,6 +2,8 @@ import Foundation
 import TestSupport
 import Testing
 
+@testable import Commands
+
 /// `feedmerge render` serves the state's feeds a part at a time
 /// (`MergeRun.renderPart`, 10,000) into one timeline, and writes the health
 /// report as it goes: what it writes is what one pass over the list writes.
@@ -9,6 +11,7 @@ import Testing
     /// More feeds than a part holds; every entry dated alike, so that their
     /// order in the merged feed is the subscriptions' order, across the parts too.
     static let feeds = 10_050
+    static let hosts = HostsServer()
 
     @Test
     func aRenderInPartsWritesWhatTheRunThatStoredTheFeedsWrote() async throws {
@@ -54,6 +57,43 @@ import Testing
         let health = try jsonObject(w.path("render-health.json"))["feeds"] as? [[String: Any]] ?? []
         #expect(health.map { $0["url"] as? String ?? "" } == (0..<Self.feeds).map { w.path("feed-\($0).xml") })
         #expect(health.allSatisfy { $0["status"] as? String == "ok" && $0["entries_stored"] as? Int == 1 })
+    }
+
+    /// Without SOURCE, the feeds a PostgreSQL state lists are read a page at a time: a render
+    /// holding 3 feeds at a time and reading 7 listed feeds at a time writes the bytes a render
+    /// holding them all writes.
+    @Test func aRenderWithoutSourceReadsTheListedFeedsAPageAtATime() async throws {
+        let w = try StateTests.Workspace("render-in-pages")
+        let state = await PostgreSQLServer.shared.database()
+        let list = try Self.hosts.list(w, count: 20, hosts: 5)
+        let run = try await CommandRun.feedmerge([
+            list, "--state", state, "--now", HostsServer.now, "-o", w.path("run.json"), "-q",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let render = ["--state", state, "--now", "2024-02-01T01:00:00Z", "--limit", "0", "-q"]
+        let whole = try await CommandRun.feedmerge(
+            ["render"] + render + ["-o", w.path("whole.json"), "--health", w.path("whole-health.json")])
+        #expect(whole.status == 0, "\(whole.standardError)")
+        guard
+            case .run(let options) = try RenderCommand.parse(
+                render + ["-o", w.path("paged.json"), "--health", w.path("paged-health.json")])
+        else {
+            Issue.record("render's options not parsed")
+            return
+        }
+        var paged = try MergeRun(options: options, environment: ProcessInfo.processInfo.environment)
+        paged.renderSizes = .init(part: 3, listedPage: 7)
+        #expect(await paged.run() == .success)
+        let health = try jsonObject(w.path("paged-health.json"))["feeds"] as? [[String: Any]] ?? []
+        #expect(health.count == 20)
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: w.path("paged-health.json")))
+                == Data(contentsOf: URL(fileURLWithPath: w.path("whole-health.json"))))
+        let items = try jsonObject(w.path("paged.json"))["items"] as? [Any] ?? []
+        #expect(items.count == 60, "three entries of each feed")
+        #expect(
+            try Data(contentsOf: URL(fileURLWithPath: w.path("paged.json")))
+                == Data(contentsOf: URL(fileURLWithPath: w.path("whole.json"))))
     }
 
     private func jsonObject(_ path: String) throws -> [String: Any] {

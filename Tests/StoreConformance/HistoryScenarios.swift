@@ -55,6 +55,21 @@ extension StoreConformance {
                 #expect(dates.latest == Sample.time(1).secondsSince1970)
             }
         },
+        Scenario("a part's feeds read by URL: each record and stored dates as every feed's read gives them") {
+            factory in
+            let store = try await factory.make()
+            try store.store(Sample.fetched(url, [Sample.entry("a", date: Sample.time(-1))], at: Sample.time(0)))
+            try store.store(Sample.fetched(other, [Sample.entry("a"), Sample.entry("b")], at: Sample.time(1)))
+            let unknown = "https://example.org/never-stored.xml"
+            let part = try store.feeds([other, unknown])
+            #expect(Set(part.keys) == [other], "\(factory.name): only the part's known feeds")
+            let every = try store.feeds()
+            let record = try #require(part[other]?.record)
+            #expect(StoreFacts.describe(record) == StoreFacts.describe(try #require(every[other])))
+            // A store that keeps no bounds says none (its feeds are read whole); one that keeps them, the same.
+            if let dates = part[other]?.dates { #expect(dates == (try store.storedDates())[other]) }
+            #expect(try store.feeds([]).isEmpty)
+        },
         Scenario("an empty listing keeps the stored entries; another feed's are its own") { factory in
             let store = try await factory.make()
             try store.store(Sample.fetched(url, [Sample.entry("a")], at: Sample.time(0)))

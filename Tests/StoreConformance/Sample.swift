@@ -59,7 +59,8 @@ enum Sample {
         -> FeedUpdate
     {
         FeedUpdate(
-            url: url, outcome: .notModified(etag: nil, lastModified: nil), status: 304, movedTo: movedTo, notBefore: notBefore, now: now,
+            url: url, outcome: .notModified(etag: nil, lastModified: nil), status: 304, movedTo: movedTo,
+            notBefore: notBefore, now: now,
             reported: ReportedOutcome(status: "not-modified", entriesInFeed: 0, reason: nil))
     }
 

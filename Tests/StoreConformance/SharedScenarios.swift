@@ -23,6 +23,11 @@ extension StoreConformance {
             let store = try await factory.makeState().process()
             #expect(try store.subscribe([b1, a2, a1], now: Sample.time(0)).isEmpty, "\(factory.name)")
             #expect(try store.listedFeeds(now: Sample.time(0)) == [a1, a2, b1], "in byte order")
+            // A page at a time, each after the last one read.
+            #expect(try store.listedFeeds(now: Sample.time(0), after: nil, limit: 2) == [a1, a2])
+            #expect(try store.listedFeeds(now: Sample.time(0), after: a2, limit: 2) == [b1])
+            #expect(try store.listedFeeds(now: Sample.time(0), after: b1, limit: 2).isEmpty)
+            #expect(try store.listedFeeds(now: Sample.time(0), after: "http://a.example/1.xmm", limit: 9) == [a2, b1])
             #expect(try store.dueCount(now: Sample.time(0), atMost: nil) == 3)
             #expect(try store.dueCount(now: Sample.time(0), atMost: 2) == 2, "counted no further")
             let known = try store.feeds([a1, b1, "http://c.example/none.xml"])

@@ -55,6 +55,11 @@ struct FilterSetup {
         }
     }
 
+    /// The run's filters for a subscription without properties of its own (the feeds a state lists).
+    mutating func runFilters(_ run: Request) throws(UsageError) -> EntryFilters {
+        try filters(run, properties: [:])
+    }
+
     /// The same, once for all the subscriptions that share their properties.
     mutating func apply(_ run: Request, to list: inout PackedSubscriptions) throws(UsageError) {
         try list.changeShared { (shared: inout Subscription) throws(UsageError) in

@@ -21,6 +21,8 @@ extension MergeRun {
         var tally: ReportTally
         /// A render in parts: the health report, written as far as the feeds go.
         var health: HealthReport.Writing? = nil
+        /// A render without SOURCE: the hash of the feeds it served (`MergedFeedID`).
+        var sources: UInt64? = nil
     }
 
     /// What each `Aggregator.run` of one merge shares: the client, the
@@ -68,7 +70,8 @@ extension MergeRun {
             state: start.state ?? .withoutState(), records: start.records)
         var tally = ReportTally(metrics: metrics, stored: start.state != nil && !options.renderOnly)
         if options.renderOnly {
-            return await render(list, fetching: &fetching, outputs: outputs, tally: tally)
+            return await render(
+                list, listed: start.listed, filters: &filters, fetching: &fetching, outputs: outputs, tally: tally)
         }
         fetching.shared = await SharedClaims(
             session: fetching.state.session, client: client, renderOnly: options.renderOnly, rules: rules)

@@ -1,38 +1,57 @@
 import Aggregator
+import EntryFilters
+import FeedModel
 import FeedState
 import Subscriptions
 import TimelineMerge
 
 extension MergeRun {
-    /// How many feeds a render serves from the state at a time.
-    static let renderPart = 10_000
+    /// How much of the state a render holds at a time.
+    struct RenderSizes {
+        /// The feeds it serves at a time.
+        var part = 10_000
+        /// The feeds the state lists that a render without SOURCE reads at a time.
+        var listedPage = 100_000
+    }
 
     /// Step 4 of `feedmerge render`: every feed served from the state, a
     /// part at a time, into one timeline (each part placed after those
     /// before it, as one run would place them). A part's records and stored
-    /// dates are read by URL, its feeds' lines of the health report written
-    /// as soon as they are made, and its reports counted and let go (unless
-    /// a page or the OPML lists every feed): what a render holds does not
-    /// grow with the state, beyond the list itself.
+    /// dates are read by URL, its feeds' objects of the health report
+    /// written as soon as they are made, and its reports counted and let go
+    /// (unless a page or the OPML lists every feed). Without SOURCE, the
+    /// feeds the state lists are read a page at a time too: what a render
+    /// holds does not grow with the state.
+    /// - Parameter listed: without SOURCE, the first page of the feeds the state lists.
     func render(
-        _ list: SubscriptionList, fetching: inout Fetching, outputs: Outputs, tally: consuming ReportTally
+        _ list: SubscriptionList, listed: [String], filters: inout FilterSetup, fetching: inout Fetching,
+        outputs: Outputs, tally: consuming ReportTally
     ) async -> Merged {
         let keepsEveryReport = destinations.contains { $0.kind == .page || $0.kind == .subscriptionList }
         fetching.state.readsListedFeedsOnly = true
         fetching.records = nil
-        fetching.progressTotal = list.subscriptions.count
-        var result = RunResult(timeline: Timeline(rules: rules), reports: [], diagnostics: [])
-        var health: HealthReport.Writing?
+        var result = RunResult(timeline: Timeline(rules: rules))
         // (It cannot fail to start on a reservation not used yet; `writeHealth` would say so.)
-        if let file = outputs.health {
-            health = try? HealthReport.Writing(into: file, now: rules.now, keepDays: options.keepDays)
+        let health = outputs.health.flatMap {
+            try? HealthReport.Writing(into: $0, now: rules.now, keepDays: options.keepDays)
         }
+        var feeds = FeedsToRender(
+            list: list, listed: listed, wholeState: options.rendersWholeState, page: renderSizes.listedPage)
+        // Compiled when the sources were read: no error is left to find.
+        let runFilters = (try? filters.runFilters(options.entryFilters)) ?? .init()
         var tally = tally
-        for first in stride(from: 0, to: list.subscriptions.count, by: Self.renderPart) {
+        var first = 0
+        while true {
             var part = SubscriptionList()
-            part.subscriptions = Array(
-                list.subscriptions[first..<min(first + Self.renderPart, list.subscriptions.count)])
+            do throws(StateError) {
+                part.subscriptions = try await feeds.next(
+                    renderSizes.part, session: fetching.state.session, now: rules.now, filters: runFilters)
+            } catch {
+                result.diagnostics.append("state: the feeds it lists cannot be read past \(first) (\(error))")
+            }
+            if part.subscriptions.isEmpty { break }
             fetching.progressBefore = first
+            fetching.progressTotal = feeds.known
             var served = await fetching.run(part, continuing: result.takeTimeline(), firstIndex: first)
             result.timeline = served.takeTimeline()
             // A store that fails fails every part alike: said once.
@@ -42,8 +61,68 @@ extension MergeRun {
             tally.add(served.reports)
             health?.add(served.reports)
             result.reports += keepsEveryReport ? served.reports : served.reports.filter(ReportTally.names)
+            first += part.subscriptions.count
         }
         fetching.progress.finish()
-        return Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
+        var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
+        merged.sources = options.rendersWholeState ? feeds.sources.value : nil
+        return merged
+    }
+
+    /// The feeds a render serves, a part at a time: the list's, or those the
+    /// state lists, read a page at a time after the last one read (in byte
+    /// order of their URLs: a feed listed meanwhile comes in its place or not at all).
+    private struct FeedsToRender {
+        let list: SubscriptionList
+        let wholeState: Bool
+        /// How many listed feeds a page holds.
+        let pageSize: Int
+        /// The list's feeds served so far.
+        var served = 0
+        /// The page of the state's listed feeds being served, and whether the state lists more.
+        var page: ArraySlice<String>
+        var more: Bool
+        /// The last URL of the state's listed feeds read.
+        var last: String?
+        /// The URLs served so far, hashed in order (`MergedFeedID`).
+        var sources = MergedFeedID.Hasher()
+
+        init(list: SubscriptionList, listed: [String], wholeState: Bool, page pageSize: Int) {
+            self.list = list
+            self.wholeState = wholeState
+            self.pageSize = pageSize
+            page = listed[...]
+            more = listed.count == pageSize
+            last = listed.last
+        }
+
+        /// The feeds known so far (the progress line's total).
+        var known: Int { wholeState ? served + page.count : list.subscriptions.count }
+
+        /// The next part (empty: none left).
+        mutating func next(_ count: Int, session: StateSession, now: Timestamp, filters: EntryFilters)
+            async throws(StateError) -> [Subscription]
+        {
+            guard wholeState else {
+                let part = list.subscriptions[served..<min(served + count, list.subscriptions.count)]
+                served += part.count
+                return Array(part)
+            }
+            if page.isEmpty && more {
+                let next = try await session.listedFeeds(now: now, after: last, limit: pageSize) ?? []
+                page = next[...]
+                more = next.count == pageSize
+                last = next.last ?? last
+            }
+            let urls = page.prefix(count)
+            page = page.dropFirst(urls.count)
+            served += urls.count
+            return urls.map { url in
+                sources.add(url)
+                var subscription = Subscription(url: url)
+                subscription.filters = filters
+                return subscription
+            }
+        }
     }
 }

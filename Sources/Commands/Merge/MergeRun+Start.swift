@@ -19,7 +19,8 @@ extension MergeRun {
         var state: StateOptions?
         /// What the state knows of each feed; sources among them are not read ahead (see SourceReader).
         var records: [String: FeedRecord]?
-        /// `feedmerge render` given no SOURCE (parsed only with a shared state): the feeds it lists.
+        /// `feedmerge render` given no SOURCE (parsed only with a shared state): the first page of
+        /// the feeds it lists (`RenderSizes.listedPage`; `render` reads the rest as it goes).
         var listed: [String] = []
     }
 
@@ -42,7 +43,9 @@ extension MergeRun {
             // `feedmerge render` changes nothing in the state.
             let open = try await stateLocation.openSession(access: options.renderOnly ? .readOnly : .readWrite)
             result.lock = open.lock
-            if options.rendersWholeState { result.listed = try await open.session.listedFeeds(now: rules.now) ?? [] }
+            if options.rendersWholeState {
+                result.listed = try await open.session.listedFeeds(now: rules.now, limit: renderSizes.listedPage) ?? []
+            }
             // A render reads each part's records as it serves it (`MergeRun.render`).
             if !options.renderOnly {
                 result.records = try await open.session.read { store throws(StateError) in try store.feeds() }
@@ -76,28 +79,33 @@ extension MergeRun {
             StandardOutput.error(message)
             return Stop(status: .usage)
         }
-        var list = SubscriptionList()
-        if options.rendersWholeState {
-            list.subscriptions = listedInState.map { Subscription(url: $0) }
-        } else {
-            do {
-                list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
-            } catch {
-                throw stop("feedmerge: \(error)")
-            }
-        }
         var filters = FilterSetup(
             folders: [FileManager.default.currentDirectoryPath] + options.filterFolders, timeLimit: options.themeTimeout
         )
+        if options.rendersWholeState {
+            // Its feeds come a page at a time (`render`), with the run's filters (compiled now).
+            do {
+                _ = try filters.runFilters(options.entryFilters)
+            } catch {
+                throw stop("feedmerge: \(error.message)")
+            }
+            guard !listedInState.isEmpty else { throw stop("feedmerge: the state lists no feed") }
+            if let message = missingLink(outputs, SubscriptionList()) { throw stop(message) }
+            return (SubscriptionList(), filters)
+        }
+        var list: SubscriptionList
+        do {
+            list = try await SourceReader.read(options.sources, configured: options.subscriptions, client: client)
+        } catch {
+            throw stop("feedmerge: \(error)")
+        }
         do {
             try filters.apply(options.entryFilters, to: &list)
         } catch {
             throw stop("feedmerge: \(error.message)")
         }
         guard !list.subscriptions.isEmpty else {
-            throw stop(
-                options.rendersWholeState ? "feedmerge: the state lists no feed" : "feedmerge: the sources list no feed"
-            )
+            throw stop("feedmerge: the sources list no feed")
         }
         // A SOURCE that may still turn out to be a list may still give an OPML head with a link.
         if !list.subscriptions.contains(where: \.mayBeList), let message = missingLink(outputs, list) {

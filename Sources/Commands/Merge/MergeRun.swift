@@ -25,6 +25,8 @@ struct MergeRun {
     let destinations: [(path: String, kind: OutputKind, page: Outputs.Page?)]
     /// What the pages' filters name that is not run.
     let pageFilterWarnings: [String]
+    /// `feedmerge render`: how much of the state it holds at a time.
+    var renderSizes = RenderSizes()
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
@@ -87,7 +89,8 @@ struct MergeRun {
                 return .usage
             }
             let feedID = await mergedFeedID(
-                list: list, link: link, session: merged.state.session, diagnostics: &merged.result.diagnostics)
+                sources: merged.sources ?? MergedFeedID.hash(of: list), link: link, session: merged.state.session,
+                diagnostics: &merged.result.diagnostics)
             // The store is done with (the page's health was collected in the run): its file is tidied beside the outputs.
             await merged.state.session.finish()
             let reports = merged.result.reports
@@ -143,10 +146,9 @@ struct MergeRun {
     /// editing the list does not make a new feed of it. Without a state,
     /// the hash of this run's sources.
     private func mergedFeedID(
-        list: SubscriptionList, link: String?, session: StateSession, diagnostics: inout [String]
+        sources: UInt64, link: String?, session: StateSession, diagnostics: inout [String]
     ) async -> String {
         if let id = options.id ?? options.selfURL ?? link { return id }
-        let sources = MergedFeedID.hash(of: list)
         do throws(StateError) {
             return MergedFeedID.text(
                 try await session.keepMergedFeedID(sources))
