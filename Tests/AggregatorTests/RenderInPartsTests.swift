@@ -5,12 +5,14 @@ import Testing
 @testable import Commands
 
 /// `feedmerge render` serves the state's feeds a part at a time
-/// (`MergeRun.renderPart`, 10,000) into one timeline, and writes the health
-/// report as it goes: what it writes is what one pass over the list writes.
-@Suite(.serialized, .tags(.slow), .fullTier) struct RenderInPartsTests {
-    /// More feeds than a part holds; every entry dated alike, so that their
-    /// order in the merged feed is the subscriptions' order, across the parts too.
-    static let feeds = 10_050
+/// (`MergeRun.RenderSizes`: 10,000, here 7) into one timeline, and writes
+/// the health report as it goes: what it writes is what one pass over the
+/// list writes. Rendered in this process, with parts small enough to cross
+/// with a few feeds.
+@Suite(.serialized) struct RenderInPartsTests {
+    /// Several parts' worth; every entry dated alike, so that their order
+    /// in the merged feed is the subscriptions' order, across the parts too.
+    static let feeds = 50
     static let hosts = HostsServer()
 
     @Test
@@ -37,10 +39,10 @@ import Testing
         let run = try await CommandRun.feedmerge(
             [w.path("list.opml"), "-o", w.path("run.json"), "--health", w.path("run-health.json")] + common)
         #expect(run.status == 0, "\(run.standardError)")
-        let render = try await CommandRun.feedmerge(
-            ["render", w.path("list.opml"), "-o", w.path("render.json"), "--health", w.path("render-health.json")]
-                + common)
-        #expect(render.status == 0, "\(render.standardError)")
+        #expect(
+            try await render(
+                [w.path("list.opml"), "-o", w.path("render.json"), "--health", w.path("render-health.json")] + common,
+                sizes: .init(part: 7)) == .success)
 
         let ran = try jsonObject(w.path("run.json"))["items"] as? [[String: Any]] ?? []
         let rendered = try jsonObject(w.path("render.json"))["items"] as? [[String: Any]] ?? []
@@ -74,16 +76,10 @@ import Testing
         let whole = try await CommandRun.feedmerge(
             ["render"] + render + ["-o", w.path("whole.json"), "--health", w.path("whole-health.json")])
         #expect(whole.status == 0, "\(whole.standardError)")
-        guard
-            case .run(let options) = try RenderCommand.parse(
-                render + ["-o", w.path("paged.json"), "--health", w.path("paged-health.json")])
-        else {
-            Issue.record("render's options not parsed")
-            return
-        }
-        var paged = try MergeRun(options: options, environment: ProcessInfo.processInfo.environment)
-        paged.renderSizes = .init(part: 3, listedPage: 7)
-        #expect(await paged.run() == .success)
+        #expect(
+            try await self.render(
+                render + ["-o", w.path("paged.json"), "--health", w.path("paged-health.json")],
+                sizes: .init(part: 3, listedPage: 7)) == .success)
         let health = try jsonObject(w.path("paged-health.json"))["feeds"] as? [[String: Any]] ?? []
         #expect(health.count == 20)
         #expect(
@@ -94,6 +90,17 @@ import Testing
         #expect(
             try Data(contentsOf: URL(fileURLWithPath: w.path("paged.json")))
                 == Data(contentsOf: URL(fileURLWithPath: w.path("whole.json"))))
+    }
+
+    /// `feedmerge render ARGUMENTS` run in this process, holding `sizes` of the state at a time.
+    private func render(_ arguments: [String], sizes: MergeRun.RenderSizes) async throws -> Commands.ExitStatus {
+        guard case .run(let options) = try RenderCommand.parse(arguments) else {
+            Issue.record("render's options not parsed")
+            return .usage
+        }
+        var run = try MergeRun(options: options, environment: ProcessInfo.processInfo.environment)
+        run.renderSizes = sizes
+        return await run.run()
     }
 
     private func jsonObject(_ path: String) throws -> [String: Any] {
