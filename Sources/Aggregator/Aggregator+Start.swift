@@ -33,9 +33,7 @@ extension Aggregator {
             start.records = try known ?? run.feeds()
         } catch {
             start.recordsKnown = false
-            start.diagnostics.append(
-                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
-                    + "without its validators, Retry-After or cache lifetime")
+            start.diagnostics.append(recordsUnreadable(error))
         }
         adoptMovedRecords(of: list, records: &start.records, run: run, diagnostics: &start.diagnostics)
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
@@ -53,6 +51,12 @@ extension Aggregator {
         return start
     }
 
+    /// What a run says when it cannot read the feeds' records.
+    private static func recordsUnreadable(_ error: any Error) -> String {
+        "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+            + "without its validators, Retry-After or cache lifetime"
+    }
+
     /// `StateOptions.readsListedFeedsOnly`: the list's own feeds' records and stored dates, by URL.
     private static func readListedFeeds(
         of list: SubscriptionList, into start: inout Start, state: StateOptions, run: borrowing StoreRun,
@@ -67,9 +71,7 @@ extension Aggregator {
             }
         } catch {
             start.recordsKnown = false
-            start.diagnostics.append(
-                "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
-                    + "without its validators, Retry-After or cache lifetime")
+            start.diagnostics.append(recordsUnreadable(error))
         }
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
     }

@@ -47,7 +47,9 @@ extension MergeRun {
                 part.subscriptions = try await feeds.next(
                     renderSizes.part, session: fetching.state.session, now: rules.now, filters: runFilters)
             } catch {
-                result.diagnostics.append("state: the feeds it lists cannot be read past \(first) (\(error))")
+                result.diagnostics.append(
+                    "state: the feeds the state lists cannot be read past the first \(first) (\(error)); the outputs show those"
+                )
             }
             if part.subscriptions.isEmpty { break }
             fetching.progressBefore = first
