@@ -6,7 +6,7 @@ page and the health report rendered from that state. Several sizes
 
     bench_workers.py FEEDMERGE_BINARY [--feeds 100000[,1000000...]] [--hosts 250] [--workers 1,2,4]
                      [--runs 1] [--per-host 4] [--jobs N] [--lease S] [--timeout 3600] [--bodies generated|files]
-                     [--corpus DIR] [--render-memory 8000] [--keep]
+                     [--corpus DIR] [--render-memory 8000] [--also BINARY] [--keep]
 
 The feeds: RSS 2.0 documents of about 5 KB each (8 items with title, link,
 guid, pubDate and description; each feed its own text and dates, its newest
@@ -66,8 +66,9 @@ PostgreSQL's CPU), in the work folder:
   render   feedmerge render --state DSN OPML... -o page-FEEDS.html
   health   feedmerge render --state DSN --health health-FEEDS.json -o all-FEEDS.json
            (every feed the state lists; the report must list them all)
-A render whose resident set passes --render-memory MB (8000) is ended and
-reported so. Per feed, for each size: worker CPU, PostgreSQL CPU, wall and
+With --also BINARY (repeatable), that build renders both after this one,
+on the same state. A render whose resident set passes --render-memory MB
+(8000) is ended and reported so. Per feed, for each size: worker CPU, PostgreSQL CPU, wall and
 nginx CPU in ms, database bytes; the render's and health report's wall, CPU
 and PostgreSQL CPU in ms.
 
@@ -759,12 +760,16 @@ def main():
     ap.add_argument("--corpus", help="the files of --bodies files (default: .build/bench-workers-files-FEEDS)")
     ap.add_argument("--render-memory", type=int, default=8000,
                     help="MB of resident memory at which a render is ended (and reported so)")
+    ap.add_argument("--also", action="append", default=[], metavar="BINARY",
+                    help="another feedmerge whose render and health report run too, on the same state, "
+                         "after this one's (a before/after of the renders)")
     ap.add_argument("--keep", action="store_true", help="keep the work folder (logs, worker output, outputs)")
     ap.add_argument("--defaults", action="store_true",
                     help="the workers at their polite defaults (one request at a time per host, a second "
                          "apart): no --per-host, no --host-spacing; the limit checked is 1")
     args = ap.parse_args()
     args.feedmerge = os.path.abspath(args.feedmerge)  # the render runs in the work folder
+    args.also = [os.path.abspath(b) for b in args.also]
     if args.defaults:
         args.per_host = 1  # the limit a worker keeps by default, checked in nginx's log
     counts = [int(w) for w in args.workers.split(",")]
@@ -864,13 +869,18 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
             sys.stdout.flush()
     dsn = "host=%s dbname=%s user=postgres" % (postgres.socket, last)
     done = {}
-    for phase, cmd, outputs in (
-            ("render", ["render", "--state", dsn] + lists + ["-o", "page-%d.html" % feeds], ["page-%d.html" % feeds]),
-            ("health", ["render", "--state", dsn, "--health", "health-%d.json" % feeds, "-o", "all-%d.json" % feeds],
-             ["health-%d.json" % feeds, "all-%d.json" % feeds])):
+    renders = []
+    for binary, suffix in [(args.feedmerge, "")] + [(b, " (%s)" % os.path.basename(b)) for b in args.also]:
+        renders += [
+            ("render" + suffix, binary, ["render", "--state", dsn] + lists + ["-o", "page-%d.html" % feeds],
+             ["page-%d.html" % feeds]),
+            ("health" + suffix, binary,
+             ["render", "--state", dsn, "--health", "health-%d.json" % feeds, "-o", "all-%d.json" % feeds],
+             ["health-%d.json" % feeds, "all-%d.json" % feeds])]
+    for phase, binary, cmd, outputs in renders:
         postgres.quiet()
         before = postgres.cpu()
-        wall, cpu, rss, ended = run_timed([args.feedmerge] + cmd, os.path.join(work, "%s-%d.out" % (phase, feeds)),
+        wall, cpu, rss, ended = run_timed([binary] + cmd, os.path.join(work, "%s-%d.out" % (phase, feeds)),
                                           args.timeout, cwd=work, memory_limit=args.render_memory)
         postgres.quiet()
         if ended:
@@ -881,12 +891,12 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
             continue
         lengths = [os.path.getsize(os.path.join(work, o)) for o in outputs]
         done[phase] = {"wall": wall, "cpu": cpu, "rss": rss, "pg_cpu": postgres.cpu() - before, "bytes": lengths[0]}
-        if phase == "health":
+        if phase.startswith("health"):
             done[phase]["feeds"] = count_feeds(os.path.join(work, outputs[0]))
         print("%s: feedmerge %s\n  %.2f s, CPU %.2f s, peak RSS %.0f MB, PostgreSQL CPU %.2f s; %s"
               % (phase, shlex.join(cmd), wall, cpu, rss, done[phase]["pg_cpu"],
                  ", ".join("%s %.1f MB" % (o, n / 1e6) for o, n in zip(outputs, lengths))
-                 + ("; %d feeds reported" % done[phase]["feeds"] if phase == "health" else "")))
+                 + ("; %d feeds reported" % done[phase]["feeds"] if phase.startswith("health") else "")))
         for o in outputs:
             if not args.keep:
                 os.unlink(os.path.join(work, o))
