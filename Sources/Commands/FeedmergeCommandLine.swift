@@ -31,10 +31,10 @@ public enum FeedmergeCommandLine {
         """
 
     /// Runs what `arguments` (without the program name) ask for.
-    /// - Parameter allocator: the allocator's name and version, for `--version`.
+    /// - Parameter allocator: the allocator the executable links.
     public static func run(
         _ arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
-        allocator: String
+        allocator: LinkedAllocator
     ) async -> Int32 {
         // Idle connections kept for reuse are open files: make room for them (see `FetchConfiguration`).
         OpenFileLimit.raise()
@@ -43,7 +43,9 @@ public enum FeedmergeCommandLine {
         return Termination.settled(await dispatch(arguments, environment: environment, allocator: allocator))
     }
 
-    private static func dispatch(_ arguments: [String], environment: [String: String], allocator: String) async
+    private static func dispatch(
+        _ arguments: [String], environment: [String: String], allocator: LinkedAllocator
+    ) async
         -> Int32
     {
         switch arguments.first {
@@ -71,12 +73,13 @@ public enum FeedmergeCommandLine {
             return await run(
                 try RenderCommand.parse(arguments.dropFirst()), help: RenderCommand.interface, MergeOptions()
             ) { options in
-                let run: MergeRun
+                var run: MergeRun
                 do throws(UsageError) {
                     run = try MergeRun(options: options, environment: environment)
                 } catch {
                     return usageError(error, command: RenderCommand.interface.name)
                 }
+                run.releaseFreedMemory = allocator.releaseFreed
                 return await run.run().rawValue
             }
         case "state":
@@ -100,7 +103,7 @@ public enum FeedmergeCommandLine {
             guard arguments.count == 1 else {
                 return usageError(UsageError("--version takes nothing else"), command: "feedmerge")
             }
-            print("feedmerge \(feedmergeVersion) (\(allocator))")
+            print("feedmerge \(feedmergeVersion) (\(allocator.version))")
             return ExitStatus.success.rawValue
         case "--generate-man":
             var rest = Array(arguments.dropFirst())

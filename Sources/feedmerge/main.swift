@@ -1,4 +1,4 @@
 import Commands
 import Glibc
 
-exit(await FeedmergeCommandLine.run(Array(CommandLine.arguments.dropFirst()), allocator: Allocator.version))
+exit(await FeedmergeCommandLine.run(Array(CommandLine.arguments.dropFirst()), allocator: Allocator.linked))

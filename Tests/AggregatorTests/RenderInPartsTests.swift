@@ -1,3 +1,4 @@
+import Basics
 import Foundation
 import TestSupport
 import Testing
@@ -39,10 +40,13 @@ import Testing
         let run = try await CommandRun.feedmerge(
             [w.path("list.opml"), "-o", w.path("run.json"), "--health", w.path("run-health.json")] + common)
         #expect(run.status == 0, "\(run.standardError)")
+        let released = Locked(0)
         #expect(
             try await render(
                 [w.path("list.opml"), "-o", w.path("render.json"), "--health", w.path("render-health.json")] + common,
-                sizes: .init(part: 7)) == .success)
+                sizes: .init(part: 7), released: released) == .success)
+        // What each part freed is given back before the next (the allocator's pages).
+        #expect(released.withLock { $0 } == (Self.feeds + 6) / 7)
 
         let ran = try jsonObject(w.path("run.json"))["items"] as? [[String: Any]] ?? []
         let rendered = try jsonObject(w.path("render.json"))["items"] as? [[String: Any]] ?? []
@@ -93,13 +97,17 @@ import Testing
     }
 
     /// `feedmerge render ARGUMENTS` run in this process, holding `sizes` of the state at a time.
-    private func render(_ arguments: [String], sizes: MergeRun.RenderSizes) async throws -> Commands.ExitStatus {
+    /// - Parameter released: counts the times it gives freed memory back.
+    private func render(_ arguments: [String], sizes: MergeRun.RenderSizes, released: Locked<Int>? = nil)
+        async throws -> Commands.ExitStatus
+    {
         guard case .run(let options) = try RenderCommand.parse(arguments) else {
             Issue.record("render's options not parsed")
             return .usage
         }
         var run = try MergeRun(options: options, environment: ProcessInfo.processInfo.environment)
         run.renderSizes = sizes
+        if let released { run.releaseFreedMemory = { released.withLock { $0 += 1 } } }
         return await run.run()
     }
 

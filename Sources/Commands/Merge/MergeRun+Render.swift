@@ -64,6 +64,9 @@ extension MergeRun {
             health?.add(served.reports)
             result.reports += keepsEveryReport ? served.reports : served.reports.filter(ReportTally.names)
             first += part.subscriptions.count
+            // What the part held is freed; the allocator gives its pages back before the next part.
+            _ = consume served
+            releaseFreedMemory()
         }
         fetching.progress.finish()
         var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)

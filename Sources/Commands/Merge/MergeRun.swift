@@ -27,6 +27,9 @@ struct MergeRun {
     let pageFilterWarnings: [String]
     /// `feedmerge render`: how much of the state it holds at a time.
     var renderSizes = RenderSizes()
+    /// `feedmerge render`: gives the system back what the allocator keeps
+    /// of the memory a part freed (`LinkedAllocator.releaseFreed`).
+    var releaseFreedMemory: @Sendable () -> Void = {}
 
     init(options: MergeOptions, environment: [String: String]) throws(UsageError) {
         self.options = options
