@@ -33,7 +33,7 @@ extension Aggregator {
             start.records = try known ?? run.feeds()
         } catch {
             start.recordsKnown = false
-            start.diagnostics.append(recordsUnreadable(error))
+            start.diagnostics.append(recordsUnreadable(error, state: state))
         }
         adoptMovedRecords(of: list, records: &start.records, run: run, diagnostics: &start.diagnostics)
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
@@ -52,9 +52,11 @@ extension Aggregator {
     }
 
     /// What a run says when it cannot read the feeds' records.
-    private static func recordsUnreadable(_ error: any Error) -> String {
-        "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
-            + "without its validators, Retry-After or cache lifetime"
+    private static func recordsUnreadable(_ error: any Error, state: StateOptions) -> String {
+        state.servesOnly
+            ? "state: the feed records cannot be read (\(error))"
+            : "state: the feed records cannot be read (\(error)): every feed is fetched unconditionally, "
+                + "without its validators, Retry-After or cache lifetime"
     }
 
     /// `StateOptions.readsListedFeedsOnly`: the list's own feeds' records and stored dates, by URL.
@@ -71,7 +73,7 @@ extension Aggregator {
             }
         } catch {
             start.recordsKnown = false
-            start.diagnostics.append(recordsUnreadable(error))
+            start.diagnostics.append(recordsUnreadable(error, state: state))
         }
         start.hostWaits = state.schedule.hostWaits(start.records.values, now: now)
     }

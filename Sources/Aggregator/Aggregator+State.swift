@@ -42,7 +42,8 @@ extension Aggregator {
         switch read.history {
         case .success(let read): history = read
         case .failure(let error):
-            report.noteStateFailure("its entries' history cannot be read; they are merged as without a state: \(error)")
+            report.noteStateFailure(
+                "its entries' history cannot be read; they are merged as without a state: \(error)", kind: error.kind)
         }
         let sightings = history?.sightings
         let restamping =
@@ -111,7 +112,7 @@ extension Aggregator {
             stored = read.entries
             noteUnreadable(read.unreadable, report: &report)
         } catch {
-            report.noteStateFailure("its stored entries cannot be read and are left out: \(error)")
+            report.noteStateFailure("its stored entries cannot be read and are left out: \(error)", kind: error.kind)
             report.historyDamaged = error.kind == .damaged
         }
         var record = plan.record
@@ -154,7 +155,7 @@ extension Aggregator {
         do {
             return try step()
         } catch {
-            report.noteStateFailure("\(what): \(error)")
+            report.noteStateFailure("\(what): \(error)", kind: error.kind)
             return nil
         }
     }
@@ -175,7 +176,9 @@ extension Aggregator {
 
     /// Stored entries a read of the feed's history left out as unreadable, as a notice.
     private static func noteUnreadable(_ unreadable: Int, report: inout FeedReport) {
-        if unreadable > 0 { report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out") }
+        if unreadable > 0 {
+            report.noteStateFailure("\(unreadable) stored entries cannot be read and are left out", kind: .damaged)
+        }
     }
 
     /// What the health report and the page show of a feed: its stored
@@ -192,7 +195,7 @@ extension Aggregator {
             report.entriesStored = summary.count
             report.newestEntry = summary.newest.map { min($0, now) }
         } catch {
-            report.noteStateFailure("its summary cannot be read: \(error)")
+            report.noteStateFailure("its summary cannot be read: \(error)", kind: error.kind)
         }
         if let record {
             report.record = record
@@ -201,7 +204,7 @@ extension Aggregator {
         do {
             report.record = try run.feed(url)
         } catch {
-            report.noteStateFailure("its record cannot be read: \(error)")
+            report.noteStateFailure("its record cannot be read: \(error)", kind: error.kind)
         }
     }
 }

@@ -62,6 +62,11 @@ public struct FeedReport: Sendable {
     /// The state failed for this feed (its notices say how): the run says so
     /// even with `--quiet`, and its exit status says the state is unusable.
     public var stateFailed = false
+    /// The state itself failed for this feed (a lost connection, a read
+    /// that failed), not a value of it found damaged: what the state holds
+    /// of the feed is not known, so a render, which shows only the state,
+    /// cannot show it.
+    public var stateUnusable = false
     /// What the run learned of the feed is not in the state: storing it
     /// failed, or its fetch was withdrawn with its host (`Outcome.withdrawn`).
     /// (An outcome a shared state's fence dropped is the store's to say:
@@ -96,12 +101,14 @@ public struct FeedReport: Sendable {
     }
 
     /// Records that the state failed for this feed: a notice (shown with
-    /// and without `--verbose`, and with `--quiet`) and the flag.
-    mutating func noteStateFailure(_ what: String) {
+    /// and without `--verbose`, and with `--quiet`) and the flags.
+    /// - Parameter kind: the failure's (`.damaged`: a stored value that does not read back).
+    mutating func noteStateFailure(_ what: String, kind: StateError.Kind = .unusable) {
         let notice = "state: " + what
         warnings.append(notice)
         notices.append(notice)
         stateFailed = true
+        if kind != .damaged { stateUnusable = true }
     }
 
     /// Records that the feed's outcome could not be stored.

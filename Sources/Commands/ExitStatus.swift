@@ -26,7 +26,8 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .nothingWritten: "no output written (outputs left as they were)"
         case .someOutputsNotWritten: "some outputs (or --health) written, others not"
         case .stateCannotBeCreated: "the state cannot be created (its name and the reason printed)"
-        case .stateUnusable: "the state cannot be read or written (its name and the reason printed;\n      found during the run, the outputs were still written)"
+        case .stateUnusable:
+            "the state cannot be read or written (its name and the reason printed;\n      found during a run that fetches, the outputs were still written;\n      a render writes none)"
         case .stateLocked: "another run holds the state's lock; nothing was done"
         }
     }

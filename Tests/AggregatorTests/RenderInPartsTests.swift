@@ -96,11 +96,53 @@ import Testing
                 == Data(contentsOf: URL(fileURLWithPath: w.path("whole.json"))))
     }
 
+    /// A render whose PostgreSQL server stops after its first part (of 3 feeds of 20) writes
+    /// nothing: the feed, the page and the health report an earlier render wrote stay byte for
+    /// byte (a later `--now` would change each), and it ends with 74, the state unusable.
+    @Test func aRenderWhoseStateGoesAwayWritesNothing() async throws {
+        let postgres = try PostgreSQLServer.dedicated()
+        let w = try StateTests.Workspace("render-state-gone")
+        let state = await postgres.database()
+        let list = try Self.hosts.list(w, count: 20, hosts: 5)
+        let run = try await CommandRun.feedmerge([
+            list, "--state", state, "--now", HostsServer.now, "-o", w.path("run.json"), "-q",
+        ])
+        #expect(run.status == 0, "\(run.standardError)")
+        let outputs = ["feed.json", "page.html", "health.json"].map(w.path)
+        let render = [
+            "--state", state, "-o", outputs[0], "-o", outputs[1], "--health", outputs[2], "--limit", "0", "-q",
+        ]
+        let first = try await CommandRun.feedmerge(["render", "--now", "2024-02-01T01:00:00Z"] + render)
+        #expect(first.status == 0, "\(first.standardError)")
+        let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+
+        let parts = Locked(0)
+        let status = try await postgres.startingAfter {
+            try await self.render(
+                ["--now", "2024-02-02T01:00:00Z"] + render, sizes: .init(part: 3, listedPage: 7),
+                afterEachPart: {
+                    if parts.withLock({
+                        $0 += 1; return $0
+                    }) == 1 {
+                        postgres.stopHere()
+                    }
+                })
+        }
+        #expect(status == .stateUnusable)
+        #expect(parts.withLock { $0 } == 2, "the render reads no further once the state failed it")
+        for (path, bytes) in zip(outputs, before) {
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "\(path) as it was")
+        }
+    }
+
     /// `feedmerge render ARGUMENTS` run in this process, holding `sizes` of the state at a time.
-    /// - Parameter released: counts the times it gives freed memory back.
-    private func render(_ arguments: [String], sizes: MergeRun.RenderSizes, released: Locked<Int>? = nil)
-        async throws -> Commands.ExitStatus
-    {
+    /// - Parameters:
+    ///   - released: counts the times it gives freed memory back.
+    ///   - afterEachPart: called where it gives freed memory back, after each part.
+    private func render(
+        _ arguments: [String], sizes: MergeRun.RenderSizes, released: Locked<Int>? = nil,
+        afterEachPart: (@Sendable () -> Void)? = nil
+    ) async throws -> Commands.ExitStatus {
         guard case .run(let options) = try RenderCommand.parse(arguments) else {
             Issue.record("render's options not parsed")
             return .usage
@@ -108,6 +150,7 @@ import Testing
         var run = try MergeRun(options: options, environment: ProcessInfo.processInfo.environment)
         run.renderSizes = sizes
         if let released { run.releaseFreedMemory = { released.withLock { $0 += 1 } } }
+        if let afterEachPart { run.releaseFreedMemory = afterEachPart }
         return await run.run()
     }
 

@@ -156,8 +156,8 @@ import TimelineMerge
     }
 
     /// The command line: one stored entry that cannot be read costs that
-    /// entry, not the feed's others; the run says so (even with `-q`) and
-    /// exits 74 with the outputs written.
+    /// entry, not the feed's others; the run (and a render) says so (even
+    /// with `-q`) and exits 74 with the outputs written.
     @Test func aDamagedStoredEntryCostsOnlyThatEntry() async throws {
         let w = try StateTests.Workspace("damaged-row")
         let arguments = [
@@ -184,6 +184,16 @@ import TimelineMerge
             return ((object as? [String: Any])?["items"] as? [Any])?.count ?? -run
         }
         #expect(try items(2) == 3)  // four before
+        // A render shows what the state holds: a damaged value costs its entry, not the outputs
+        // (a state that fails a render, a lost server, costs them: RenderInPartsTests).
+        let render = try await CommandRun.feedmerge([
+            "render", server.url("/feed/sf3"), "-o", w.path("render.json"), "--now", "2024-02-01T01:00:00Z",
+            "--state", w.state, "-q",
+        ])
+        #expect(render.status == 74, "\(render.standardError)")
+        let rendered = try JSONSerialization.jsonObject(
+            with: Data(contentsOf: URL(fileURLWithPath: w.path("render.json"))))
+        #expect(((rendered as? [String: Any])?["items"] as? [Any])?.count == 3)
     }
 
     /// The command line: the daily full prune keeps what a feed answering

@@ -63,6 +63,10 @@ public final class PostgreSQLServer: @unchecked Sendable {
     /// `pg_ctl` on a thread of its own, not on one of Swift's cooperative pool.
     public func stop() async { await OwnThread.run("pg_ctl stop") { self.command("stop") } }
 
+    /// `stop` on the calling thread, for a synchronous hook that must see the server stopped before
+    /// it returns (it holds its thread for `pg_ctl`, about a second).
+    public func stopHere() { command("stop") }
+
     /// Starts the server again after `stop`; returns once it accepts connections. Waits for `pg_ctl`
     /// on a thread of its own, not on one of Swift's cooperative pool.
     public func start() async { await OwnThread.run("pg_ctl start") { self.command("start") } }

@@ -23,6 +23,9 @@ extension MergeRun {
         var health: HealthReport.Writing? = nil
         /// A render without SOURCE: the hash of the feeds it served (`MergedFeedID`).
         var sources: UInt64? = nil
+        /// A render that could not read all it shows: the state failed (a lost connection,
+        /// a read that failed), not a damaged value of one feed. It writes nothing.
+        var unread = false
     }
 
     /// What each `Aggregator.run` of one merge shares: the client, the

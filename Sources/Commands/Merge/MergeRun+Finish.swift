@@ -2,6 +2,7 @@ import Aggregator
 import FeedModel
 import Foundation
 import Subscriptions
+import Telemetry
 
 extension MergeRun {
     /// What the run wrote, for its exit status.
@@ -61,6 +62,31 @@ extension MergeRun {
             }
         }
         return (written, changed)
+    }
+
+    /// A render that could not read all it shows (`Merged.unread`): the
+    /// state is said to have failed, and every output and the health report
+    /// are left as they were (a page of the feeds read before a server went
+    /// away would replace a whole one). `--metrics` is written: it is how a
+    /// failed render is seen.
+    func writeNothing(_ merged: consuming Merged, outputs: Outputs, metrics: MetricRegistry?, started: Date) async
+        -> ExitStatus
+    {
+        await merged.state.session.finish()
+        merged.health = nil  // its file as it was
+        for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
+        outputs.health?.discard()
+        let diagnostics = merged.result.diagnostics
+        // (A failure to write it is said; the state's failure decides the status.)
+        _ = writeMetrics(
+            metrics, into: outputs.metrics, tally: merged.tally, diagnostics: diagnostics, started: started)
+        var summary = RunSummary(
+            reports: merged.result.reports, tally: merged.tally, diagnostics: diagnostics, duplicates: [], entries: 0,
+            written: 0, outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started), now: rules.now)
+        summary.rendered = true
+        summary.unread = true
+        summary.print(quiet: options.quiet, verbose: options.verbose)
+        return .stateUnusable
     }
 
     /// `--health FILE`: every feed's health, and the run's diagnostics.

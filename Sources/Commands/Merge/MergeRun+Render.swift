@@ -21,7 +21,9 @@ extension MergeRun {
     /// written as soon as they are made, and its reports counted and let go
     /// (unless a page or the OPML lists every feed). Without SOURCE, the
     /// feeds the state lists are read a page at a time too: what a render
-    /// holds does not grow with the state.
+    /// holds does not grow with the state. A state that fails while a
+    /// render reads it (not a damaged value of one feed) ends the reading:
+    /// the render writes nothing (`Merged.unread`).
     /// - Parameter listed: without SOURCE, the first page of the feeds the state lists.
     func render(
         _ list: SubscriptionList, listed: [String], filters: inout FilterSetup, fetching: inout Fetching,
@@ -48,8 +50,7 @@ extension MergeRun {
                     renderSizes.part, session: fetching.state.session, now: rules.now, filters: runFilters)
             } catch {
                 result.diagnostics.append(
-                    "state: the feeds the state lists cannot be read past the first \(first) (\(error)); the outputs show those"
-                )
+                    "state: the feeds the state lists cannot be read past the first \(first) (\(error))")
             }
             if part.subscriptions.isEmpty { break }
             fetching.progressBefore = first
@@ -67,10 +68,15 @@ extension MergeRun {
             // What the part held is freed; the allocator gives its pages back before the next part.
             _ = consume served
             releaseFreedMemory()
+            // Any diagnostic of a run that only reads says the state failed it: the render
+            // writes nothing (`MergeRun.writeNothing`), and reads no further.
+            if tally.anyStateUnusable || !result.diagnostics.isEmpty { break }
         }
         fetching.progress.finish()
+        let unread = tally.anyStateUnusable || !result.diagnostics.isEmpty
         var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
         merged.sources = options.rendersWholeState ? feeds.sources.value : nil
+        merged.unread = unread
         return merged
     }
 

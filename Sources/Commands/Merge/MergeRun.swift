@@ -85,6 +85,9 @@ struct MergeRun {
             var merged = await fetch(
                 &list, filters: &filters, client: client, start: start, outputs: outputs, metrics: metrics)
             tellWarnings(list: list, filters: filters)
+            if merged.unread {
+                return await writeNothing(merged, outputs: outputs, metrics: metrics, started: started)
+            }
             let link = options.link ?? list.homePage
             if let message = missingLink(outputs, list) {
                 outputs.discard()

@@ -13,6 +13,8 @@ struct ReportTally {
     /// Some feed neither failed nor is still failing: the outputs are written.
     private(set) var anyUsable = false
     private(set) var anyStateFailed = false
+    /// The state itself failed for some feed (not a damaged value of it: `FeedReport.stateUnusable`).
+    private(set) var anyStateUnusable = false
     private(set) var notStored = 0
     private(set) var stateFailures = 0
     /// The newest update a feed's source says it had.
@@ -36,6 +38,7 @@ struct ReportTally {
                 anyStateFailed = true
                 stateFailures += 1
             }
+            if report.stateUnusable { anyStateUnusable = true }
             if report.notStored { notStored += 1 }
             if let updated = report.source?.updated { sourcesUpdated = max(sourcesUpdated ?? updated, updated) }
         }

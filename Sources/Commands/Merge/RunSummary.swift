@@ -25,6 +25,8 @@ struct RunSummary {
     var now: Timestamp
     /// `feedmerge render`: every feed came from the state.
     var rendered = false
+    /// A render that could not read all it shows, and so wrote nothing (`MergeRun.writeNothing`).
+    var unread = false
     /// The WebSub hubs that could not be told of a changed feed: always said, never a failed run.
     var hubFailures: [String] = []
 
@@ -133,7 +135,9 @@ struct RunSummary {
                     + "\(counted(entries, "entry", "entries")) written to \(written) of \(counted(outputs, "output")), "
                     + "\(counted(duplicates.count, "duplicate")) merged, in \(String(format: "%.1f", seconds)) s")
         }
-        if written < outputs && !tally.anyUsable {
+        if unread {
+            say("the state could not be read whole: nothing was written, the outputs and --health are as they were")
+        } else if written < outputs && !tally.anyUsable {
             say("every feed failed; outputs left as they were")
         }
     }
