@@ -234,6 +234,15 @@ enum Statements {
             FROM feeds WHERE \(SharedStatements.urlIn) ORDER BY url FOR UPDATE
             """, types: [1009])
 
+    /// The lease rows of the hosts of $1 share-locked in the hosts' order, first in a batch whose
+    /// writes are fenced: each fenced write then finds its host's row locked already. The lease
+    /// keeper renews (`SharedStatements.renew`) and a release lets go in that order too, so a
+    /// renewal on the keeper's connection never waits on a batch that waits on it (a deadlock,
+    /// which PostgreSQL ends by failing one of the two).
+    static let lockLeaseHosts = Statement(
+        name: "lock_lease_hosts", sql: "SELECT host FROM hosts WHERE host = ANY($1) ORDER BY host FOR SHARE",
+        types: [1009])
+
     /// The conflict on the URL's key (`feeds_url_digest`).
     static let onURL = "ON CONFLICT((feedmerge_url_key(url)))"
 

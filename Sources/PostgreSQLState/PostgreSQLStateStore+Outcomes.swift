@@ -174,9 +174,14 @@ extension PostgreSQLStateStore {
         var rows: [String: RecordRow] = [:]
         var span = PostgreSQLConnection.Span.whole
         if !urls.isEmpty {
+            var hosts: Set<String> = []
+            for case .outcome(let outcome) in pending { if let lease = outcome.lease { hosts.insert(lease.host) } }
+            // The fenced writes' lease rows locked first, in the hosts' order (`Statements.lockLeaseHosts`).
+            let locks = hosts.isEmpty ? [] : [(Statements.lockLeaseHosts, [Parameter.texts(hosts.sorted())])]
             let read = try connection.pipeline(
-                [(Statements.selectRecordRows, [.texts(urls)])], durable: durable, span: .opening,
-                row: { _, row throws(StateError) in
+                locks + [(Statements.selectRecordRows, [.texts(urls)])], durable: durable, span: .opening,
+                row: { index, row throws(StateError) in
+                    guard index == locks.count else { return }
                     let read = try Self.recordRow(row)
                     rows[read.record.url] = read
                 })

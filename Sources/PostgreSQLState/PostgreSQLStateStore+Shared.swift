@@ -153,7 +153,8 @@ extension PostgreSQLStateStore: SharedStateStore {
         for feed in schedule { byLease[feed.lease, default: []].append(feed) }
         var statements: [(Statement, [Parameter])] = []
         var releases: [Int: HostLease] = [:]
-        for lease in leases {
+        // Let go in the hosts' order, as the lease keeper renews (`Statements.lockLeaseHosts`).
+        for lease in leases.sorted(by: { $0.host < $1.host }) {
             let feeds = byLease[lease] ?? []
             if !feeds.isEmpty {
                 statements.append(
@@ -294,19 +295,26 @@ enum SharedStatements {
             UPDATE hosts SET lease_holder = NULL, lease_token = NULL, lease_until = NULL
             WHERE host = $1 AND lease_token = $2
             """, types: [25, 20])
-    /// $1 hosts, $2 tokens: the leases let go, if still held.
+    /// $1 hosts, $2 tokens: the leases let go, if still held (locked in the hosts' order, as `renew`).
     static let abandon = Statement(
         name: "abandon",
         sql: """
             UPDATE hosts h SET lease_holder = NULL, lease_token = NULL, lease_until = NULL
-            FROM unnest($1, $2) AS l(host, token) WHERE h.host = l.host AND h.lease_token = l.token
+            FROM (SELECT k.host FROM hosts k JOIN unnest($1, $2) AS l(host, token)
+                  ON k.host = l.host AND k.lease_token = l.token
+                  ORDER BY k.host FOR NO KEY UPDATE OF k) held
+            WHERE h.host = held.host
             """, types: [1009, 1016])
-    /// $1 hosts, $2 tokens, $3 lease seconds: the hosts still held.
+    /// $1 hosts, $2 tokens, $3 lease seconds: the hosts still held, their rows locked in the
+    /// hosts' order (`Statements.lockLeaseHosts`).
     static let renew = Statement(
         name: "renew",
         sql: """
             UPDATE hosts h SET lease_until = \(Statements.serverNow) + $3
-            FROM unnest($1, $2) AS l(host, token) WHERE h.host = l.host AND h.lease_token = l.token
+            FROM (SELECT k.host FROM hosts k JOIN unnest($1, $2) AS l(host, token)
+                  ON k.host = l.host AND k.lease_token = l.token
+                  ORDER BY k.host FOR NO KEY UPDATE OF k) held
+            WHERE h.host = held.host
             RETURNING h.host
             """, types: [1009, 1016, 20])
 }

@@ -43,7 +43,10 @@ start at once (each subscribes the list, claims hosts and fetches). Measured:
   requests, duplicates, max per-host in flight
                 from nginx's access log of that run (port, URI, end time and
                 duration of every request, to the millisecond): requests
-                beyond the first for one URI are duplicates; a request is in
+                beyond the first for one URI are duplicates, but for one
+                made 50 minutes or more after the one before it, which asks
+                a feed due again (a run longer than an hour: its line
+                counts them apart); a request is in
                 flight from its start (end - duration) until its end, and the
                 most requests in flight at any moment on one port is that
                 host's concurrency; the column is the largest over the ports
@@ -403,10 +406,20 @@ def max_in_flight(intervals):
     return most, at
 
 
+# A request for a feed this long after the one before it is the feed asked again
+# because it is due again (a fetched feed's next check is at least an hour after
+# its claim, a few seconds before its fetch), not a duplicate: a run of one
+# worker over 1,000,000 feeds lasts longer than an hour.
+REPOLL_MS = 50 * 60 * 1000
+
+
 def read_log(path, feeds):
-    """Requests, duplicates, the statuses, the feeds never requested and the most
-    requests in flight on one port (and which port, when) from one run's log."""
+    """Requests, duplicates (repolls of feeds due again apart), the statuses, the feeds
+    never requested and the most requests in flight on one port (and which port,
+    when) from one run's log."""
     per_uri = collections.Counter()
+    last_start = {}
+    repolls = 0
     per_port = collections.defaultdict(list)
     statuses = collections.Counter()
     with open(path) as f:
@@ -416,18 +429,22 @@ def read_log(path, feeds):
             # end - duration is the request's start exactly.
             end_ms = int(end.replace(".", ""))
             start_ms = end_ms - int(took.replace(".", ""))
+            if uri in last_start and abs(start_ms - last_start[uri]) >= REPOLL_MS:
+                repolls += 1
+            last_start[uri] = max(start_ms, last_start.get(uri, start_ms))
             per_uri[uri] += 1
             per_port[int(port)].append((start_ms, end_ms))
             statuses[status] += 1
     requests = sum(per_uri.values())
-    duplicates = requests - len(per_uri)
+    duplicates = requests - len(per_uri) - repolls
     missing = sum(1 for i in range(feeds) if "/f/%d.xml" % i not in per_uri)
     most, where, when = 0, None, None
     for port, intervals in per_port.items():
         n, at = max_in_flight(intervals)
         if n > most:
             most, where, when = n, port, at
-    return {"requests": requests, "duplicates": duplicates, "duplicated": sum(1 for c in per_uri.values() if c > 1),
+    return {"requests": requests, "duplicates": duplicates, "repolls": repolls,
+            "duplicated": sum(1 for c in per_uri.values() if c > 1),
             "statuses": statuses, "missing": missing, "per_host": most, "busiest": (where, when)}
 
 
@@ -846,11 +863,12 @@ def bench_size(args, feeds, counts, ports, nginx, postgres, work, others):
                                    "worker_cpu": sum(w["cpu"] for w in workers),
                                    "list_s": max((w["list_s"] for w in listed), default=None),
                                    "list_rss": max((w["list_rss"] or 0 for w in listed), default=None), **log})
-            print("\n%d feeds, %d worker%s, run %d: %.2f s, %d requests (%s), %d duplicates, at most %d in flight "
+            print("\n%d feeds, %d worker%s, run %d: %.2f s, %d requests (%s), %d duplicates%s, at most %d in flight "
                   "on one host; CPU: workers %.2f s, PostgreSQL %.2f s, nginx %.2f s; database %.1f MB"
                   % (feeds, count, "s" if count > 1 else "", run, wall, log["requests"],
                      ", ".join("%s: %d" % kv for kv in sorted(log["statuses"].items())),
-                     log["duplicates"], log["per_host"], results[count][-1]["worker_cpu"], cpu, nginx_cpu,
+                     log["duplicates"], " (and %d feeds asked again, due again after an hour)" % log["repolls"]
+                     if log["repolls"] else "", log["per_host"], results[count][-1]["worker_cpu"], cpu, nginx_cpu,
                      size / 1e6))
             for w in workers:
                 print("  %-4s list read at %s, exited at %7.2f s, CPU %6.2f s, peak RSS %4.0f MB: %s"
