@@ -69,7 +69,8 @@ import Testing
                 notBefore: nil, now: now)
         }
         let batch = Task {
-            try await Self.record([failed(b1), failed(a1)], fencedBy: HostClaim.leasesByFeed(claims), on: session)
+            try await StateSessionTests.record(
+                [failed(b1), failed(a1)], fencedBy: HostClaim.leasesByFeed(claims), on: session)
         }
         try await untilWaiting(2)
         try holder.execute("COMMIT")
@@ -80,15 +81,5 @@ import Testing
             [try store.feed(a1)?.lastError, try store.feed(b1)?.lastError]
         }
         #expect(stored == ["refused", "refused"], "both outcomes stored")
-    }
-
-    static func record(
-        _ updates: [FeedUpdate], fencedBy leases: [String: HostLease]?, on session: isolated StateSession
-    ) throws {
-        let run = session.beginRun(fencedBy: leases)
-        for update in updates { try run.record(update) }
-        let committed = run.commit(pending: [])
-        if case .failure(let error) = committed.unstored { throw error }
-        if case .success(let failures) = committed.unstored, let failure = failures.first { throw failure.value }
     }
 }
