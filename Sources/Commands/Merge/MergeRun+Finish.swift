@@ -43,7 +43,7 @@ extension MergeRun {
     ) async -> (count: Int, changed: [String]) {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         guard tally.anyUsable || !entries.isEmpty else {
-            for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
+            outputs.discardOutputs()
             return (0, [])
         }
         var content = outputContent(
@@ -74,7 +74,7 @@ extension MergeRun {
     {
         await merged.state.session.finish()
         merged.health = nil  // its file as it was
-        for output in outputs.outputs { if case .file(let file) = output.destination { file.discard() } }
+        outputs.discardOutputs()
         outputs.health?.discard()
         let diagnostics = merged.result.diagnostics
         // (A failure to write it is said; the state's failure decides the status.)

@@ -68,16 +68,21 @@ extension MergeRun {
             // What the part held is freed; the allocator gives its pages back before the next part.
             _ = consume served
             releaseFreedMemory()
-            // Any diagnostic of a run that only reads says the state failed it: the render
-            // writes nothing (`MergeRun.writeNothing`), and reads no further.
-            if tally.anyStateUnusable || !result.diagnostics.isEmpty { break }
+            // The render writes nothing now (`MergeRun.writeNothing`): it reads no further.
+            if Self.unread(tally, result) { break }
         }
         fetching.progress.finish()
-        let unread = tally.anyStateUnusable || !result.diagnostics.isEmpty
+        let unread = Self.unread(tally, result)
         var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
         merged.sources = options.rendersWholeState ? feeds.sources.value : nil
         merged.unread = unread
         return merged
+    }
+
+    /// Whether the state failed the render (not a damaged value of one feed): any
+    /// diagnostic of a run that only reads says so too.
+    private static func unread(_ tally: ReportTally, _ result: RunResult) -> Bool {
+        tally.anyStateUnusable || !result.diagnostics.isEmpty
     }
 
     /// The feeds a render serves, a part at a time: the list's, or those the

@@ -79,9 +79,14 @@ struct Outputs {
 
     /// Gives every reservation up: the files stay as they were.
     func discard() {
-        for output in outputs { if case .file(let file) = output.destination { file.discard() } }
+        discardOutputs()
         health?.discard()
         metrics?.discard()
+    }
+
+    /// Gives the `-o` reservations up: their files stay as they were.
+    func discardOutputs() {
+        for output in outputs { if case .file(let file) = output.destination { file.discard() } }
     }
 
     struct ReservationFailure: Error {
