@@ -162,6 +162,12 @@ enum DefaultTheme {
             </html>
           </xsl:template>
 
+          <!-- The subscriptions alone, each as the page lists it, in the order given: feedmerge makes a
+               long list with this a part at a time, and sorts the items as the page's xsl:sort does. -->
+          <xsl:template match="/feedmerge:subscriptions">
+            <ul><xsl:apply-templates select="planet:source"/></ul>
+          </xsl:template>
+
           <xsl:template name="alternate">
             <xsl:param name="href"/>
             <xsl:param name="type"/>

@@ -27,24 +27,27 @@ enum HTMLResult {
         "http://www.w3.org/2000/svg", "http://www.w3.org/1998/Math/MathML",
     ]
 
-    static func write(_ document: xmlDocPtr, into out: inout TextBuffer) {
+    /// The page; `subscriptions`, the default theme's list made apart, go
+    /// into its list (`isSubscriptionList`).
+    static func write(_ document: xmlDocPtr, subscriptions: SortedSubscriptions? = nil, into out: inout TextBuffer) {
         out.append("<!DOCTYPE html>\n")
         var child = document.pointee.children
         while let node = child {
             // Text outside the root element (a theme's `disable-output-escaping` DOCTYPE,
             // stray whitespace) would open `body` before the theme's `head`: left out.
             if node.pointee.type == XML_ELEMENT_NODE || node.pointee.type == XML_COMMENT_NODE {
-                write(node, into: &out)
+                write(node, subscriptions: subscriptions, into: &out)
             }
             child = node.pointee.next
         }
         out.append(byte: 0x0A)
     }
 
-    private static func write(_ node: xmlNodePtr, into out: inout TextBuffer) {
+    /// One node of a result and what it holds, as the page writes it.
+    static func write(_ node: xmlNodePtr, subscriptions: SortedSubscriptions? = nil, into out: inout TextBuffer) {
         switch node.pointee.type {
         case XML_ELEMENT_NODE:
-            element(node, into: &out)
+            element(node, subscriptions: subscriptions, into: &out)
         case XML_TEXT_NODE, XML_CDATA_SECTION_NODE:
             if let content = node.pointee.content { escaped(content, attribute: false, into: &out) }
         case XML_COMMENT_NODE:
@@ -56,7 +59,7 @@ enum HTMLResult {
         }
     }
 
-    private static func element(_ node: xmlNodePtr, into out: inout TextBuffer) {
+    private static func element(_ node: xmlNodePtr, subscriptions: SortedSubscriptions?, into out: inout TextBuffer) {
         let namespace = node.pointee.ns.flatMap { $0.pointee.href }.map { String(cString: $0) }
         let foreign = namespace.map { foreignNamespaces.contains($0) } ?? false
         let local = String(cString: node.pointee.name)
@@ -85,14 +88,25 @@ enum HTMLResult {
             out.append(contentsOf: rawText(text))
         } else {
             while let next = child {
-                write(next, into: &out)
+                write(next, subscriptions: subscriptions, into: &out)
                 child = next.pointee.next
             }
+            if let subscriptions, name == "ul", isSubscriptionList(node) { subscriptions.write(into: &out) }
         }
         out.append("</")
         out.append(contentsOf: name)
         out.append(byte: UInt8(ascii: ">"))
         out.drainIfFull()  // a streaming buffer goes to its file a megabyte at a time
+    }
+
+    /// Whether `node` is the default theme's list of subscriptions: the `ul`
+    /// of its `<div class="subscriptions">`.
+    private static func isSubscriptionList(_ node: xmlNodePtr) -> Bool {
+        guard let parent = node.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE,
+            String(cString: parent.pointee.name) == "div", let value = xmlGetProp(parent, "class")
+        else { return false }
+        defer { CLibXSLT_free(value) }
+        return String(cString: value) == "subscriptions"
     }
 
     /// The text of a `script` or `style`, which HTML does not escape: a

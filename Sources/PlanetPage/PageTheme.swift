@@ -17,7 +17,9 @@ public enum PageTheme: Sendable {
     public static func file(_ path: String, timeLimit: Double = Theme.defaultTimeLimit) throws(Theme.Failure)
         -> PageTheme
     {
-        if path.lowercased().hasSuffix(".tmpl") { return .htmltmpl(try TemplateTheme(path: path, timeLimit: timeLimit)) }
+        if path.lowercased().hasSuffix(".tmpl") {
+            return .htmltmpl(try TemplateTheme(path: path, timeLimit: timeLimit))
+        }
         return .xslt(try Theme.file(path, timeLimit: timeLimit))
     }
 }

@@ -24,10 +24,13 @@ enum PlanetDocument {
     static let planetNamespace = "http://planet.intertwingly.net/"
     static let feedmergeNamespace = "urn:feedmerge:page"
 
-    static func render(_ input: PlanetPageInput, into out: inout TextBuffer) {
-        out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\"")
-        out.append(" xmlns:planet=\"http://planet.intertwingly.net/\" xmlns:feedmerge=\"urn:feedmerge:page\"")
-        out.append(" xmlns:xhtml=\"http://www.w3.org/1999/xhtml\">\n")
+    /// The document of `input`; with `listsSources` false, without its
+    /// `planet:source` elements (the default theme's list is made apart:
+    /// `PageSubscriptions`), `input.sources` then naming only the feeds of
+    /// its entries.
+    static func render(_ input: PlanetPageInput, listsSources: Bool = true, into out: inout TextBuffer) {
+        out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed")
+        namespaces(into: &out)
         let metadata = input.metadata
         out.element("title", metadata.title, indent: 2)
         out.element("id", metadata.id, indent: 2)
@@ -47,7 +50,7 @@ enum PlanetDocument {
         }
         var sources: [String: PlanetSource] = [:]
         for source in input.sources {
-            subscription(source, into: &out)
+            if listsSources { subscription(source, into: &out) }
             sources[source.feedURL] = source
         }
         input.entries.forEachInPlace { item in
@@ -56,6 +59,21 @@ enum PlanetDocument {
             out.drainIfFull()
         }
         out.append("</feed>\n")
+    }
+
+    /// The subscriptions alone, in order: the document the default theme's
+    /// `/feedmerge:subscriptions` template lists.
+    static func render(subscriptions: ArraySlice<PlanetSource>, into out: inout TextBuffer) {
+        out.append("<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feedmerge:subscriptions")
+        namespaces(into: &out)
+        for source in subscriptions { subscription(source, into: &out) }
+        out.append("</feedmerge:subscriptions>\n")
+    }
+
+    private static func namespaces(into out: inout TextBuffer) {
+        out.append(" xmlns=\"http://www.w3.org/2005/Atom\"")
+        out.append(" xmlns:planet=\"http://planet.intertwingly.net/\" xmlns:feedmerge=\"urn:feedmerge:page\"")
+        out.append(" xmlns:xhtml=\"http://www.w3.org/1999/xhtml\">\n")
     }
 
     private static func subscription(_ source: PlanetSource, into out: inout TextBuffer) {

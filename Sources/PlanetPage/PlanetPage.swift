@@ -39,11 +39,15 @@ public enum PlanetPage {
             // The document's text lives only until libxml2 has read it.
             CLibXSLT_collectThreadMessages(messages)
             defer { CLibXSLT_silenceThread() }
-            guard let source = read(input) else {
+            // The default theme's list made apart is put in its place as the page is written.
+            let subscriptions = theme.isBuiltIn ? input.subscriptions : nil
+            guard let source = read(input, listsSources: subscriptions == nil) else {
                 return .failure(Failure(description: "the planet document cannot be read back"))
             }
             defer { xmlFreeDoc(source) }
-            return transform(source, theme: theme, parameters: parameters, messages: messages)
+            return transform(source, theme: theme, parameters: parameters, messages: messages).map {
+                RenderedPage(result: $0, theme: theme, subscriptions: subscriptions)
+            }
         }
         switch outcome {
         case .success(let page): return page
@@ -54,9 +58,14 @@ public enum PlanetPage {
     }
 
     /// The planet document, written then read by libxml2.
-    private static func read(_ input: PlanetPageInput) -> xmlDocPtr? {
+    private static func read(_ input: PlanetPageInput, listsSources: Bool) -> xmlDocPtr? {
         var document = TextBuffer(capacity: 1 << 20)
-        PlanetDocument.render(input, into: &document)
+        PlanetDocument.render(input, listsSources: listsSources, into: &document)
+        return read(document)
+    }
+
+    /// A document libxml2 reads from `document`'s bytes.
+    static func read(_ document: borrowing TextBuffer) -> xmlDocPtr? {
         let options = Int32(XML_PARSE_NONET.rawValue | XML_PARSE_HUGE.rawValue)
         return document.withBytes { bytes in
             guard bytes.count < Int(Int32.max) else { return nil }  // libxml2 takes an int length
@@ -66,11 +75,12 @@ public enum PlanetPage {
         }
     }
 
-    private static func transform(
+    /// The theme's result tree for `source` (the caller frees it).
+    static func transform(
         _ source: xmlDocPtr, theme: Theme, parameters: [(String, String)],
         messages: UnsafeMutablePointer<CLibXSLT_Messages>
-    ) -> Result<RenderedPage, Failure> {
-        func failure(_ what: String) -> Result<RenderedPage, Failure> { .failure(Failure(description: what)) }
+    ) -> Result<xmlDocPtr, Failure> {
+        func failure(_ what: String) -> Result<xmlDocPtr, Failure> { .failure(Failure(description: what)) }
         guard let context = xsltNewTransformContext(theme.stylesheet, source) else {
             return failure("the transformation cannot start")
         }
@@ -100,7 +110,7 @@ public enum PlanetPage {
             xmlFreeDoc(result)
             return failure("the theme failed")
         }
-        return .success(RenderedPage(result: result, theme: theme))
+        return .success(result)
     }
 }
 
@@ -111,16 +121,20 @@ public final class RenderedPage {
     private let result: xmlDocPtr?
     private let theme: Theme?
     private let text: [UInt8]
+    /// The default theme's list of subscriptions, made apart (`PageSubscriptions`).
+    private let subscriptions: SortedSubscriptions?
 
-    fileprivate init(result: xmlDocPtr, theme: Theme) {
+    fileprivate init(result: xmlDocPtr, theme: Theme, subscriptions: SortedSubscriptions?) {
         self.result = result
         self.theme = theme
+        self.subscriptions = subscriptions
         text = []
     }
 
     init(text: [UInt8]) {
         result = nil
         theme = nil
+        subscriptions = nil
         self.text = text
     }
 
@@ -128,13 +142,19 @@ public final class RenderedPage {
 
     /// Writes the page as HTML (a page served as HTML, `HTMLResult`).
     public func write(into out: inout TextBuffer) {
-        if let result { HTMLResult.write(result, into: &out) } else { out.append(bytes: text) }
+        if let result {
+            HTMLResult.write(result, subscriptions: subscriptions, into: &out)
+        } else {
+            out.append(bytes: text)
+        }
     }
 
     /// Writes the document as its theme asks (`xsl:output`): Venus's
     /// `atom.xml.xslt` or `opml.xml.xslt` write XML, not a page.
     public func writeAsThemeAsks(into out: inout TextBuffer) {
         guard let result, let theme else { return out.append(bytes: text) }
+        // A list made apart is put in only by the HTML writer (a run makes one only for a page written as HTML).
+        guard subscriptions == nil else { return write(into: &out) }
         var written: UnsafeMutablePointer<xmlChar>?
         var length: Int32 = 0
         defer { CLibXML2_free(written) }

@@ -9,16 +9,21 @@ extension PlanetPageInput {
     /// subscription's own setting, else the page's, else `[Planet]`'s.
     func markingInactiveSources() -> PlanetPageInput {
         var input = self
-        for index in input.sources.indices where input.sources[index].message == nil {
-            let source = input.sources[index]
+        Self.markInactive(&input.sources, settings: settings, generated: generated)
+        return input
+    }
+
+    /// `markingInactiveSources` for some of a page's sources.
+    static func markInactive(_ sources: inout [PlanetSource], settings: [String: String], generated: Timestamp) {
+        for index in sources.indices where sources[index].message == nil {
+            let source = sources[index]
             guard let text = source.properties["activity_threshold"] ?? settings["activity_threshold"],
                 let days = Int(text.trimmingWhitespace), days > 0
             else { continue }
             let horizon = generated.secondsSince1970 - Int64(days) * 86_400
             if (source.newestEntry?.secondsSince1970 ?? Int64.min) < horizon {
-                input.sources[index].message = "no activity in \(days) days"
+                sources[index].message = "no activity in \(days) days"
             }
         }
-        return input
     }
 }

@@ -96,6 +96,11 @@ public struct PlanetPageInput: Sendable {
     public var settings: [String: String] = [:]
     /// The file the page is written to (its name makes Venus's `url` and `fullurl`).
     public var outputName: String?
+    /// The default theme's list of subscriptions, made apart from the page
+    /// a part at a time (`PageSubscriptions`): with the built-in theme, the
+    /// page lists these, and `sources` need name only the feeds of `entries`.
+    /// Another theme reads `sources`.
+    public var subscriptions: SortedSubscriptions?
 
     public init(
         entries: [MergedEntry], metadata: OutputMetadata, sources: [PlanetSource], generated: Timestamp,

@@ -32,12 +32,15 @@ public final class Theme: @unchecked Sendable {
 
     /// How long one transformation may run before it is stopped (`CLibXSLT_applyWithin`).
     public let timeLimit: Double
+    /// Whether it is the theme that ships with feedmerge, whose list of
+    /// subscriptions a run may make apart (`PageSubscriptions`).
+    public let isBuiltIn: Bool
 
     /// The theme that ships with feedmerge.
     public static func builtIn(timeLimit: Double = defaultTimeLimit) throws(Failure) -> Theme {
         try Theme(
             bytes: Array(DefaultTheme.stylesheet.utf8), url: "feedmerge:default-theme", name: "the default theme",
-            timeLimit: timeLimit)
+            timeLimit: timeLimit, isBuiltIn: true)
     }
 
     /// A user's theme file.
@@ -47,11 +50,12 @@ public final class Theme: @unchecked Sendable {
             throw Failure(description: "--theme \(path): \(reason)")
         }
         let url = URL(fileURLWithPath: path).absoluteString
-        return try Theme(bytes: [UInt8](data), url: url, name: path, timeLimit: timeLimit)
+        return try Theme(bytes: [UInt8](data), url: url, name: path, timeLimit: timeLimit, isBuiltIn: false)
     }
 
     /// - Parameter url: its file's URL: its includes and imports may be read only from that folder.
-    private init(bytes: [UInt8], url: String, name: String, timeLimit: Double) throws(Failure) {
+    private init(bytes: [UInt8], url: String, name: String, timeLimit: Double, isBuiltIn: Bool) throws(Failure) {
+        self.isBuiltIn = isBuiltIn
         self.name = name
         self.timeLimit = timeLimit
         PageSetup.once()
