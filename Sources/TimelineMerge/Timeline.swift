@@ -79,6 +79,17 @@ public struct Timeline: Sendable {
         return Timestamp(secondsSince1970: last.date)
     }
 
+    /// Each feed's newest entry in the timeline, by the feed's address
+    /// (`FeedSource.feedURL`); no entry is made.
+    public var newestByFeed: [String: Timestamp] {
+        var newest: [String: Timestamp] = [:]
+        for key in keys.all {
+            guard let item = storage[Int(key.slot)], newest[item.source.feedURL] == nil else { continue }
+            newest[item.source.feedURL] = item.date
+        }
+        return newest
+    }
+
     /// The entries, newest first.
     public var entries: [MergedEntry] {
         let copy = self  // shares the storage until `takeEntries` moves out of it

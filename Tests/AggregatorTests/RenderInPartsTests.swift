@@ -4,6 +4,7 @@ import TestSupport
 import Testing
 
 @testable import Commands
+@testable import PlanetPage
 
 /// `feedmerge render` serves the state's feeds a part at a time
 /// (`MergeRun.RenderSizes`: 10,000, here 7) into one timeline, and writes
@@ -63,6 +64,59 @@ import Testing
         let health = try jsonObject(w.path("render-health.json"))["feeds"] as? [[String: Any]] ?? []
         #expect(health.map { $0["url"] as? String ?? "" } == (0..<Self.feeds).map { w.path("feed-\($0).xml") })
         #expect(health.allSatisfy { $0["status"] as? String == "ok" && $0["entries_stored"] as? Int == 1 })
+    }
+
+    /// A page of the default theme lists every subscription without its render holding them:
+    /// its list is made as the parts are served (`MergeRun.PagesInParts`), and the page is byte
+    /// for byte what the same theme makes of the whole planet document (a copy of it given as
+    /// `--theme`, which reads the document whole). The names sort across the parts (ties in the
+    /// order they came), the subscriptions' names differ from their feeds' titles (an entry
+    /// names its feed by its subscription's: kept for the feeds the timeline holds), and one
+    /// feed fails.
+    @Test func aPageInPartsIsTheWholeDocumentsPage() async throws {
+        let w = try StateTests.Workspace("render-page-in-parts")
+        let names = ["beta", "Alpha", "alpha", "Same", "Émile", "zeta", "Same", "ALPHA", "Zoë", "_x"]
+        var outlines = ""
+        for index in 0..<Self.feeds {
+            let path = w.path("feed-\(index).xml")
+            if index != 17 {
+                try Data(
+                    """
+                    <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
+                    <item><title>Entry \(index)</title><link>https://example.org/\(index)/1</link>
+                    <guid>urn:feed:\(index):1</guid><pubDate>Mon, 01 Jan 2024 \(index % 24):00:00 GMT</pubDate></item>
+                    </channel></rss>
+                    """.utf8
+                ).write(to: URL(fileURLWithPath: path))
+            }
+            outlines += "<outline type=\"rss\" text=\"\(names[index % names.count])\" xmlUrl=\"\(path)\"/>\n"
+        }
+        try Data(
+            "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>parts</title></head><body>\n\(outlines)</body></opml>\n"
+                .utf8
+        ).write(to: URL(fileURLWithPath: w.path("list.opml")))
+        try Data(DefaultTheme.stylesheet.utf8).write(to: URL(fileURLWithPath: w.path("copy.xsl")))
+        let common = [w.path("list.opml"), "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--limit", "20", "-q"]
+        let run = try await CommandRun.feedmerge(common + ["-o", w.path("run.json")])
+        #expect(run.status == 1, "\(run.standardError)")  // one feed failed
+        let apart = try await render(common + ["-o", w.path("parts.html")], sizes: .init(part: 7))
+        let whole = try await render(
+            common + ["--theme", w.path("copy.xsl"), "-o", w.path("whole.html")], sizes: .init(part: 7))
+        #expect(apart == .someFeedsFailed && whole == .someFeedsFailed)
+        let parts = try String(contentsOfFile: w.path("parts.html"), encoding: .utf8)
+        let wholePage = try String(contentsOfFile: w.path("whole.html"), encoding: .utf8)
+        #expect(parts.components(separatedBy: "<li class=").count - 1 == Self.feeds)
+        #expect(parts.contains("<li class=\"failing\">"))
+        #expect(parts.contains(">Émile</a>"))
+        #expect(parts == wholePage)
+        // Made in parts only where the default theme's page is written as HTML.
+        func madeInParts(_ arguments: [String]) throws -> Bool {
+            guard case .run(let options) = try RenderCommand.parse(common + arguments) else { return false }
+            return MergeRun.PagesInParts(try MergeRun(options: options, environment: [:])) != nil
+        }
+        #expect(try madeInParts(["-o", w.path("parts.html")]))
+        #expect(try !madeInParts(["--theme", w.path("copy.xsl"), "-o", w.path("whole.html")]))
+        #expect(try !madeInParts(["-o", w.path("page.xml"), "--format", "html"]))
     }
 
     /// Without SOURCE, the feeds a PostgreSQL state lists are read a page at a time: a render

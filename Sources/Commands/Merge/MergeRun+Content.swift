@@ -10,9 +10,11 @@ import Subscriptions
 extension MergeRun {
     /// What the outputs are made of: the entries (sanitized for the feeds
     /// with `--sanitize`), and the page and the OPML when they are written.
+    /// - Parameter pages: a render's pages whose lists of subscriptions were made as its parts
+    ///   were served (`PagesInParts`): their input names only the feeds of the entries.
     func outputContent(
         outputs: [Outputs.Output], entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
-        list: SubscriptionList
+        list: SubscriptionList, pages: PagesInParts.Made? = nil
     ) -> OutputContent {
         let feedEntries =
             options.sanitize && outputs.contains(where: { if case .feed = $0.kind { true } else { false } })
@@ -28,8 +30,10 @@ extension MergeRun {
         let reports = Self.distinctFeeds(reports)
         if outputs.contains(where: { $0.kind == .page }) {
             var input = PlanetPageInput(
-                entries: entries, metadata: metadata, sources: planetSources(reports, entries: entries),
+                entries: entries, metadata: metadata,
+                sources: pages?.sources ?? planetSources(reports, newestInTimeline: Self.newestByFeed(entries)),
                 generated: rules.now, summaryOnly: options.summaryOnly)
+            content.pageSubscriptions = pages?.lists ?? [:]
             input.settings = options.pageSettings
             // Each page links to the other outputs from its own folder.
             content.page = (input, { page in links(from: page, outputs) })
@@ -52,21 +56,22 @@ extension MergeRun {
     /// The reports of distinct feeds: a subscription whose feed now lives where
     /// an earlier one's does (a permanent redirect) is left out.
     static func distinctFeeds(_ reports: [FeedReport]) -> [FeedReport] {
-        var seen: Set<String> = []
-        return reports.filter { report in
-            let address = report.movedTo ?? report.record?.movedTo ?? report.subscription.url
-            return seen.insert(LinkNormalizer.normalize(address)).inserted
-        }
+        var distinct = DistinctFeeds()
+        return distinct.keep(reports)
+    }
+
+    /// Each feed's newest entry among `entries` (newest first).
+    static func newestByFeed(_ entries: [MergedEntry]) -> [String: Timestamp] {
+        var newest: [String: Timestamp] = [:]
+        for item in entries where newest[item.source.feedURL] == nil { newest[item.source.feedURL] = item.date }
+        return newest
     }
 
     /// Each subscription as the page shows it, with its health.
-    private func planetSources(_ reports: [FeedReport], entries: [MergedEntry]) -> [PlanetSource] {
-        // Without a state, a feed's newest entry is the newest the timeline kept.
-        var newestInTimeline: [String: Timestamp] = [:]
-        for item in entries where newestInTimeline[item.source.feedURL] == nil {
-            newestInTimeline[item.source.feedURL] = item.date
-        }
-        return reports.map { report in
+    /// - Parameter newestInTimeline: each feed's newest entry in the timeline, which
+    ///   is its newest entry without a state.
+    func planetSources(_ reports: [FeedReport], newestInTimeline: [String: Timestamp]) -> [PlanetSource] {
+        reports.map { report in
             let feedURL = report.source?.feedURL ?? report.subscription.url
             let newest = report.newestEntry ?? newestInTimeline[feedURL]
             let status: PlanetSource.Status

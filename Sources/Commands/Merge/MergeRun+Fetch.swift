@@ -26,6 +26,8 @@ extension MergeRun {
         /// A render that could not read all it shows: the state failed (a lost connection,
         /// a read that failed), not a damaged value of one feed. It writes nothing.
         var unread = false
+        /// A render's pages whose lists of subscriptions were made as it served its parts.
+        var pages: PagesInParts.Made? = nil
     }
 
     /// What each `Aggregator.run` of one merge shares: the client, the

@@ -39,7 +39,7 @@ extension MergeRun {
     /// - Returns: how many were written, and the paths of those whose files changed.
     func writeOutputs(
         _ outputs: Outputs, entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
-        tally: ReportTally, list: SubscriptionList, excerptWidth: Int?
+        tally: ReportTally, list: SubscriptionList, excerptWidth: Int?, pages: PagesInParts.Made? = nil
     ) async -> (count: Int, changed: [String]) {
         // With a state, failing feeds still give their stored entries: write if anything is there.
         guard tally.anyUsable || !entries.isEmpty else {
@@ -47,7 +47,7 @@ extension MergeRun {
             return (0, [])
         }
         var content = outputContent(
-            outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list)
+            outputs: outputs.outputs, entries: entries, metadata: metadata, reports: reports, list: list, pages: pages)
         if let excerptWidth { content.page?.input.excerptLength = excerptWidth }
         content.selfURLs = publicURLs
         var written = 0

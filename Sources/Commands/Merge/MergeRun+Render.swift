@@ -18,8 +18,10 @@ extension MergeRun {
     /// part at a time, into one timeline (each part placed after those
     /// before it, as one run would place them). A part's records and stored
     /// dates are read by URL, its feeds' objects of the health report
-    /// written as soon as they are made, and its reports counted and let go
-    /// (unless a page or the OPML lists every feed). Without SOURCE, the
+    /// written as soon as they are made, and its reports counted and let go:
+    /// a page of the default theme makes its list of subscriptions as the
+    /// parts come (`PagesInParts`); another theme's page, or the OPML, keeps
+    /// every report. Without SOURCE, the
     /// feeds the state lists are read a page at a time too: what a render
     /// holds does not grow with the state. A state that fails while a
     /// render reads it (not a damaged value of one feed) ends the reading:
@@ -29,7 +31,10 @@ extension MergeRun {
         _ list: SubscriptionList, listed: [String], filters: inout FilterSetup, fetching: inout Fetching,
         outputs: Outputs, tally: consuming ReportTally
     ) async -> Merged {
-        let keepsEveryReport = destinations.contains { $0.kind == .page || $0.kind == .subscriptionList }
+        var pages = PagesInParts(self)
+        let keepsEveryReport = destinations.contains {
+            ($0.kind == .page && pages == nil) || $0.kind == .subscriptionList
+        }
         fetching.state.readsListedFeedsOnly = true
         fetching.records = nil
         var result = RunResult(timeline: Timeline(rules: rules))
@@ -63,6 +68,7 @@ extension MergeRun {
             }
             tally.add(served.reports)
             health?.add(served.reports)
+            pages?.add(served.reports, timeline: result.timeline, run: self)
             result.reports += keepsEveryReport ? served.reports : served.reports.filter(ReportTally.names)
             first += part.subscriptions.count
             // What the part held is freed; the allocator gives its pages back before the next part.
@@ -76,6 +82,7 @@ extension MergeRun {
         var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
         merged.sources = options.rendersWholeState ? feeds.sources.value : nil
         merged.unread = unread
+        merged.pages = pages?.made()
         return merged
     }
 

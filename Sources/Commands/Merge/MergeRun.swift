@@ -113,7 +113,7 @@ struct MergeRun {
             (written.outputs, written.changed) = await writeOutputs(
                 outputs, entries: entries,
                 metadata: outputMetadata(list: list, link: link, id: feedID, entries: entries, tally: tally),
-                reports: reports, tally: tally, list: list, excerptWidth: filters.excerptWidth)
+                reports: reports, tally: tally, list: list, excerptWidth: filters.excerptWidth, pages: merged.pages)
             written.health = writeHealth(outputs, merged: merged, diagnostics: diagnostics)
             tellMoves(reports)
             written.metrics = writeMetrics(

@@ -13,6 +13,9 @@ struct OutputContent: Sendable {
     /// The pages' input, when a page is written, and the links to the
     /// other outputs as seen from a page's path.
     var page: (input: PlanetPageInput, links: @Sendable (String) -> [String: String])?
+    /// The default theme's list of subscriptions of a page, by its path,
+    /// when a render made it a part at a time (`MergeRun.PagesInParts`).
+    var pageSubscriptions: [String: Result<SortedSubscriptions, PlanetPage.Failure>] = [:]
     /// The subscription list as OPML, when one is written.
     var subscriptionList: [UInt8]?
     /// Each output's public address, by path (`MergeOptions.publicURLs`): a feed's `rel="self"`.
@@ -26,6 +29,16 @@ struct OutputContent: Sendable {
 /// so the feeds never sit whole in memory; the page (whose theme needs
 /// the whole document) and the OPML are made in memory.
 enum OutputWriter {
+    /// Whether a page at `path` is written as HTML: one named .html (or
+    /// written to standard output) is; another file (Venus's atom.xml,
+    /// opml.xml), or a page with filters (Venus's filters read the file its
+    /// template wrote), is what its theme's xsl:output says.
+    static func writesHTML(_ path: String, filters: [PageFilter]) -> Bool {
+        let lower = path.lowercased()
+        return filters.isEmpty
+            && (path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm") || lower.hasSuffix(".xhtml"))
+    }
+
     /// What became of one output.
     struct Result: Sendable {
         /// Nil when it was written, else why not.
@@ -68,6 +81,7 @@ enum OutputWriter {
                     throw PlanetPage.Failure(description: "no theme")
                 }
                 var input = made.input
+                if let list = content.pageSubscriptions[output.path] { input.subscriptions = try list.get() }
                 input.links = made.links(output.path)
                 input.entries = setting.cap.apply(input.entries)
                 input.settings.merge(setting.settings) { $1 }
@@ -78,16 +92,9 @@ enum OutputWriter {
                 if case .file(let file) = output.destination { file.discard() }  // the old page stays
                 return Result(failure: "\(output.path): \(error)")
             }
-            // A page named .html (or written to standard output) is HTML; another file (Venus's
-            // atom.xml, opml.xml), or a page with filters (Venus's filters read the file its
-            // template wrote), is what its theme's xsl:output says.
-            let lower = output.path.lowercased()
             let filters = output.page?.filters ?? []
             let write: (inout TextBuffer) -> Void
-            if filters.isEmpty
-                && (output.path == "-" || lower.hasSuffix(".html") || lower.hasSuffix(".htm")
-                    || lower.hasSuffix(".xhtml"))
-            {
+            if writesHTML(output.path, filters: filters) {
                 write = { page.write(into: &$0) }
             } else {
                 write = { page.writeAsThemeAsks(into: &$0) }
