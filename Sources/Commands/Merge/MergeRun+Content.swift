@@ -11,7 +11,8 @@ extension MergeRun {
     /// What the outputs are made of: the entries (sanitized for the feeds
     /// with `--sanitize`), and the page and the OPML when they are written.
     /// - Parameter pages: a render's pages whose lists of subscriptions were made as its parts
-    ///   were served (`PagesInParts`): their input names only the feeds of the entries.
+    ///   were served (`PagesInParts`); without, they are made here when every page can
+    ///   have them. A page's input then names only the feeds of the entries.
     func outputContent(
         outputs: [Outputs.Output], entries: [MergedEntry], metadata: OutputMetadata, reports: [FeedReport],
         list: SubscriptionList, pages: PagesInParts.Made? = nil
@@ -29,9 +30,17 @@ extension MergeRun {
         // A feed listed twice (one subscription moved by a 301 to another's address) is one feed.
         let reports = Self.distinctFeeds(reports)
         if outputs.contains(where: { $0.kind == .page }) {
+            let newest = Self.newestByFeed(entries)
+            let pages =
+                pages
+                ?? PagesInParts(self).map { pages in
+                    var pages = pages
+                    pages.add(reports, newest: newest, run: self)
+                    return pages.made()
+                }
             var input = PlanetPageInput(
                 entries: entries, metadata: metadata,
-                sources: pages?.sources ?? planetSources(reports, newestInTimeline: Self.newestByFeed(entries)),
+                sources: pages?.sources ?? planetSources(reports, newestInTimeline: newest),
                 generated: rules.now, summaryOnly: options.summaryOnly)
             content.pageSubscriptions = pages?.lists ?? [:]
             input.settings = options.pageSettings

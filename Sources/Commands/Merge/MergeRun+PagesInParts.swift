@@ -5,13 +5,13 @@ import PlanetPage
 import TimelineMerge
 
 extension MergeRun {
-    /// A render's pages of the default theme, whose list of every
-    /// subscription is made as the render serves its parts
-    /// (`PageSubscriptions`): a part's reports become the page's items and
-    /// are let go. What is kept is each list (its items past 16 MiB on a
-    /// temporary file), a 64-bit hash of each feed's address, and the
-    /// sources of the feeds with entries in the timeline, which the page's
-    /// entries name.
+    /// The pages of the default theme, whose list of every subscription is
+    /// made apart from the planet document (`PageSubscriptions`), and in a
+    /// render as it serves its parts: a part's reports become the page's
+    /// items and are let go. What is kept is each list (its items past
+    /// 16 MiB on a temporary file), a 64-bit hash of each feed's address,
+    /// and the sources of the feeds with entries in the timeline, which the
+    /// page's entries name.
     ///
     /// Only when every page is the default theme's written as HTML: another
     /// theme reads the planet document whole, so its pages keep every report.
@@ -43,8 +43,8 @@ extension MergeRun {
         }
 
         /// The subscriptions of a part served, after those before it.
-        mutating func add(_ reports: [FeedReport], timeline: Timeline, run: MergeRun) {
-            let newest = timeline.newestByFeed
+        /// - Parameter newest: each feed's newest entry in the timeline, by address.
+        mutating func add(_ reports: [FeedReport], newest: [String: Timestamp], run: MergeRun) {
             let made = run.planetSources(distinct.keep(reports), newestInTimeline: newest)
             for path in lists.keys {
                 guard case .success(var list) = lists[path] else { continue }

@@ -68,7 +68,7 @@ extension MergeRun {
             }
             tally.add(served.reports)
             health?.add(served.reports)
-            pages?.add(served.reports, timeline: result.timeline, run: self)
+            pages?.add(served.reports, newest: result.timeline.newestByFeed, run: self)
             result.reports += keepsEveryReport ? served.reports : served.reports.filter(ReportTally.names)
             first += part.subscriptions.count
             // What the part held is freed; the allocator gives its pages back before the next part.
