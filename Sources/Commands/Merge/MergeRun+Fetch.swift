@@ -65,10 +65,12 @@ extension MergeRun {
 
     /// Step 4: every feed fetched, parsed and merged; then the feeds of the
     /// SOURCEs that were lists, into the same timeline; a shared state's hosts let go.
-    /// - Parameter metrics: `--metrics`: each feed's fetch is counted into it.
+    /// - Parameters:
+    ///   - packed: a render's list, packed (`readSources`).
+    ///   - metrics: `--metrics`: each feed's fetch is counted into it.
     func fetch(
-        _ list: inout SubscriptionList, filters: inout FilterSetup, client: HTTPClient, start: OpenedState,
-        outputs: Outputs, metrics: MetricRegistry?
+        _ list: inout SubscriptionList, packed: PackedSubscriptions?, filters: inout FilterSetup,
+        client: HTTPClient, start: OpenedState, outputs: Outputs, metrics: MetricRegistry?
     ) async -> Merged {
         var fetching = Fetching(
             rules: rules, client: client, progress: Progress(enabled: !options.quiet && isatty(2) != 0),
@@ -76,7 +78,8 @@ extension MergeRun {
         var tally = ReportTally(metrics: metrics, stored: start.state != nil && !options.renderOnly)
         if options.renderOnly {
             return await render(
-                list, listed: start.listed, filters: &filters, fetching: &fetching, outputs: outputs, tally: tally)
+                packed ?? PackedSubscriptions(list), listed: start.listed, filters: &filters, fetching: &fetching,
+                outputs: outputs, tally: tally)
         }
         fetching.shared = await SharedClaims(
             session: fetching.state.session, client: client, renderOnly: options.renderOnly, rules: rules)

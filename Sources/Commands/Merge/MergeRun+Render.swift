@@ -28,7 +28,7 @@ extension MergeRun {
     /// the render writes nothing (`Merged.unread`).
     /// - Parameter listed: without SOURCE, the first page of the feeds the state lists.
     func render(
-        _ list: SubscriptionList, listed: [String], filters: inout FilterSetup, fetching: inout Fetching,
+        _ list: PackedSubscriptions, listed: [String], filters: inout FilterSetup, fetching: inout Fetching,
         outputs: Outputs, tally: consuming ReportTally
     ) async -> Merged {
         var pages = PagesInParts(self)
@@ -80,7 +80,7 @@ extension MergeRun {
         fetching.progress.finish()
         let unread = Self.unread(tally, result)
         var merged = Merged(result: result, listFailures: [], state: fetching.state, tally: tally, health: health)
-        merged.sources = options.rendersWholeState ? feeds.sources.value : nil
+        merged.sources = feeds.sources.value
         merged.unread = unread
         merged.pages = pages?.made()
         return merged
@@ -96,7 +96,7 @@ extension MergeRun {
     /// state lists, read a page at a time after the last one read (in byte
     /// order of their URLs: a feed listed meanwhile comes in its place or not at all).
     private struct FeedsToRender {
-        let list: SubscriptionList
+        let list: PackedSubscriptions
         let wholeState: Bool
         /// How many listed feeds a page holds.
         let pageSize: Int
@@ -107,10 +107,10 @@ extension MergeRun {
         var more: Bool
         /// The last URL of the state's listed feeds read.
         var last: String?
-        /// The URLs served so far, hashed in order (`MergedFeedID`).
+        /// The URLs served so far, hashed in order (`MergedFeedID`: the list's, when it is served whole).
         var sources = MergedFeedID.Hasher()
 
-        init(list: SubscriptionList, listed: [String], wholeState: Bool, page pageSize: Int) {
+        init(list: PackedSubscriptions, listed: [String], wholeState: Bool, page pageSize: Int) {
             self.list = list
             self.wholeState = wholeState
             self.pageSize = pageSize
@@ -120,16 +120,19 @@ extension MergeRun {
         }
 
         /// The feeds known so far (the progress line's total).
-        var known: Int { wholeState ? served + page.count : list.subscriptions.count }
+        var known: Int { wholeState ? served + page.count : list.count }
 
         /// The next part (empty: none left).
         mutating func next(_ count: Int, session: StateSession, now: Timestamp, filters: EntryFilters)
             async throws(StateError) -> [Subscription]
         {
             guard wholeState else {
-                let part = list.subscriptions[served..<min(served + count, list.subscriptions.count)]
-                served += part.count
-                return Array(part)
+                let part = served..<min(served + count, list.count)
+                served = part.upperBound
+                return part.map { position in
+                    sources.add(list.url(at: position))
+                    return list.subscription(at: position)
+                }
             }
             if page.isEmpty && more {
                 let next = try await session.listedFeeds(now: now, after: last, limit: pageSize) ?? []

@@ -70,10 +70,12 @@ extension MergeRun {
 
     /// Step 3: the sources read (or the feeds the state lists) and each
     /// subscription's filters compiled; a list with no feed, or an RSS
-    /// output with no channel link, ends the run.
+    /// output with no channel link, ends the run. A render holds its list
+    /// packed (`packed`: it serves it a part at a time); `list` then has
+    /// only the list's head and warnings.
     func readSources(
         listedInState: [String], client: HTTPClient, outputs: Outputs
-    ) async throws(Stop) -> (SubscriptionList, FilterSetup) {
+    ) async throws(Stop) -> (list: SubscriptionList, filters: FilterSetup, packed: PackedSubscriptions?) {
         func stop(_ message: String) -> Stop {
             outputs.discard()
             StandardOutput.error(message)
@@ -91,7 +93,32 @@ extension MergeRun {
             }
             guard !listedInState.isEmpty else { throw stop("feedmerge: the state lists no feed") }
             if let message = missingLink(outputs, SubscriptionList()) { throw stop(message) }
-            return (SubscriptionList(), filters)
+            return (SubscriptionList(), filters, nil)
+        }
+        if options.renderOnly {
+            var packed = PackedSubscriptions()
+            do {
+                try await SourceReader.read(
+                    options.sources, configured: options.subscriptions, client: client, into: &packed)
+                try filters.apply(options.entryFilters, to: &packed)
+            } catch let error as UsageError {
+                throw stop("feedmerge: \(error.message)")
+            } catch {
+                throw stop("feedmerge: \(error)")
+            }
+            guard !packed.isEmpty else { throw stop("feedmerge: the sources list no feed") }
+            var head = SubscriptionList()
+            head.title = packed.title
+            head.ownerName = packed.ownerName
+            head.ownerEmail = packed.ownerEmail
+            head.homePage = packed.homePage
+            head.warnings = packed.warnings
+            if !packed.indices.contains(where: { packed.subscription(at: $0).mayBeList }),
+                let message = missingLink(outputs, head)
+            {
+                throw stop(message)
+            }
+            return (head, filters, packed)
         }
         var list: SubscriptionList
         do {
@@ -111,7 +138,7 @@ extension MergeRun {
         if !list.subscriptions.contains(where: \.mayBeList), let message = missingLink(outputs, list) {
             throw stop(message)
         }
-        return (list, filters)
+        return (list, filters, nil)
     }
 
     private func stateOptions(session: StateSession) -> StateOptions {

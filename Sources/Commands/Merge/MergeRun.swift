@@ -79,11 +79,13 @@ struct MergeRun {
             let start = try await openState(outputs)
             defer { withExtendedLifetime(start.lock) {} }
             let client = HTTPClient(configuration: options.fetchConfiguration)
-            var (list, filters) = try await readSources(listedInState: start.listed, client: client, outputs: outputs)
+            var (list, filters, packed) = try await readSources(
+                listedInState: start.listed, client: client, outputs: outputs)
             let metrics =
                 outputs.metrics == nil ? nil : MetricRegistry.feedmerge(version: feedmergeVersion, started: started)
             var merged = await fetch(
-                &list, filters: &filters, client: client, start: start, outputs: outputs, metrics: metrics)
+                &list, packed: packed.take(), filters: &filters, client: client, start: start, outputs: outputs,
+                metrics: metrics)
             tellWarnings(list: list, filters: filters)
             if merged.unread {
                 return await writeNothing(merged, outputs: outputs, metrics: metrics, started: started)
