@@ -114,6 +114,7 @@ extension Aggregator {
         } catch {
             report.noteStateFailure("its stored entries cannot be read and are left out: \(error)", kind: error.kind)
             report.historyDamaged = error.kind == .damaged
+            report.storedEntriesLeftOut = error.kind != .damaged
         }
         var record = plan.record
         if record == nil {

@@ -67,6 +67,10 @@ public struct FeedReport: Sendable {
     /// of the feed is not known, so a render, which shows only the state,
     /// cannot show it.
     public var stateUnusable = false
+    /// Its stored entries, which the outputs show (a 304, a feed not asked),
+    /// could not be read because the state failed (not a damaged value):
+    /// outputs written now would lack them.
+    public var storedEntriesLeftOut = false
     /// What the run learned of the feed is not in the state: storing it
     /// failed, or its fetch was withdrawn with its host (`Outcome.withdrawn`).
     /// (An outcome a shared state's fence dropped is the store's to say:

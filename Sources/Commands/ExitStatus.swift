@@ -27,7 +27,7 @@ public enum ExitStatus: Int32, CaseIterable, Sendable {
         case .someOutputsNotWritten: "some outputs (or --health) written, others not"
         case .stateCannotBeCreated: "the state cannot be created (its name and the reason printed)"
         case .stateUnusable:
-            "the state cannot be read or written (its name and the reason printed;\n      found during a run that fetches, the outputs were still written;\n      a render writes none)"
+            "the state cannot be read or written (its name and the reason printed;\n      found during a run that fetches, the outputs were still written\n      unless a feed's stored entries could not be read; a render writes none)"
         case .stateLocked: "another run holds the state's lock; nothing was done"
         }
     }

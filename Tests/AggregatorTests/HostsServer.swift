@@ -14,13 +14,15 @@ struct HostsServer {
     static let now = "2024-02-01T00:00:00Z"
 
     /// An OPML of `count` feeds (numbered from `first`) spread over the first `hosts` hosts, written
-    /// into the workspace; `delay`: each answered after that many seconds.
+    /// into the workspace; `delay`: each answered after that many seconds; `etag`: each with an
+    /// ETag, and a conditional GET naming it answered 304.
     func list(
         _ w: StateTests.Workspace, count: Int, hosts: Int = 50, first: Int = 0, name: String = "feeds.opml",
-        delay: Double? = nil
+        delay: Double? = nil, etag: Bool = false
     ) throws -> String {
         let ports = server.ports.dropFirst().prefix(hosts)
-        let query = delay.map { "?delay=\($0)" } ?? ""
+        let asked = (delay.map { ["delay=\($0)"] } ?? []) + (etag ? ["etag=1"] : [])
+        let query = asked.isEmpty ? "" : "?" + asked.joined(separator: "&amp;")
         let outlines = (first..<first + count).map { number in
             "<outline type=\"rss\" xmlUrl=\"http://127.0.0.1:\(ports[ports.startIndex + number % ports.count])/f/\(number).xml\(query)\"/>"
         }

@@ -23,8 +23,10 @@ extension MergeRun {
         var health: HealthReport.Writing? = nil
         /// A render without SOURCE: the hash of the feeds it served (`MergedFeedID`).
         var sources: UInt64? = nil
-        /// A render that could not read all it shows: the state failed (a lost connection,
-        /// a read that failed), not a damaged value of one feed. It writes nothing.
+        /// A run that could not read all it shows: the state failed (a lost connection,
+        /// a read that failed), not a damaged value of one feed. It writes nothing. A
+        /// render shows only the state; a run, the stored entries of the feeds it did not
+        /// get anew (`ReportTally.anyStoredEntriesLeftOut`).
         var unread = false
         /// A render's pages whose lists of subscriptions were made as it served its parts.
         var pages: PagesInParts.Made? = nil
@@ -94,7 +96,9 @@ extension MergeRun {
             result.diagnostics.append(failure)
         }
         tally.add(result.reports)
-        return Merged(result: result, listFailures: listFailures, state: fetching.state, tally: tally)
+        var merged = Merged(result: result, listFailures: listFailures, state: fetching.state, tally: tally)
+        merged.unread = tally.anyStoredEntriesLeftOut
+        return merged
     }
 
     /// SOURCEs that were subscription lists: their feeds are merged into the

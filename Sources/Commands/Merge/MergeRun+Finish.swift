@@ -64,11 +64,12 @@ extension MergeRun {
         return (written, changed)
     }
 
-    /// A render that could not read all it shows (`Merged.unread`): the
-    /// state is said to have failed, and every output and the health report
-    /// are left as they were (a page of the feeds read before a server went
-    /// away would replace a whole one). `--metrics` is written: it is how a
-    /// failed render is seen.
+    /// A run or a render that could not read all it shows (`Merged.unread`):
+    /// the state is said to have failed, and every output and the health
+    /// report are left as they were (a page of the feeds read before a
+    /// server went away, or without the entries of the feeds that answered
+    /// 304, would replace a whole one). `--metrics` is written: it is how a
+    /// failed run is seen.
     func writeNothing(_ merged: consuming Merged, outputs: Outputs, metrics: MetricRegistry?, started: Date) async
         -> ExitStatus
     {
@@ -83,7 +84,7 @@ extension MergeRun {
         var summary = RunSummary(
             reports: merged.result.reports, tally: merged.tally, diagnostics: diagnostics, duplicates: [], entries: 0,
             written: 0, outputs: outputs.outputs.count, seconds: Date().timeIntervalSince(started), now: rules.now)
-        summary.rendered = true
+        summary.rendered = options.renderOnly
         summary.unread = true
         summary.print(quiet: options.quiet, verbose: options.verbose)
         return .stateUnusable

@@ -15,6 +15,8 @@ struct ReportTally {
     private(set) var anyStateFailed = false
     /// The state itself failed for some feed (not a damaged value of it: `FeedReport.stateUnusable`).
     private(set) var anyStateUnusable = false
+    /// Some feed's stored entries could not be read because the state failed (`FeedReport.storedEntriesLeftOut`).
+    private(set) var anyStoredEntriesLeftOut = false
     private(set) var notStored = 0
     private(set) var stateFailures = 0
     /// The newest update a feed's source says it had.
@@ -39,6 +41,7 @@ struct ReportTally {
                 stateFailures += 1
             }
             if report.stateUnusable { anyStateUnusable = true }
+            if report.storedEntriesLeftOut { anyStoredEntriesLeftOut = true }
             if report.notStored { notStored += 1 }
             if let updated = report.source?.updated { sourcesUpdated = max(sourcesUpdated ?? updated, updated) }
         }

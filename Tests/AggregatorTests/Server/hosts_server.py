@@ -1,7 +1,8 @@
 """Many hosts for the shared-state tests: one control port, then HOSTS
 ports of 127.0.0.1 (each port a host, as the per-host limit counts them),
 printed on the first line. Every host serves /f/N.xml, an RSS feed of
-three items, after DELAY seconds (or the `?delay=S` the URL asks for); the
+three items, after DELAY seconds (or the `?delay=S` the URL asks for); with
+`?etag=1` it has an ETag, and a request naming it is answered 304; the
 server counts each path's requests
 and the most requests any one host had in flight at once. The control
 port answers /stats (JSON) and /reset.
@@ -59,8 +60,18 @@ class Host(http.server.BaseHTTPRequestHandler):
             if not self.path.startswith("/f/"):
                 self.send_error(404)
                 return
-            body = feed(port, int(path[3:].split(".")[0]))
+            number = int(path[3:].split(".")[0])
+            etag = f'"f{number}"' if asked.get("etag") == "1" else None
+            if etag and self.headers.get("If-None-Match") == etag:
+                self.send_response(304)
+                self.send_header("ETag", etag)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+                return
+            body = feed(port, number)
             self.send_response(200)
+            if etag:
+                self.send_header("ETag", etag)
             self.send_header("Content-Type", "application/rss+xml")
             self.send_header("Content-Length", str(len(body)))
             self.end_headers()
