@@ -100,13 +100,22 @@ enum HTMLResult {
     }
 
     /// Whether `node` is the default theme's list of subscriptions: the `ul`
-    /// of its `<div class="subscriptions">`.
+    /// of `body > div.layout > aside > div.subscriptions`, where no entry's
+    /// content can be (an entry's markup is inside `main`).
     private static func isSubscriptionList(_ node: xmlNodePtr) -> Bool {
-        guard let parent = node.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE,
-            String(cString: parent.pointee.name) == "div", let value = xmlGetProp(parent, "class")
-        else { return false }
-        defer { CLibXSLT_free(value) }
-        return String(cString: value) == "subscriptions"
+        func parent(of node: xmlNodePtr, _ name: String, class wanted: String? = nil) -> xmlNodePtr? {
+            guard let parent = node.pointee.parent, parent.pointee.type == XML_ELEMENT_NODE,
+                String(cString: parent.pointee.name) == name
+            else { return nil }
+            guard let wanted else { return parent }
+            guard let value = xmlGetProp(parent, "class") else { return nil }
+            defer { CLibXSLT_free(value) }
+            return String(cString: value) == wanted ? parent : nil
+        }
+        return parent(of: node, "div", class: "subscriptions")
+            .flatMap { parent(of: $0, "aside") }
+            .flatMap { parent(of: $0, "div", class: "layout") }
+            .flatMap { parent(of: $0, "body") } != nil
     }
 
     /// The text of a `script` or `style`, which HTML does not escape: a

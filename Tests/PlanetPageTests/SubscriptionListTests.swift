@@ -99,6 +99,21 @@ import TextOutput
         #expect(apart == whole)
     }
 
+    /// An entry whose content has the list's own markup does not get the list: only the theme's
+    /// place for it does (`HTMLResult` looks for it under `body`, where no content is; the
+    /// sanitizer drops `class` too, so each alone keeps this true).
+    @Test func anEntryShapedLikeTheListGetsNoItems() throws {
+        var input = Self.input()
+        input.entries[0].entry.content = [
+            Text(
+                "<div class=\"layout\"><aside><div class=\"subscriptions\"><ul><li>mine</li></ul></div></aside></div>",
+                kind: .html)
+        ]
+        let whole = try Self.page(input)
+        #expect(whole.contains("<li>mine</li></ul>"))
+        #expect(try Self.pageMadeApart(input, parts: [0..<input.sources.count]) == whole)
+    }
+
     /// With no subscriptions the page says so as the theme does: an empty list.
     @Test func noSubscriptions() throws {
         var input = Sample.input
