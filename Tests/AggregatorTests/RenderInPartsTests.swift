@@ -20,23 +20,7 @@ import Testing
     @Test
     func aRenderInPartsWritesWhatTheRunThatStoredTheFeedsWrote() async throws {
         let w = try StateTests.Workspace("render-in-parts")
-        var outlines = ""
-        for index in 0..<Self.feeds {
-            let path = w.path("feed-\(index).xml")
-            try Data(
-                """
-                <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
-                <item><title>Entry \(index)</title><link>https://example.org/\(index)/1</link>
-                <guid>urn:feed:\(index):1</guid><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item>
-                </channel></rss>
-                """.utf8
-            ).write(to: URL(fileURLWithPath: path))
-            outlines += "<outline type=\"rss\" text=\"Feed \(index)\" xmlUrl=\"\(path)\"/>\n"
-        }
-        try Data(
-            "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>parts</title></head><body>\n\(outlines)</body></opml>\n"
-                .utf8
-        ).write(to: URL(fileURLWithPath: w.path("list.opml")))
+        try Self.writeFeeds(w)
         let common = ["--now", "2024-02-01T00:00:00Z", "--state", w.state, "--limit", "0", "-q"]
         let run = try await CommandRun.feedmerge(
             [w.path("list.opml"), "-o", w.path("run.json"), "--health", w.path("run-health.json")] + common)
@@ -76,25 +60,7 @@ import Testing
     @Test func aPageInPartsIsTheWholeDocumentsPage() async throws {
         let w = try StateTests.Workspace("render-page-in-parts")
         let names = ["beta", "Alpha", "alpha", "Same", "Émile", "zeta", "Same", "ALPHA", "Zoë", "_x"]
-        var outlines = ""
-        for index in 0..<Self.feeds {
-            let path = w.path("feed-\(index).xml")
-            if index != 17 {
-                try Data(
-                    """
-                    <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
-                    <item><title>Entry \(index)</title><link>https://example.org/\(index)/1</link>
-                    <guid>urn:feed:\(index):1</guid><pubDate>Mon, 01 Jan 2024 \(index % 24):00:00 GMT</pubDate></item>
-                    </channel></rss>
-                    """.utf8
-                ).write(to: URL(fileURLWithPath: path))
-            }
-            outlines += "<outline type=\"rss\" text=\"\(names[index % names.count])\" xmlUrl=\"\(path)\"/>\n"
-        }
-        try Data(
-            "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>parts</title></head><body>\n\(outlines)</body></opml>\n"
-                .utf8
-        ).write(to: URL(fileURLWithPath: w.path("list.opml")))
+        try Self.writeFeeds(w, name: { names[$0 % names.count] }, hour: { $0 % 24 }, missing: 17)
         try Data(DefaultTheme.stylesheet.utf8).write(to: URL(fileURLWithPath: w.path("copy.xsl")))
         let common = [w.path("list.opml"), "--now", "2024-02-01T00:00:00Z", "--state", w.state, "--limit", "20", "-q"]
         let run = try await CommandRun.feedmerge(common + ["-o", w.path("run.json")])
@@ -187,6 +153,33 @@ import Testing
         for (path, bytes) in zip(outputs, before) {
             #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "\(path) as it was")
         }
+    }
+
+    /// `feeds` local feeds of one entry each, dated `hour(N)` o'clock on 2024-01-01, and
+    /// `list.opml` naming feed N `name(N)` (feed `missing` listed, its file not written).
+    static func writeFeeds(
+        _ w: StateTests.Workspace, name: (Int) -> String = { "Feed \($0)" }, hour: (Int) -> Int = { _ in 0 },
+        missing: Int? = nil
+    ) throws {
+        var outlines = ""
+        for index in 0..<Self.feeds {
+            let path = w.path("feed-\(index).xml")
+            if index != missing {
+                try Data(
+                    """
+                    <rss version="2.0"><channel><title>Feed \(index)</title><link>https://example.org/\(index)/</link>
+                    <item><title>Entry \(index)</title><link>https://example.org/\(index)/1</link>
+                    <guid>urn:feed:\(index):1</guid><pubDate>Mon, 01 Jan 2024 \(String(format: "%02d", hour(index))):00:00 GMT</pubDate></item>
+                    </channel></rss>
+                    """.utf8
+                ).write(to: URL(fileURLWithPath: path))
+            }
+            outlines += "<outline type=\"rss\" text=\"\(name(index))\" xmlUrl=\"\(path)\"/>\n"
+        }
+        try Data(
+            "<?xml version=\"1.0\"?><opml version=\"2.0\"><head><title>parts</title></head><body>\n\(outlines)</body></opml>\n"
+                .utf8
+        ).write(to: URL(fileURLWithPath: w.path("list.opml")))
     }
 
     /// `feedmerge render ARGUMENTS` run in this process, holding `sizes` of the state at a time.

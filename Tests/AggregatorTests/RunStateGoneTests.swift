@@ -15,7 +15,9 @@ import Testing
         let postgres = try PostgreSQLServer.dedicated()
         let w = try StateTests.Workspace("run-state-gone")
         let state = await postgres.database()
-        let list = try Self.hosts.list(w, count: 6, hosts: 3, delay: 2, etag: true)
+        // Each answer comes `delay` s after its request: time enough to stop the server between the two.
+        let delay = 5 * SanitizerRuntime.timeScale
+        let list = try Self.hosts.list(w, count: 6, hosts: 3, delay: delay, etag: true)
         let outputs = ["feed.json", "page.html", "health.json"].map(w.path)
         let run = [list, "--state", state, "-o", outputs[0], "-o", outputs[1], "--health", outputs[2]]
         let first = try await CommandRun.feedmerge(run + ["--now", "2024-02-01T00:00:00Z", "-q"])
@@ -33,7 +35,7 @@ import Testing
             second.standardOutput = FileHandle.nullDevice
             try second.run()
             // Its six conditional GETs are out (their records were read): the server goes away
-            // before their 304s come back, 2 s later.
+            // before their 304s come back.
             try await Self.hosts.waitForRequests(asked + 6)
             await postgres.stop()
             let status = await second.exited()
