@@ -15,11 +15,13 @@ import Testing
         let postgres = try PostgreSQLServer.dedicated()
         let w = try StateTests.Workspace("run-state-gone")
         let state = await postgres.database()
-        // Each answer comes `delay` s after its request: time enough to stop the server between the two.
-        let delay = 5 * SanitizerRuntime.timeScale
-        let list = try Self.hosts.list(w, count: 6, hosts: 3, delay: delay, etag: true)
+        // Each answer comes 8 s after its request: time enough to stop the server between the two,
+        // under a sanitizer too (2 s was not), and well within the run's --timeout.
+        let list = try Self.hosts.list(w, count: 6, hosts: 3, delay: 8, etag: true)
         let outputs = ["feed.json", "page.html", "health.json"].map(w.path)
-        let run = [list, "--state", state, "-o", outputs[0], "-o", outputs[1], "--health", outputs[2]]
+        let run = [
+            list, "--state", state, "-o", outputs[0], "-o", outputs[1], "--health", outputs[2], "--timeout", "60",
+        ]
         let first = try await CommandRun.feedmerge(run + ["--now", "2024-02-01T00:00:00Z", "-q"])
         #expect(first.status == 0, "\(first.standardError)")
         let before = try outputs.map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
