@@ -65,12 +65,30 @@ extension PostgreSQLStateStore: SharedStateStore {
         // for it): a server that crashes then cannot forget the claim and hand the hosts out twice.
         let leases = try connection.durably { () throws(StateError) in
             var leases: [HostLease] = []
-            // (The claim has just set each lease's token: it is there whatever the column allows.)
-            try connection.query(claimStatement, parameters) { row throws(StateError) in
-                leases.append(
-                    HostLease(
-                        host: try row.text(0, notNull: "hosts.host"),
-                        token: try row.integer(1, notNull: "hosts.lease_token")))
+            func claim(_ statement: Statement, _ parameters: [Parameter]) throws(StateError) {
+                // (The claim has just set each lease's token: it is there whatever the column allows.)
+                try connection.query(statement, parameters) { row throws(StateError) in
+                    leases.append(
+                        HostLease(
+                            host: try row.text(0, notNull: "hosts.host"),
+                            token: try row.integer(1, notNull: "hosts.lease_token")))
+                }
+            }
+            guard case .due = request.scope else {
+                try claim(claimStatement, parameters)
+                return leases.sorted { $0.host < $1.host }
+            }
+            // The hosts whose feeds have waited longest first: else, with more due than the workers
+            // fetch, the hosts that sort first would be claimed again and again, and the last ones
+            // never. Looked for among the longest-due feeds (an index walk, however many hosts);
+            // when those hosts are held, any host with a feed due, in name order.
+            try claim(
+                SharedStatements.claimWaiting,
+                parameters + [.integer(Int64(request.hosts * SharedStatements.waitingFeedsPerHost))])
+            if leases.count < request.hosts {
+                var rest = parameters
+                rest[1] = .integer(Int64(request.hosts - leases.count))
+                try claim(claimStatement, rest)
             }
             return leases.sorted { $0.host < $1.host }
         }
@@ -234,7 +252,24 @@ enum SharedStatements {
         FROM free WHERE h.host = free.host RETURNING h.host, h.lease_token
         """
     private static let free = "(h.lease_until IS NULL OR h.lease_until < \(Statements.serverNow))"
-    /// $1 now, $2 how many hosts, $5 listed since: hosts with a feed due.
+    /// How many of the longest-due feeds `claimWaiting` looks at, for each host it claims.
+    static let waitingFeedsPerHost = 64
+    /// $1 now, $2 how many hosts, $5 listed since, $6 how many feeds: the free hosts of the $6
+    /// feeds due longest (`feeds_next_check`), the host whose feed has waited longest first.
+    static let claimWaiting = Statement(
+        name: "claim_waiting",
+        sql: """
+            WITH waiting AS (
+                SELECT host, min(next_check) AS due FROM (
+                    SELECT host, next_check FROM feeds WHERE next_check <= $1 AND listed_at >= $5
+                    ORDER BY next_check LIMIT $6) longest
+                GROUP BY host),
+            free AS (
+                SELECT h.host FROM hosts h JOIN waiting w ON w.host = h.host WHERE \(free)
+                ORDER BY w.due, h.host LIMIT $2 FOR UPDATE OF h SKIP LOCKED)
+            \(take)
+            """, types: [20, 20, 25, 20, 20, 20])
+    /// $1 now, $2 how many hosts, $5 listed since: hosts with a feed due, in name order.
     static let claimDue = Statement(
         name: "claim_due",
         sql: """

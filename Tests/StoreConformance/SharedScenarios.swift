@@ -82,6 +82,32 @@ extension StoreConformance {
             #expect(try store.release(claims.map(\.lease), schedule: done, fetchedBy: "first").isEmpty)
             #expect(try store.claim(bounded).map(\.feeds) == [[a1]], "the one left, with the host's next claim")
         },
+        Scenario("a claim takes the hosts whose feeds have waited longest first, whatever their names") { factory in
+            let state = try await factory.makeState()
+            let store = try state.process()
+            let c1 = "http://c.example/1.xml"
+            try store.subscribe([a1, b1, c1], now: Sample.time(0))
+            // a.example and b.example fetched: due again at 0:30 and at 0:20; c.example never fetched.
+            let fetched = try store.claim(due("first", hosts: 2))
+            let hostOf = Dictionary(
+                uniqueKeysWithValues: fetched.flatMap { claim in claim.feeds.map { ($0, claim.lease.host) } })
+            #expect(Set(hostOf.keys) == [a1, b1], "\(factory.name): all due alike, in name order")
+            let schedule = fetched.flatMap { claim in
+                claim.feeds.map {
+                    ScheduledFeed(url: $0, nextCheck: Sample.time(0, $0 == a1 ? 1800 : 1200), lease: claim.lease)
+                }
+            }
+            #expect(try store.release(fetched.map(\.lease), schedule: schedule, fetchedBy: "first").isEmpty)
+            // At 1:00 all three are due: c.example has waited since 0:00, b.example since 0:20.
+            var order: [String] = []
+            for _ in 0..<3 {
+                order += try store.claim(due("first", hosts: 1, at: Sample.time(0, 3600))).map(\.lease.host)
+            }
+            #expect(order.count == 3 && !hostOf.values.contains(order[0]), "\(factory.name): c.example first: \(order)")
+            #expect(
+                Array(order.dropFirst()) == [b1, a1].compactMap { hostOf[$0] },
+                "then b.example, then a.example: \(order)")
+        },
         Scenario("a one-shot run's claim: its feeds' free hosts, with those of its feeds each serves, due or not") {
             factory in
             let state = try await factory.makeState()
