@@ -61,6 +61,7 @@ extension PostgreSQLStateStore: SharedStateStore {
             parameters[4] = .texts(feedsOfHost.keys.sorted())
         }
         try reopenIfLost()
+        if case .due = request.scope { try unscheduleUnlisted(now: now, listedSince: listedSince) }
         // On the server's disk before any claimed host is asked (the session's commits do not wait
         // for it): a server that crashes then cannot forget the claim and hand the hosts out twice.
         let leases = try connection.durably { () throws(StateError) in
@@ -105,6 +106,17 @@ extension PostgreSQLStateStore: SharedStateStore {
             }
         }
         return leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
+    }
+
+    /// Takes the feeds no run lists any more out of the schedule (their `next_check` cleared),
+    /// at most once in `SharedStatements.relistAfter` of the claims' time. Nothing claims them,
+    /// so their last `next_check` would stay at the front of `feeds_next_check` for good, and
+    /// every claim (`claimWaiting`) and count of the due would walk past them. Listed again,
+    /// such a feed is due at once, as it was (only the due are taken out).
+    private func unscheduleUnlisted(now: Int64, listedSince: Int64) throws(StateError) {
+        if let last = unscheduledAt, now >= last, now - last < SharedStatements.relistAfter { return }
+        try connection.query(SharedStatements.unscheduleUnlisted, [.integer(now), .integer(listedSince)])
+        unscheduledAt = now
     }
 
     public func record(_ update: FeedUpdate, fencedBy lease: HostLease) throws(StateError) {
@@ -252,6 +264,16 @@ enum SharedStatements {
         FROM free WHERE h.host = free.host RETURNING h.host, h.lease_token
         """
     private static let free = "(h.lease_until IS NULL OR h.lease_until < \(Statements.serverNow))"
+    /// $1 now, $2 listed since: the due feeds no run lists since, taken out of the schedule
+    /// (those another transaction is writing are left for the next time, never waited for).
+    static let unscheduleUnlisted = Statement(
+        name: "unschedule_unlisted",
+        sql: """
+            UPDATE feeds f SET next_check = NULL FROM (
+                SELECT url FROM feeds WHERE next_check <= $1 AND (listed_at < $2 OR listed_at IS NULL)
+                FOR UPDATE SKIP LOCKED) unlisted
+            WHERE f.url = unlisted.url
+            """, types: [20, 20])
     /// How many of the longest-due feeds `claimWaiting` looks at, for each host it claims.
     static let waitingFeedsPerHost = 64
     /// $1 now, $2 how many hosts, $5 listed since, $6 how many feeds: the free hosts of the $6

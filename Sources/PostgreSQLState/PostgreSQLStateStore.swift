@@ -240,6 +240,8 @@ public final class PostgreSQLStateStore: StateStore {
     var failures: [String: StateError] = [:]
     /// The rows added since the tables were last analyzed (`+Statistics`).
     var statistics = TableStatistics()
+    /// When a claim last took the unlisted feeds out of the schedule (`+Shared`).
+    var unscheduledAt: Int64?
 
     // MARK: Entries
 

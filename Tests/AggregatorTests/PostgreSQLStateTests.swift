@@ -150,6 +150,38 @@ import Testing
         withExtendedLifetime(store) {}
     }
 
+    /// A feed no run lists any more leaves the schedule at the next claim
+    /// (its `next_check` cleared): nothing claims it, and kept, its old
+    /// `next_check` would be walked past by every claim and count of the due
+    /// for good. Listed again, it is due at once.
+    @Test func aFeedNoRunListsLeavesTheSchedule() async throws {
+        let database = await server.database()
+        let store = try PostgreSQLStateStore(connecting: database)
+        let kept = "http://127.0.0.1:9/kept.xml"
+        let dropped = "http://127.0.0.1:9/dropped.xml"
+        func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: 1_706_745_600 + seconds) }
+        func claim(at now: Timestamp) throws -> [HostClaim] {
+            try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: "unlisted", leaseSeconds: 60, now: now))
+        }
+        func scheduled() async throws -> String {
+            try await PostgreSQLServer.psql(
+                database, "SELECT string_agg(url, ' ' ORDER BY url) FROM feeds WHERE next_check IS NOT NULL")
+        }
+        _ = try store.subscribe([kept, dropped], now: at(0))
+        let later = ClaimRequest.listedWithin + 60
+        _ = try store.subscribe([kept], now: at(later))
+        let first = try claim(at: at(later))
+        #expect(first.flatMap(\.feeds) == [kept])
+        #expect(try await scheduled() == kept)
+        try store.release(first.map(\.lease), schedule: [], fetchedBy: "unlisted")
+
+        _ = try store.subscribe([kept, dropped], now: at(later + 3_600))
+        #expect(try await scheduled() == "\(dropped) \(kept)")
+        let second = try claim(at: at(later + 3_600))
+        #expect(second.flatMap(\.feeds) == [dropped, kept])
+        withExtendedLifetime(store) {}
+    }
+
     /// The server ends the run's connection while feeds are still being
     /// fetched (an administrator's `pg_terminate_backend`, a server restart):
     /// the store opens a new connection and stores the run's outcomes; the
