@@ -16,7 +16,7 @@ limit counts host:port, and feed N is http://127.0.0.1:PORT/f/N.xml, the
 feeds dealt round-robin over the ports. With --bodies generated (the
 default) nginx makes feed N from N alone (njs, feed_body.js: nothing is
 stored, so a million feeds cost no disk); with --bodies files they are
-static files written once into .build/bench-workers-files-FEEDS (--corpus
+static files written once into .build/bench-workers-files-ttl-FEEDS (--corpus
 to put them elsewhere). Either way a feed has an ETag and a Last-Modified
 (its newest item's date) and a conditional GET naming either is answered
 304. Every response is held 100 ms before it is sent (the nginx echo
@@ -45,8 +45,8 @@ start at once (each subscribes the list, claims hosts and fetches). Measured:
                 duration of every request, to the millisecond): requests
                 beyond the first for one URI are duplicates, but for one
                 made 50 minutes or more after the one before it, which asks
-                a feed due again (a run longer than an hour: its line
-                counts them apart); a request is in
+                a feed due again (its line counts them apart; each feed's
+                ttl of a day makes none due again in a run); a request is in
                 flight from its start (end - duration) until its end, and the
                 most requests in flight at any moment on one port is that
                 host's concurrency; the column is the largest over the ports
@@ -129,6 +129,8 @@ JS_MODULE = "/usr/lib/nginx/modules/ngx_http_js_module.so"
 
 NEWEST = 1767225600  # 2026-01-01: feed N's newest item is (N mod SPAN) hours earlier
 SPAN = 100000
+# Each feed asks to be polled at most daily (RSS ttl, in minutes; feed_body.js says why).
+TTL = 1440
 WORDS = ("feed merge worker lease claim host socket latency queue due fetch parse entry channel item "
          "server client request response header body cache etag modified planet river news post blog "
          "update release note community open source linux kernel compiler test bench memory thread").split()
@@ -185,8 +187,8 @@ def feed(i):
                      "<pubDate>%s</pubDate><description>%s</description></item>"
                      % (title, link, i, k, http_date(when), description))
     body = ('<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>Feed %d</title>'
-            "<link>https://blog%d.example.org/</link><description>%s</description>\n%s\n</channel></rss>\n"
-            % (i, i, r.sentence(8), "\n".join(items)))
+            "<link>https://blog%d.example.org/</link><description>%s</description><ttl>%d</ttl>\n%s\n</channel></rss>\n"
+            % (i, i, r.sentence(8), TTL, "\n".join(items)))
     return body, first
 
 
@@ -437,8 +439,8 @@ def in_child(function, *args):
 
 # A request for a feed this long after the one before it is the feed asked again
 # because it is due again (a fetched feed's next check is at least an hour after
-# its claim, a few seconds before its fetch), not a duplicate: a run of one
-# worker over 1,000,000 feeds lasts longer than an hour.
+# its claim, a few seconds before its fetch, unless its ttl says later), not a
+# duplicate: a run of one worker over 1,000,000 feeds lasts longer than an hour.
 REPOLL_MS = 50 * 60 * 1000
 
 
@@ -803,7 +805,7 @@ def main():
     ap.add_argument("--timeout", type=int, default=3600, help="seconds a run (or a render) may take")
     ap.add_argument("--bodies", choices=("generated", "files"), default="generated",
                     help="generated: nginx makes feed N from N (njs); files: static files written once")
-    ap.add_argument("--corpus", help="the files of --bodies files (default: .build/bench-workers-files-FEEDS)")
+    ap.add_argument("--corpus", help="the files of --bodies files (default: .build/bench-workers-files-ttl-FEEDS)")
     ap.add_argument("--render-memory", type=int, default=8000,
                     help="MB of resident memory at which a render is ended (and reported so)")
     ap.add_argument("--also", action="append", default=[], metavar="BINARY",
@@ -822,7 +824,7 @@ def main():
     sizes = [int(f) for f in args.feeds.split(",")]
     files = None
     if args.bodies == "files":  # the largest size's files serve every size: feed N is the same file
-        files = args.corpus or os.path.join(REPO, ".build", "bench-workers-files-%d" % max(sizes))
+        files = args.corpus or os.path.join(REPO, ".build", "bench-workers-files-ttl-%d" % max(sizes))
         make_files(files, max(sizes))
 
     check_worker_command(args.feedmerge)

@@ -9,6 +9,9 @@ var WORDS = ('feed merge worker lease claim host socket latency queue due fetch 
     + 'update release note community open source linux kernel compiler test bench memory thread').split(' ');
 var NEWEST = 1767225600; // 2026-01-01: feed N's newest item is (N mod 100,000) hours earlier
 var SPAN = 100000;
+// Each feed asks to be polled at most daily (RSS ttl, minutes): a run is one pass over the feeds,
+// even one that takes longer than the hour a feed would otherwise be due again after.
+var TTL = 1440;
 
 // A 32-bit linear congruential generator seeded by the feed's number; next(n)
 // is an integer in [0, n) from the state's high 16 bits.
@@ -70,7 +73,7 @@ function feed(i) {
     }
     var body = '<?xml version="1.0" encoding="utf-8"?>\n<rss version="2.0"><channel><title>Feed ' + i
         + '</title><link>https://blog' + i + '.example.org/</link><description>' + r.sentence(8)
-        + '</description>\n' + items.join('\n') + '\n</channel></rss>\n';
+        + '</description><ttl>' + TTL + '</ttl>\n' + items.join('\n') + '\n</channel></rss>\n';
     return {body: body, modified: first};
 }
 
