@@ -34,6 +34,8 @@ public struct PageSubscriptions {
     private var fileEnd: Int = 0
     /// The items made so far.
     public private(set) var count = 0
+    /// The temporary file's descriptor, once items went to it (tests cut it short).
+    var spillDescriptor: Int32? { file?.descriptor }
 
     /// How many subscriptions one transformation lists.
     static let transformed = 2_000
@@ -201,10 +203,17 @@ public struct SortedSubscriptions: Sendable {
     /// The items not in a file, sorted.
     let last: [Item]
 
-    /// Every item, in order.
+    /// Every item, in order. A run that cannot be read back whole fails `out`
+    /// (`TextBuffer.fail`): a page that lacks subscriptions is never written.
     public func write(into out: inout TextBuffer) {
         var readers = runs.map { RunReader(file: file!, run: $0) }
         var heads: [Item?] = readers.indices.map { readers[$0].next() }
+        func unread() -> Bool {
+            guard let failure = readers.lazy.compactMap(\.failure).first else { return false }
+            out.fail("the list of subscriptions cannot be read back from its temporary file: \(failure)")
+            return true
+        }
+        if unread() { return }
         var lastIndex = 0
         while true {
             // The least head; items of one key in the order they came (`order` across the runs).
@@ -219,6 +228,7 @@ public struct SortedSubscriptions: Sendable {
             } else if let least {
                 out.append(bytes: heads[least]!.html)
                 heads[least] = readers[least].next()
+                if heads[least] == nil, unread() { return }
             } else {
                 break
             }
@@ -233,6 +243,8 @@ public struct SortedSubscriptions: Sendable {
         let end: Int
         var buffer: [UInt8] = []
         var cursor = 0
+        /// Why the run ended before its last item (nil: it did not).
+        private(set) var failure: String?
 
         init(file: SpillFile, run: Run) {
             self.file = file
@@ -240,10 +252,15 @@ public struct SortedSubscriptions: Sendable {
             end = run.offset + run.length
         }
 
+        /// The next item; nil at the run's end, or with `failure` when it cannot be read.
         mutating func next() -> Item? {
+            guard failure == nil, position < end || cursor < buffer.count else { return nil }
             guard let keyLength = number(), let key = bytes(keyLength), let order = number(),
                 let htmlLength = number(), let html = bytes(htmlLength)
-            else { return nil }
+            else {
+                if failure == nil { failure = "an item is cut short" }
+                return nil
+            }
             return Item(key: key, order: order, html: html)
         }
 
@@ -255,7 +272,13 @@ public struct SortedSubscriptions: Sendable {
         private mutating func bytes(_ count: Int) -> [UInt8]? {
             if buffer.count - cursor < count {
                 let wanted = max(count - (buffer.count - cursor), 1 << 16)
-                let read = file.read(at: position, count: Int(min(wanted, end - position)))
+                let read: [UInt8]
+                switch file.read(at: position, count: Int(min(wanted, end - position))) {
+                case .success(let bytes): read = bytes
+                case .failure(let unreadable):
+                    failure = unreadable.reason
+                    return nil
+                }
                 position += read.count
                 buffer = Array(buffer[cursor...]) + read
                 cursor = 0
@@ -298,8 +321,14 @@ final class SpillFile: Sendable {
         return true
     }
 
-    func read(at offset: Int, count: Int) -> [UInt8] {
-        guard count > 0 else { return [] }
+    /// Why bytes written could not be read back.
+    struct Unreadable: Error {
+        var reason: String
+    }
+
+    /// The `count` bytes at `offset`, all of them (they were written).
+    func read(at offset: Int, count: Int) -> Result<[UInt8], Unreadable> {
+        guard count > 0 else { return .success([]) }
         var bytes = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {
@@ -307,9 +336,10 @@ final class SpillFile: Sendable {
                 pread(descriptor, $0.baseAddress! + done, count - done, offset + done)
             }
             if got < 0 && errno == EINTR { continue }
-            guard got > 0 else { break }
+            if got < 0 { return .failure(Unreadable(reason: String(cString: strerror(errno)))) }
+            if got == 0 { return .failure(Unreadable(reason: "the file ends \(count - done) bytes short")) }
             done += got
         }
-        return Array(bytes[..<done])
+        return .success(bytes)
     }
 }

@@ -103,7 +103,8 @@ public final class AtomicFile: Sendable {
 
     /// Streams a document into the file: `body` appends to a buffer that is
     /// written out a megabyte at a time, so the document is never whole in
-    /// memory. The file is replaced only once all of it is on disk.
+    /// memory. The file is replaced only once all of it is on disk, and
+    /// never when `body` said it could not make all of it (`TextBuffer.fail`).
     /// - Returns: whether its bytes differ from the file it replaced (true
     ///   when there was none): what a WebSub hub is told of.
     @discardableResult
@@ -121,7 +122,7 @@ public final class AtomicFile: Sendable {
         stream.buffer.flush()
         let file = stream.file
         let changed = stream.previous.differsAtEnd()
-        var failure = file.failure
+        var failure = file.failure ?? stream.buffer.failure
         if failure == nil && fsync(file.descriptor) != 0 { failure = "cannot flush: \(errorText())" }
         close(file.descriptor)
         if failure == nil && rename(temporary, target) != 0 { failure = "cannot replace: \(errorText())" }

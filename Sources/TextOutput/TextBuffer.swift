@@ -1,4 +1,5 @@
 import FeedModel
+
 /// UTF-8 output built byte by byte: the writers' (and the JSON writer's)
 /// buffer. Escaping works on the bytes, copying unescaped runs whole.
 ///
@@ -16,6 +17,10 @@ public struct TextBuffer: ~Copyable {
     @usableFromInline var count = 0
     private let threshold: Int
     private let drain: ((UnsafeBufferPointer<UInt8>) -> Void)?
+    /// Why the text is not the whole document (nil: nothing said so): a writer that cannot
+    /// make all of it says so here, and whoever keeps the text keeps none of it
+    /// (`AtomicFile.finish` leaves the file as it was).
+    public private(set) var failure: String?
 
     public init(capacity: Int = 4096) {
         self.capacity = max(capacity, 64)
@@ -48,6 +53,11 @@ public struct TextBuffer: ~Copyable {
     @inline(__always)
     public mutating func drainIfFull() {
         if count >= threshold { flush() }
+    }
+
+    /// Says that the text is not the whole document, and why (the first reason stays).
+    public mutating func fail(_ reason: String) {
+        if failure == nil { failure = reason }
     }
 
     /// Hands all the text so far to the drain (nothing without one).

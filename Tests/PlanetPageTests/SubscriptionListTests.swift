@@ -1,8 +1,9 @@
 import FeedModel
 import Foundation
-import PlanetPage
 import Testing
 import TextOutput
+
+@testable import PlanetPage
 
 /// The default theme's list of subscriptions made apart, a part at a time
 /// (`PageSubscriptions`), gives the page byte for byte as the theme's own
@@ -83,6 +84,37 @@ import TextOutput
         #expect(onFile == whole)
         let inMemory = try Self.pageMadeApart(input, parts: parts)
         #expect(inMemory == whole)
+    }
+
+    /// A list on file that cannot be read back whole (its temporary file cut
+    /// short here, as a failing disk would) is never written as a page that
+    /// lacks subscriptions: the page's file stays as it was, and the write
+    /// says why.
+    @Test func aListThatCannotBeReadBackIsNotWritten() throws {
+        let input = Self.input()
+        var list = PageSubscriptions(
+            theme: try Theme.builtIn(), settings: [:], generated: input.generated, memoryLimit: 1)
+        try list.add(Array(input.sources[0..<10]))
+        try list.add(Array(input.sources[10...]))
+        let descriptor = try #require(list.spillDescriptor)
+        var apart = input
+        apart.subscriptions = list.sorted()
+        apart.sources = []
+        let page = try PlanetPage.render(apart, theme: .xslt(Theme.builtIn()))
+        var whole = TextBuffer()
+        page.write(into: &whole)
+        #expect(whole.failure == nil)
+        #expect(whole.text.contains("Émile"))
+
+        #expect(ftruncate(descriptor, 100) == 0)
+        var cut = TextBuffer()
+        page.write(into: &cut)
+        #expect(cut.failure?.contains("the list of subscriptions cannot be read back") == true, "\(cut.failure ?? "")")
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedmerge-cut-\(getpid()).html").path
+        defer { unlink(path) }
+        try AtomicFile.write("the page before", to: path)
+        #expect(throws: AtomicFile.WriteError.self) { try AtomicFile.write(to: path) { page.write(into: &$0) } }
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "the page before")
     }
 
     /// More subscriptions than one transformation lists.

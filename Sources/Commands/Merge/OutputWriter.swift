@@ -105,6 +105,7 @@ enum OutputWriter {
                 render = { out in
                     var page = TextBuffer(capacity: 1 << 16)
                     made(&page)
+                    if let failure = page.failure { return out.fail(failure) }
                     if let bytes = page.withBytes({ PageEncoding.encode($0, as: encoding) }) {
                         out.append(bytes: bytes)
                     } else {
@@ -128,6 +129,7 @@ enum OutputWriter {
             if failure != 0 {
                 return Result(failure: "standard output: cannot write: \(String(cString: strerror(failure)))")
             }
+            if let unmade = buffer.failure { return Result(failure: "standard output: \(unmade)") }
         case .file(let file):
             do {
                 changed = try file.commit(render)
@@ -158,6 +160,7 @@ enum OutputWriter {
         guard !filters.isEmpty else { return write }
         var page = TextBuffer(capacity: 1 << 16)
         write(&page)
+        if let failure = page.failure { return { $0.fail(failure) } }
         guard let text = String(validating: page.bytes, as: UTF8.self) else {
             StandardOutput.error("feedmerge: \(path) is not UTF-8: its filters are not run")
             return write
