@@ -173,7 +173,7 @@ import Testing
         let first = try claim(at: at(later))
         #expect(first.flatMap(\.feeds) == [kept])
         #expect(try await scheduled() == kept)
-        try store.release(first.map(\.lease), schedule: [], fetchedBy: "unlisted")
+        #expect(try store.release(first.map(\.lease), schedule: [], fetchedBy: "unlisted").isEmpty, "no lease lost")
 
         _ = try store.subscribe([kept, dropped], now: at(later + 3_600))
         #expect(try await scheduled() == "\(dropped) \(kept)")
