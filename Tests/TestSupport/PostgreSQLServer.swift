@@ -33,9 +33,21 @@ public final class PostgreSQLServer: @unchecked Sendable {
         }
     }
 
-    private static func line(from pipe: Pipe) -> String {
+    /// The script's next line, or what it said so far once `seconds` have passed without the line
+    /// ending (its initdb, pg_ctl start and stop take seconds; pg_ctl gives up after 60): a server
+    /// that never answers fails the caller instead of holding its thread for good.
+    private static func line(from pipe: Pipe, seconds: Double = 180) -> String {
+        let descriptor = pipe.fileHandleForReading.fileDescriptor
+        let deadline = Date().addingTimeInterval(seconds)
         var line = Data()
-        while let byte = try? pipe.fileHandleForReading.read(upToCount: 1), !byte.isEmpty, byte != Data([0x0A]) {
+        var byte: UInt8 = 0
+        while true {
+            let left = deadline.timeIntervalSinceNow
+            guard left > 0 else { return String(decoding: line, as: UTF8.self) + " (no answer in \(Int(seconds)) s)" }
+            var ready = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let polled = poll(&ready, 1, Int32(min(left, 1) * 1000))
+            if polled < 0 && errno == EINTR || polled == 0 { continue }
+            guard polled > 0, read(descriptor, &byte, 1) == 1, byte != 0x0A else { break }
             line.append(byte)
         }
         return String(decoding: line, as: UTF8.self)
