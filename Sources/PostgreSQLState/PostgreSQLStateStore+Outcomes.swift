@@ -257,6 +257,7 @@ extension PostgreSQLStateStore {
         let bytes = document.document
         unsent[update.url] = bytes
         known?.insert(update.url)
+        claimedWithNothingStored.remove(update.url)
         if cached?.url == update.url { cached = nil }
         var kept = update
         kept.outcome = .fetched(

@@ -93,7 +93,11 @@ extension PostgreSQLStateStore: SharedStateStore {
             }
             return leases.sorted { $0.host < $1.host }
         }
-        if case .due = request.scope, !leases.isEmpty {
+        if case .due = request.scope {
+            claimedWithNothingStored = []
+            guard !leases.isEmpty else { return [] }
+            // Read under the leases just taken: a feed with nothing stored now has nothing until
+            // this process stores it (its history is then not asked of the server).
             try connection.query(
                 SharedStatements.dueFeeds,
                 [
@@ -101,8 +105,9 @@ extension PostgreSQLStateStore: SharedStateStore {
                     .integer(request.feedsPerHost.map(Int64.init)),
                 ]
             ) { row throws(StateError) in
-                try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []].append(
-                    row.text(0, notNull: "feeds.url"))
+                let url = try row.text(0, notNull: "feeds.url")
+                try feedsOfHost[row.text(1, notNull: "feeds.host"), default: []].append(url)
+                if try row.flag(2, notNull: "nothing stored") { claimedWithNothingStored.insert(url) }
             }
         }
         return leases.map { HostClaim(lease: $0, feeds: feedsOfHost[$0.host] ?? []) }
@@ -311,12 +316,15 @@ enum SharedStatements {
                 ORDER BY h.host LIMIT $2 FOR UPDATE OF h SKIP LOCKED)
             \(take)
             """, types: [20, 20, 25, 20, 1009])
-    /// $1 hosts, $2 now, $3 listed since, $4 at most this many a host (NULL: all), the longest due first.
+    /// $1 hosts, $2 now, $3 listed since, $4 at most this many a host (NULL: all), the longest due first;
+    /// each with whether it has nothing stored (never fetched, and no document: looked for only then).
     static let dueFeeds = Statement(
         name: "due_feeds",
         sql: """
-            SELECT f.url, f.host FROM unnest($1::text[]) AS c(host) CROSS JOIN LATERAL (
-                SELECT url, host FROM feeds WHERE host = c.host AND next_check <= $2 AND listed_at >= $3
+            SELECT f.url, f.host, f.nothing_stored FROM unnest($1::text[]) AS c(host) CROSS JOIN LATERAL (
+                SELECT url, host, CASE WHEN last_fetch IS NULL
+                    THEN NOT EXISTS (SELECT FROM feed_entries e WHERE e.feed = feeds.id) ELSE false END AS nothing_stored
+                FROM feeds WHERE host = c.host AND next_check <= $2 AND listed_at >= $3
                 ORDER BY next_check, url LIMIT $4) f
             ORDER BY f.url
             """, types: [1009, 20, 20, 20])

@@ -250,10 +250,16 @@ public final class PostgreSQLStateStore: StateStore {
     /// them has no document to read (a new feed's first fetch costs no query).
     var known: Set<String>?
 
-    /// The last document read, by feed URL, with its bytes as stored: a
-    /// fetched feed's history is read just before its outcome is recorded,
-    /// which upserts into it (and compares the bytes).
+    /// The last document read, by feed URL, with its bytes as stored (none: the feed has
+    /// nothing stored): a fetched feed's history is read just before its outcome is
+    /// recorded, which upserts into it (and compares the bytes).
     var cached: (url: String, stored: StoredDocument)?
+
+    /// The feeds of the last due claim that had nothing stored when it was taken: read
+    /// under the claim's leases, so no other process can have stored one since (a lease
+    /// lost meanwhile fences this process's writes off). A feed leaves it once an outcome
+    /// stores its document; the next claim replaces it.
+    var claimedWithNothingStored: Set<String> = []
 
     /// A document and the bytes it was read from (none: the feed has none stored).
     struct StoredDocument {
@@ -270,22 +276,26 @@ public final class PostgreSQLStateStore: StateStore {
             return FeedEntries(document: bytes).map { StoredDocument(document: $0, bytes: bytes) }
         }
         if let cached, cached.url == url { return cached.stored }
-        if trustingRecordsRead, let known, !known.contains(url) {
-            return StoredDocument(document: FeedEntries(), bytes: nil)
-        }
+        let nothing = StoredDocument(document: FeedEntries(), bytes: nil)
+        if claimedWithNothingStored.contains(url) { return nothing }
+        if trustingRecordsRead, let known, !known.contains(url) { return nothing }
         let stored = try retrying { () throws(StateError) in
             var bytes: [UInt8]?
             try connection.query(Statements.selectDocument, [.text(url)]) { bytes = $0.bytes(0) }
             return bytes
         }
-        guard let bytes = stored else { return StoredDocument(document: FeedEntries(), bytes: nil) }
+        guard let bytes = stored else {
+            cached = (url, nothing)
+            return nothing
+        }
         guard let document = FeedEntries(document: bytes) else { return nil }
         cached = (url, StoredDocument(document: document, bytes: bytes))
         return cached?.stored
     }
 
     public func history(of url: String) throws(StateError) -> FeedHistory {
-        // (Another process may have stored the feed since the records were read: it is read.)
+        // (Another process may have stored the feed since the records were read: it is read, unless
+        // this process's claim found nothing stored.)
         guard let stored = try storedDocument(of: url, trustingRecordsRead: false) else {
             throw connection.error("the stored entries of \(url) are damaged", kind: .damaged)
         }
@@ -312,6 +322,7 @@ public final class PostgreSQLStateStore: StateStore {
             if let failure = try connection.pipeline(writes) { throw failure }
         }
         if known?.remove(url) != nil { known?.insert(newURL) }
+        claimedWithNothingStored.remove(url)
     }
 
     /// The retention schedule and retention's rule (`RetentionRule`) on each document,

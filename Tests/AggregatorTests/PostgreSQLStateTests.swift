@@ -182,6 +182,51 @@ import Testing
         withExtendedLifetime(store) {}
     }
 
+    /// A due claim notes its feeds that have nothing stored (read under its leases: nobody else
+    /// can store one meanwhile), and their histories are not asked of the server; a feed with a
+    /// document is, and so is one whose outcome this process has stored since. The table of
+    /// documents is renamed away after the claim: a history the server is asked for fails.
+    @Test func aClaimedFeedWithNothingStoredIsNotAskedForItsDocument() async throws {
+        let database = await server.database()
+        let store = try PostgreSQLStateStore(connecting: database)
+        let new = "http://127.0.0.1:9/new.xml"
+        let old = "http://127.0.0.1:9/old.xml"
+        func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: 1_706_745_600 + seconds) }
+        func claim(at now: Timestamp) throws -> [HostClaim] {
+            try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: "documents", leaseSeconds: 60, now: now))
+        }
+        func fetched(_ url: String, at now: Timestamp) -> FeedUpdate {
+            var entry = Entry()
+            entry.id = "urn:\(url)"
+            entry.title = Text("Entry")
+            return FeedUpdate(
+                url: url,
+                outcome: .fetched(
+                    entries: PreparedEntries([entry]), etag: nil, lastModified: nil, metadata: FeedMetadata(),
+                    restamping: false),
+                status: 200, movedTo: nil, notBefore: nil, now: now)
+        }
+        _ = try store.subscribe([new, old], now: at(0))
+        let first = try #require(claim(at: at(0)).first)
+        #expect(first.feeds == [new, old])
+        _ = try store.history(of: old)
+        try store.record(fetched(old, at: at(0)), fencedBy: first.lease)
+        #expect(try store.commit().isEmpty)
+        let again = [new, old].map { ScheduledFeed(url: $0, nextCheck: at(60), lease: first.lease) }
+        #expect(try store.release([first.lease], schedule: again, fetchedBy: "documents").isEmpty)
+
+        let second = try #require(claim(at: at(60)).first)
+        #expect(second.feeds == [new, old])
+        try await PostgreSQLServer.psql(database, "ALTER TABLE feed_entries RENAME TO feed_entries_away")
+        #expect(try store.history(of: new).summary.count == 0, "not asked: nothing was stored at the claim")
+        #expect(throws: StateError.self, "asked: it has a document") { try store.history(of: old) }
+        try await PostgreSQLServer.psql(database, "ALTER TABLE feed_entries_away RENAME TO feed_entries")
+        try store.record(fetched(new, at: at(60)), fencedBy: second.lease)
+        #expect(try store.commit().isEmpty)
+        #expect(try store.history(of: new).summary.count == 1, "asked once this process stored it")
+        withExtendedLifetime(store) {}
+    }
+
     /// The server ends the run's connection while feeds are still being
     /// fetched (an administrator's `pg_terminate_backend`, a server restart):
     /// the store opens a new connection and stores the run's outcomes; the
