@@ -150,6 +150,14 @@ import Testing
         withExtendedLifetime(store) {}
     }
 
+    /// `seconds` after 2024-02-01T00:00:00Z.
+    static func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: 1_706_745_600 + seconds) }
+
+    /// A due claim of up to 10 hosts by `holder`, each leased for 60 s.
+    static func claimDue(_ store: PostgreSQLStateStore, holder: String, at now: Timestamp) throws -> [HostClaim] {
+        try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: holder, leaseSeconds: 60, now: now))
+    }
+
     /// A feed no run lists any more leaves the schedule at the next claim
     /// (its `next_check` cleared): nothing claims it, and kept, its old
     /// `next_check` would be walked past by every claim and count of the due
@@ -159,25 +167,22 @@ import Testing
         let store = try PostgreSQLStateStore(connecting: database)
         let kept = "http://127.0.0.1:9/kept.xml"
         let dropped = "http://127.0.0.1:9/dropped.xml"
-        func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: 1_706_745_600 + seconds) }
-        func claim(at now: Timestamp) throws -> [HostClaim] {
-            try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: "unlisted", leaseSeconds: 60, now: now))
-        }
+        func claim(at now: Timestamp) throws -> [HostClaim] { try Self.claimDue(store, holder: "unlisted", at: now) }
         func scheduled() async throws -> String {
             try await PostgreSQLServer.psql(
                 database, "SELECT string_agg(url, ' ' ORDER BY url) FROM feeds WHERE next_check IS NOT NULL")
         }
-        _ = try store.subscribe([kept, dropped], now: at(0))
+        _ = try store.subscribe([kept, dropped], now: Self.at(0))
         let later = ClaimRequest.listedWithin + 60
-        _ = try store.subscribe([kept], now: at(later))
-        let first = try claim(at: at(later))
+        _ = try store.subscribe([kept], now: Self.at(later))
+        let first = try claim(at: Self.at(later))
         #expect(first.flatMap(\.feeds) == [kept])
         #expect(try await scheduled() == kept)
         #expect(try store.release(first.map(\.lease), schedule: [], fetchedBy: "unlisted").isEmpty, "no lease lost")
 
-        _ = try store.subscribe([kept, dropped], now: at(later + 3_600))
+        _ = try store.subscribe([kept, dropped], now: Self.at(later + 3_600))
         #expect(try await scheduled() == "\(dropped) \(kept)")
-        let second = try claim(at: at(later + 3_600))
+        let second = try claim(at: Self.at(later + 3_600))
         #expect(second.flatMap(\.feeds) == [dropped, kept])
         withExtendedLifetime(store) {}
     }
@@ -191,10 +196,7 @@ import Testing
         let store = try PostgreSQLStateStore(connecting: database)
         let new = "http://127.0.0.1:9/new.xml"
         let old = "http://127.0.0.1:9/old.xml"
-        func at(_ seconds: Int64) -> Timestamp { Timestamp(secondsSince1970: 1_706_745_600 + seconds) }
-        func claim(at now: Timestamp) throws -> [HostClaim] {
-            try store.claim(ClaimRequest(scope: .due, hosts: 10, holder: "documents", leaseSeconds: 60, now: now))
-        }
+        func claim(at now: Timestamp) throws -> [HostClaim] { try Self.claimDue(store, holder: "documents", at: now) }
         func fetched(_ url: String, at now: Timestamp) -> FeedUpdate {
             var entry = Entry()
             entry.id = "urn:\(url)"
@@ -206,22 +208,22 @@ import Testing
                     restamping: false),
                 status: 200, movedTo: nil, notBefore: nil, now: now)
         }
-        _ = try store.subscribe([new, old], now: at(0))
-        let first = try #require(claim(at: at(0)).first)
+        _ = try store.subscribe([new, old], now: Self.at(0))
+        let first = try #require(claim(at: Self.at(0)).first)
         #expect(first.feeds == [new, old])
         _ = try store.history(of: old)
-        try store.record(fetched(old, at: at(0)), fencedBy: first.lease)
+        try store.record(fetched(old, at: Self.at(0)), fencedBy: first.lease)
         #expect(try store.commit().isEmpty)
-        let again = [new, old].map { ScheduledFeed(url: $0, nextCheck: at(60), lease: first.lease) }
+        let again = [new, old].map { ScheduledFeed(url: $0, nextCheck: Self.at(60), lease: first.lease) }
         #expect(try store.release([first.lease], schedule: again, fetchedBy: "documents").isEmpty)
 
-        let second = try #require(claim(at: at(60)).first)
+        let second = try #require(claim(at: Self.at(60)).first)
         #expect(second.feeds == [new, old])
         try await PostgreSQLServer.psql(database, "ALTER TABLE feed_entries RENAME TO feed_entries_away")
         #expect(try store.history(of: new).summary.count == 0, "not asked: nothing was stored at the claim")
         #expect(throws: StateError.self, "asked: it has a document") { try store.history(of: old) }
         try await PostgreSQLServer.psql(database, "ALTER TABLE feed_entries_away RENAME TO feed_entries")
-        try store.record(fetched(new, at: at(60)), fencedBy: second.lease)
+        try store.record(fetched(new, at: Self.at(60)), fencedBy: second.lease)
         #expect(try store.commit().isEmpty)
         #expect(try store.history(of: new).summary.count == 1, "asked once this process stored it")
         withExtendedLifetime(store) {}
