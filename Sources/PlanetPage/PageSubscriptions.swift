@@ -1,3 +1,4 @@
+import Basics
 internal import CLibXML2
 internal import CLibXSLT
 import FeedModel
@@ -153,7 +154,7 @@ public struct PageSubscriptions {
 
     /// The items held go to the file as one sorted run (or stay, when it cannot be written).
     private mutating func spill() {
-        if file == nil { file = SpillFile() }
+        if file == nil { file = SpillFile(prefix: "feedmerge-page") }
         guard let file else { return }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(held)
@@ -287,59 +288,5 @@ public struct SortedSubscriptions: Sendable {
             defer { cursor += count }
             return Array(buffer[cursor..<cursor + count])
         }
-    }
-}
-
-/// A temporary file no other process sees: created, then unlinked at once;
-/// closed (and so gone) with its last reference. Read and written at
-/// offsets (`pread`, `pwrite`), so that readers share it.
-final class SpillFile: Sendable {
-    let descriptor: Int32
-
-    /// Nil when no temporary file can be made (in `TMPDIR`, else `/tmp`).
-    init?() {
-        var template = Array(
-            (NSTemporaryDirectory() as NSString).appendingPathComponent("feedmerge-page-XXXXXX").utf8CString)
-        let made = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
-        guard made >= 0 else { return nil }
-        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
-        descriptor = made
-    }
-
-    deinit { close(descriptor) }
-
-    func write(_ bytes: [UInt8], at offset: Int) -> Bool {
-        var done = 0
-        while done < bytes.count {
-            let wrote = bytes.withUnsafeBytes {
-                pwrite(descriptor, $0.baseAddress! + done, $0.count - done, offset + done)
-            }
-            if wrote < 0 && errno == EINTR { continue }
-            guard wrote > 0 else { return false }
-            done += wrote
-        }
-        return true
-    }
-
-    /// Why bytes written could not be read back.
-    struct Unreadable: Error {
-        var reason: String
-    }
-
-    /// The `count` bytes at `offset`, all of them (they were written).
-    func read(at offset: Int, count: Int) -> Result<[UInt8], Unreadable> {
-        guard count > 0 else { return .success([]) }
-        var bytes = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let got = bytes.withUnsafeMutableBytes {
-                pread(descriptor, $0.baseAddress! + done, count - done, offset + done)
-            }
-            if got < 0 && errno == EINTR { continue }
-            if got < 0 { return .failure(Unreadable(reason: String(cString: strerror(errno)))) }
-            if got == 0 { return .failure(Unreadable(reason: "the file ends \(count - done) bytes short")) }
-            done += got
-        }
-        return .success(bytes)
     }
 }

@@ -10,7 +10,11 @@ import FeedParse
 /// "shape"); a subscription found by URL through an open-addressing table of
 /// positions. About 20 bytes a feed besides its URL and title (72 MB for the
 /// million feeds of `scripts/bench-workers`), against some 400 for
-/// `Subscription` values indexed by URL.
+/// `Subscription` values indexed by URL. Past `memoryLimit` bytes, each full
+/// chunk of the subscriptions' bytes is written to a temporary file
+/// (`SpillFile`) and read back when a subscription in it is asked for (a
+/// claim's few thousand feeds, the list once an hour): what stays in memory
+/// is 12 to 20 bytes a feed, the table and each feed's place and key.
 ///
 /// Read into like a `SubscriptionList` (`SourceReader.read(_:into:)`), with
 /// the same rule for a feed listed twice; read back by position or by URL.
@@ -30,6 +34,17 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// own), so that the list grows without ever being copied whole.
     private var chunks: [[UInt8]] = []
     private static let chunkBits = 20
+    /// Where each chunk written to `file` is in it (nil: held in `chunks`; one in the file
+    /// holds no bytes there). Only full chunks are written, and never changed after.
+    private var written: [Range<Int>?] = []
+    /// The full chunks' bytes held in memory; past `memoryLimit`, each chunk filled is written
+    /// to the file.
+    private var heldBytes = 0
+    public let memoryLimit: Int
+    /// Shared by the list's copies, which write each its own chunks after the others'.
+    private var file: SpillFile?
+    /// The file could not be made or written: every chunk is held from then on.
+    private var cannotWrite = false
     /// Where each subscription begins: its chunk's number over `chunkBits` bits
     /// of where in the chunk.
     private var starts: [UInt32] = []
@@ -42,10 +57,15 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// Linear probing by key: each slot 0 (empty) or a position + 1.
     private var slots = [UInt32](repeating: 0, count: 16)
 
-    public init() {}
+    /// - Parameter memoryLimit: the bytes of full chunks held before they go to a file (16 MiB:
+    ///   some 300,000 feeds).
+    public init(memoryLimit: Int = 16 << 20) {
+        self.memoryLimit = memoryLimit
+    }
 
     /// The same subscriptions, packed.
-    public init(_ list: SubscriptionList) {
+    public init(_ list: SubscriptionList, memoryLimit: Int = 16 << 20) {
+        self.memoryLimit = memoryLimit
         title = list.title
         ownerName = list.ownerName
         ownerEmail = list.ownerEmail
@@ -58,6 +78,8 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     }
 
     public var count: Int { starts.count }
+    /// The bytes of subscriptions kept in the temporary file rather than in memory.
+    public var bytesInFile: Int { written.reduce(0) { $0 + ($1?.count ?? 0) } }
     public var isEmpty: Bool { starts.isEmpty }
     public var indices: Range<Int> { starts.indices }
 
@@ -77,9 +99,17 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
     public mutating func rollBack(to mark: SubscriptionMark) {
         guard mark.subscriptions < count else { return warnings.removeSubrange(mark.warnings...) }
-        for position in mark.subscriptions..<count { alreadyRead[url(at: position)] = nil }
+        if !alreadyRead.isEmpty {
+            for url in urls(in: mark.subscriptions..<count) { alreadyRead[url] = nil }
+        }
         let (chunk, offset) = Self.place(of: starts[mark.subscriptions])
+        // The full chunks from the one it ends in are no longer full; that one is held again,
+        // and is the one filled next.
+        for dropped in chunk..<chunks.count - 1 where written[dropped] == nil { heldBytes -= chunks[dropped].count }
+        if written[chunk] != nil { chunks[chunk] = read(chunk: chunk) }
+        written[chunk] = nil
         chunks.removeSubrange((chunk + 1)...)
+        written.removeSubrange((chunk + 1)...)
         chunks[chunk].removeSubrange(offset...)
         starts.removeSubrange(mark.subscriptions...)
         keys.removeSubrange(mark.subscriptions...)
@@ -99,30 +129,50 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     }
 
     public func subscription(at position: Int) -> Subscription {
-        let (chunk, offset) = Self.place(of: starts[position])
-        let bytes = chunks[chunk]
-        var reading = Cursor(at: offset)
-        var subscription = shapes[reading.number(in: bytes)]
-        subscription.url = reading.text(in: bytes) ?? ""
-        subscription.title = reading.text(in: bytes)
-        subscription.htmlURL = reading.text(in: bytes)
-        return subscription
+        subscription(of: record(at: position))
     }
 
-    public func url(at position: Int) -> String {
-        let (chunk, offset) = Self.place(of: starts[position])
-        let bytes = chunks[chunk]
-        var reading = Cursor(at: offset)
-        _ = reading.number(in: bytes)
-        return reading.text(in: bytes) ?? ""
+    public func url(at position: Int) -> String { record(at: position).url ?? "" }
+
+    /// The subscriptions of these positions, in order: each chunk in the file read once.
+    public func subscriptions(in positions: Range<Int>) -> [Subscription] {
+        var reader = ChunkReader(list: self)
+        return positions.map { subscription(of: reader.record(at: $0)) }
+    }
+
+    /// The URLs of these positions, in order: each chunk in the file read once.
+    public func urls(in positions: Range<Int>) -> [String] {
+        var reader = ChunkReader(list: self)
+        return positions.map { reader.record(at: $0).url ?? "" }
     }
 
     /// The URLs of the subscriptions on these hosts (`URLAuthority.host(of:)`), by host, in
     /// list order: one pass over the list.
     public func urls(onHosts hosts: Set<String>) -> [String: [String]] { URLAuthority.urls(urls, onHosts: hosts) }
 
-    /// The URLs, in list order.
-    public var urls: LazyMapCollection<Range<Int>, String> { indices.lazy.map { url(at: $0) } }
+    /// The URLs, in list order (each chunk in the file read once).
+    public var urls: URLs { URLs(list: self) }
+
+    /// The URLs in list order, unpacked one at a time.
+    public struct URLs: Sequence, Sendable {
+        let list: PackedSubscriptions
+
+        public var underestimatedCount: Int { list.count }
+
+        public func makeIterator() -> Iterator { Iterator(reader: ChunkReader(list: list), end: list.count) }
+
+        public struct Iterator: IteratorProtocol {
+            var reader: ChunkReader
+            var position = 0
+            let end: Int
+
+            public mutating func next() -> String? {
+                guard position < end else { return nil }
+                defer { position += 1 }
+                return reader.record(at: position).url ?? ""
+            }
+        }
+    }
 
     /// Changes what subscriptions share (each shape once: the subscription
     /// it is given has no URL, title or home page).
@@ -147,7 +197,9 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
                 warnings.append("\(subscription.url): not listed: the list's 4 GiB are full")
                 return
             }
+            if !chunks.isEmpty { filled(chunks.count - 1) }
             chunks.append([])
+            written.append(nil)
             chunks[chunks.count - 1].reserveCapacity(max(chunkBytes, size))
         }
         let start = UInt32(chunks.count - 1) << Self.chunkBits | UInt32(chunks[chunks.count - 1].count)
@@ -175,6 +227,95 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
             for position in starts.indices { place(position) }
         } else {
             place(starts.count - 1)
+        }
+    }
+
+    /// A chunk full: written to the file when the chunks held pass `memoryLimit`.
+    private mutating func filled(_ chunk: Int) {
+        heldBytes += chunks[chunk].count
+        guard heldBytes > memoryLimit, !cannotWrite else { return }
+        if file == nil { file = SpillFile(prefix: "feedmerge-list") }
+        guard let file, let range = file.append(chunks[chunk]) else {
+            cannotWrite = true
+            return
+        }
+        written[chunk] = range
+        heldBytes -= chunks[chunk].count
+        chunks[chunk] = []
+    }
+
+    /// A chunk's bytes, read from the file when it was written there.
+    private func read(chunk: Int) -> [UInt8] {
+        guard let range = written[chunk], let file else { return chunks[chunk] }
+        return Self.read(file, range)
+    }
+
+    /// Bytes this list wrote, read back. A temporary file the process wrote and holds open
+    /// that cannot be read (an I/O error of the disk under it) leaves the list without its
+    /// subscriptions: the process stops, saying why, rather than fetch feeds it cannot name.
+    private static func read(_ file: SpillFile, _ range: Range<Int>) -> [UInt8] {
+        switch file.read(at: range.lowerBound, count: range.count) {
+        case .success(let bytes): return bytes
+        case .failure(let unreadable):
+            fatalError("the subscription list's temporary file (in TMPDIR) cannot be read: \(unreadable.reason)")
+        }
+    }
+
+    /// A subscription's fields as packed.
+    struct Record {
+        var shape = 0
+        var url: String?
+        var title: String?
+        var htmlURL: String?
+
+        /// The record at `offset`; nil when the bytes end before it does.
+        init?(_ bytes: [UInt8], at offset: Int) {
+            var reading = Cursor(at: offset)
+            guard let shape = reading.number(in: bytes), let url = reading.text(in: bytes),
+                let title = reading.text(in: bytes), let htmlURL = reading.text(in: bytes)
+            else { return nil }
+            self.shape = shape
+            self.url = url
+            self.title = title
+            self.htmlURL = htmlURL
+        }
+    }
+
+    private func subscription(of record: Record) -> Subscription {
+        var subscription = shapes[record.shape]
+        subscription.url = record.url ?? ""
+        subscription.title = record.title
+        subscription.htmlURL = record.htmlURL
+        return subscription
+    }
+
+    /// One subscription's record: from its chunk held, or from a few bytes of the file (all
+    /// of its chunk after it when they are not enough).
+    private func record(at position: Int) -> Record {
+        let (chunk, offset) = Self.place(of: starts[position])
+        guard let range = written[chunk], let file else { return Record(chunks[chunk], at: offset)! }
+        let rest = range.count - offset
+        if rest > 512,
+            let record = Record(Self.read(file, range.lowerBound + offset..<range.lowerBound + offset + 512), at: 0)
+        {
+            return record
+        }
+        return Record(Self.read(file, range.lowerBound + offset..<range.upperBound), at: 0)!
+    }
+
+    /// Records read in list order, holding one chunk at a time.
+    struct ChunkReader {
+        let list: PackedSubscriptions
+        var chunk = -1
+        var bytes: [UInt8] = []
+
+        mutating func record(at position: Int) -> Record {
+            let (chunk, offset) = PackedSubscriptions.place(of: list.starts[position])
+            if chunk != self.chunk {
+                self.chunk = chunk
+                bytes = list.read(chunk: chunk)
+            }
+            return Record(bytes, at: offset)!
         }
     }
 
@@ -219,10 +360,12 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
         init(at offset: Int) { self.offset = offset }
 
-        mutating func number(in bytes: [UInt8]) -> Int {
+        /// Nil when the bytes end first.
+        mutating func number(in bytes: [UInt8]) -> Int? {
             var number = 0
             var shift = 0
             while true {
+                guard offset < bytes.count else { return nil }
                 let byte = bytes[offset]
                 offset += 1
                 number |= Int(byte & 0x7F) << shift
@@ -231,9 +374,11 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
             }
         }
 
-        mutating func text(in bytes: [UInt8]) -> String? {
-            let length = number(in: bytes)
-            guard length > 0 else { return nil }
+        /// A text or none (`.some(nil)`); nil when the bytes end first.
+        mutating func text(in bytes: [UInt8]) -> String?? {
+            guard let length = number(in: bytes) else { return nil }
+            guard length > 0 else { return .some(nil) }
+            guard offset + length - 1 <= bytes.count else { return nil }
             defer { offset += length - 1 }
             return String(decoding: bytes[offset..<(offset + length - 1)], as: UTF8.self)
         }

@@ -50,8 +50,10 @@ import Testing
 
     /// Enough feeds for the table to grow many times and fill several chunks (one
     /// subscription longer than a chunk), every one still found; rolled back across chunks.
-    @Test func growsAndFindsEveryFeed() throws {
-        var packed = PackedSubscriptions()
+    /// Each with its chunks held, every full one in the file, and some of each.
+    @Test(arguments: [16 << 20, 0, 3 << 20])
+    func growsAndFindsEveryFeed(memoryLimit: Int) throws {
+        var packed = PackedSubscriptions(memoryLimit: memoryLimit)
         var whole = SubscriptionList()
         var mark: SubscriptionMark?
         for number in 0..<20_000 {
@@ -69,15 +71,25 @@ import Testing
         }
         packed.add(Subscription(url: "HTTP://127.0.0.1:8000/f/0.xml/"), read: nil)
         #expect(packed.count == 20_000 && packed.warnings.count == 1)
+        // About 4.5 MB of subscriptions, in chunks of 1 MiB (one its own of 1.5 MB): every full
+        // one in the file, those past 3 MiB, or none.
+        let inFile = packed.bytesInFile
+        let expected = [0: (3 << 20)..<(5 << 20), 3 << 20: 1..<(3 << 20)][memoryLimit] ?? 0..<1
+        #expect(expected.contains(inFile), "\(inFile) bytes in the file")
         #expect(packed.indices.allSatisfy { packed.subscription(at: $0) == whole.subscriptions[$0] })
+        #expect(packed.subscriptions(in: packed.indices) == whole.subscriptions)
+        #expect(Array(packed.urls) == whole.subscriptions.map(\.url))
+        #expect(packed.urls(in: 9_990..<10_010) == whole.subscriptions[9_990..<10_010].map(\.url))
         #expect(
             packed.indices.allSatisfy {
                 packed.subscription(for: whole.subscriptions[$0].url) == whole.subscriptions[$0]
             })
         let taken = try #require(mark)
+        let copy = packed
         packed.rollBack(to: taken)
         whole.rollBack(to: taken)
         #expect(packed.count == 12_345 && packed.warnings.isEmpty)
+        #expect(packed.subscriptions(in: packed.indices) == whole.subscriptions)
         #expect(!packed.contains("http://127.0.0.1:8095/f/12345.xml"))
         for subscription in whole.subscriptions.suffix(3) + [Subscription(url: "http://new.example/f")] {
             #expect(
@@ -85,6 +97,11 @@ import Testing
         }
         packed.add(Subscription(url: "http://127.0.0.1:8095/f/12345.xml"), read: nil)
         #expect(packed.subscription(at: 12_345).url == "http://127.0.0.1:8095/f/12345.xml" && packed.warnings.isEmpty)
+        // Filled again past its old end, into the file the copy shares: the copy reads what it held.
+        for number in 20_000..<40_000 { packed.add(Subscription(url: "http://x.example/\(number)"), read: nil) }
+        #expect(packed.count == 32_346 && packed.subscription(for: "http://x.example/39999") != nil)
+        #expect(copy.count == 20_000 && copy.subscription(at: 19_999).url == "http://127.0.0.1:8249/f/19999.xml")
+        #expect(copy.indices.allSatisfy { $0 >= 12_345 || copy.url(at: $0) == whole.subscriptions[$0].url })
     }
 
     /// What the subscriptions share changes for each of them, their own fields kept.

@@ -364,8 +364,8 @@ public struct Worker {
     {
         var refused: [String: StateError] = [:]
         for start in stride(from: 0, to: list.count, by: subscribePart) {
-            let part = list.urls[start..<min(start + subscribePart, list.count)]
-            try refused.merge(store.subscribe(Array(part), now: now)) { first, _ in first }
+            let part = list.urls(in: start..<min(start + subscribePart, list.count))
+            try refused.merge(store.subscribe(part, now: now)) { first, _ in first }
         }
         return refused
     }

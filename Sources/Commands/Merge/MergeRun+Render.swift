@@ -129,10 +129,9 @@ extension MergeRun {
             guard wholeState else {
                 let part = served..<min(served + count, list.count)
                 served = part.upperBound
-                return part.map { position in
-                    sources.add(list.url(at: position))
-                    return list.subscription(at: position)
-                }
+                let subscriptions = list.subscriptions(in: part)
+                for subscription in subscriptions { sources.add(subscription.url) }
+                return subscriptions
             }
             if page.isEmpty && more {
                 let next = try await session.listedFeeds(now: now, after: last, limit: pageSize) ?? []
