@@ -40,7 +40,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// The full chunks' bytes held in memory; past `memoryLimit`, each chunk filled is written
     /// to the file.
     private var heldBytes = 0
-    public let memoryLimit: Int
+    public let memoryLimit: Int  // `defaultMemoryLimit` unless a test asks otherwise
     /// Shared by the list's copies, which write each its own chunks after the others'.
     private var file: SpillFile?
     /// The file could not be made or written: every chunk is held from then on.
@@ -57,14 +57,16 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// Linear probing by key: each slot 0 (empty) or a position + 1.
     private var slots = [UInt32](repeating: 0, count: 16)
 
-    /// - Parameter memoryLimit: the bytes of full chunks held before they go to a file (16 MiB:
-    ///   some 300,000 feeds).
-    public init(memoryLimit: Int = 16 << 20) {
+    /// The full chunks' bytes held before they go to the file: 4 MiB, some 75,000 feeds (a
+    /// claim's lookups and the hourly pass read the rest from the file, through the page cache).
+    public static let defaultMemoryLimit = 4 << 20
+
+    public init(memoryLimit: Int = defaultMemoryLimit) {
         self.memoryLimit = memoryLimit
     }
 
     /// The same subscriptions, packed.
-    public init(_ list: SubscriptionList, memoryLimit: Int = 16 << 20) {
+    public init(_ list: SubscriptionList, memoryLimit: Int = defaultMemoryLimit) {
         self.memoryLimit = memoryLimit
         title = list.title
         ownerName = list.ownerName

@@ -13,6 +13,11 @@ enum ManPage {
         ),
         (["HOME"], "Without XDG_STATE_HOME, the state is ~/.local/state/feedmerge/state.sqlite."),
         (
+            ["TMPDIR"],
+            "Where temporary files are made (/tmp when unset): a long subscription list's subscriptions and the"
+                + " page's list of subscriptions past what is held in memory, unlinked at once."
+        ),
+        (
             ["JOURNAL_STREAM"],
             "Set by systemd when standard error goes to the journal: while standard error is that stream, a"
                 + " worker's lines carry no time (the journal stamps each) and a syslog priority."
