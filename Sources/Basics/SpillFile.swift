@@ -29,7 +29,7 @@ public final class SpillFile: Sendable {
     deinit { close(descriptor) }
 
     /// Writes all the bytes at `offset`; false when they cannot all be written (a full disk).
-    public func write(_ bytes: [UInt8], at offset: Int) -> Bool {
+    private func write(_ bytes: [UInt8], at offset: Int) -> Bool {
         var done = 0
         while done < bytes.count {
             let wrote = bytes.withUnsafeBytes {

@@ -32,7 +32,6 @@ public struct PageSubscriptions {
     private var held = 0
     private var runs: [SortedSubscriptions.Run] = []
     private var file: SpillFile?
-    private var fileEnd: Int = 0
     /// The items made so far.
     public private(set) var count = 0
     /// The temporary file's descriptor, once items went to it (tests cut it short).
@@ -159,9 +158,8 @@ public struct PageSubscriptions {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(held)
         for item in items.sorted(by: SortedSubscriptions.Item.precedes) { item.encode(into: &bytes) }
-        guard file.write(bytes, at: fileEnd) else { return }
-        runs.append(.init(offset: fileEnd, length: bytes.count))
-        fileEnd += bytes.count
+        guard let range = file.append(bytes) else { return }
+        runs.append(.init(offset: range.lowerBound, length: range.count))
         items = []
         held = 0
     }

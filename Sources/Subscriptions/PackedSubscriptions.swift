@@ -37,10 +37,8 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// Where each chunk written to `file` is in it (nil: held in `chunks`; one in the file
     /// holds no bytes there). Only full chunks are written, and never changed after.
     private var written: [Range<Int>?] = []
-    /// The full chunks' bytes held in memory; past `memoryLimit`, each chunk filled is written
-    /// to the file.
-    private var heldBytes = 0
-    public let memoryLimit: Int  // `defaultMemoryLimit` unless a test asks otherwise
+    /// The bytes of chunks held in memory past which each chunk filled is written to the file.
+    public let memoryLimit: Int
     /// Shared by the list's copies, which write each its own chunks after the others'.
     private var file: SpillFile?
     /// The file could not be made or written: every chunk is held from then on.
@@ -105,9 +103,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
             for url in urls(in: mark.subscriptions..<count) { alreadyRead[url] = nil }
         }
         let (chunk, offset) = Self.place(of: starts[mark.subscriptions])
-        // The full chunks from the one it ends in are no longer full; that one is held again,
-        // and is the one filled next.
-        for dropped in chunk..<chunks.count - 1 where written[dropped] == nil { heldBytes -= chunks[dropped].count }
+        // The chunk it ends in is held again, and is the one filled next.
         if written[chunk] != nil { chunks[chunk] = read(chunk: chunk) }
         written[chunk] = nil
         chunks.removeSubrange((chunk + 1)...)
@@ -134,7 +130,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         subscription(of: record(at: position))
     }
 
-    public func url(at position: Int) -> String { record(at: position).url ?? "" }
+    public func url(at position: Int) -> String { record(at: position, urlOnly: true).url ?? "" }
 
     /// The subscriptions of these positions, in order: each chunk in the file read once.
     public func subscriptions(in positions: Range<Int>) -> [Subscription] {
@@ -145,7 +141,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
     /// The URLs of these positions, in order: each chunk in the file read once.
     public func urls(in positions: Range<Int>) -> [String] {
         var reader = ChunkReader(list: self)
-        return positions.map { reader.record(at: $0).url ?? "" }
+        return positions.map { reader.record(at: $0, urlOnly: true).url ?? "" }
     }
 
     /// The URLs of the subscriptions on these hosts (`URLAuthority.host(of:)`), by host, in
@@ -171,7 +167,7 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
             public mutating func next() -> String? {
                 guard position < end else { return nil }
                 defer { position += 1 }
-                return reader.record(at: position).url ?? ""
+                return reader.record(at: position, urlOnly: true).url ?? ""
             }
         }
     }
@@ -234,15 +230,14 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
     /// A chunk full: written to the file when the chunks held pass `memoryLimit`.
     private mutating func filled(_ chunk: Int) {
-        heldBytes += chunks[chunk].count
-        guard heldBytes > memoryLimit, !cannotWrite else { return }
+        // Once a MiB: the chunks in the file hold no bytes here.
+        guard !cannotWrite, chunks.reduce(0, { $0 + $1.count }) > memoryLimit else { return }
         if file == nil { file = SpillFile(prefix: "feedmerge-list") }
         guard let file, let range = file.append(chunks[chunk]) else {
             cannotWrite = true
             return
         }
         written[chunk] = range
-        heldBytes -= chunks[chunk].count
         chunks[chunk] = []
     }
 
@@ -270,14 +265,15 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         var title: String?
         var htmlURL: String?
 
-        /// The record at `offset`; nil when the bytes end before it does.
-        init?(_ bytes: [UInt8], at offset: Int) {
+        /// The record at `offset` (with `urlOnly`, its shape and URL); nil when the bytes end
+        /// before it does.
+        init?(_ bytes: [UInt8], at offset: Int, urlOnly: Bool = false) {
             var reading = Cursor(at: offset)
-            guard let shape = reading.number(in: bytes), let url = reading.text(in: bytes),
-                let title = reading.text(in: bytes), let htmlURL = reading.text(in: bytes)
-            else { return nil }
+            guard let shape = reading.number(in: bytes), let url = reading.text(in: bytes) else { return nil }
             self.shape = shape
             self.url = url
+            guard !urlOnly else { return }
+            guard let title = reading.text(in: bytes), let htmlURL = reading.text(in: bytes) else { return nil }
             self.title = title
             self.htmlURL = htmlURL
         }
@@ -293,16 +289,18 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
 
     /// One subscription's record: from its chunk held, or from a few bytes of the file (all
     /// of its chunk after it when they are not enough).
-    private func record(at position: Int) -> Record {
+    private func record(at position: Int, urlOnly: Bool = false) -> Record {
         let (chunk, offset) = Self.place(of: starts[position])
-        guard let range = written[chunk], let file else { return Record(chunks[chunk], at: offset)! }
-        let rest = range.count - offset
-        if rest > 512,
-            let record = Record(Self.read(file, range.lowerBound + offset..<range.lowerBound + offset + 512), at: 0)
+        guard let range = written[chunk], let file else {
+            return Record(chunks[chunk], at: offset, urlOnly: urlOnly)!
+        }
+        let start = range.lowerBound + offset
+        if range.upperBound - start > 512,
+            let record = Record(Self.read(file, start..<start + 512), at: 0, urlOnly: urlOnly)
         {
             return record
         }
-        return Record(Self.read(file, range.lowerBound + offset..<range.upperBound), at: 0)!
+        return Record(Self.read(file, start..<range.upperBound), at: 0, urlOnly: urlOnly)!
     }
 
     /// Records read in list order, holding one chunk at a time.
@@ -311,13 +309,13 @@ public struct PackedSubscriptions: SubscriptionCollection, Sendable {
         var chunk = -1
         var bytes: [UInt8] = []
 
-        mutating func record(at position: Int) -> Record {
+        mutating func record(at position: Int, urlOnly: Bool = false) -> Record {
             let (chunk, offset) = PackedSubscriptions.place(of: list.starts[position])
             if chunk != self.chunk {
                 self.chunk = chunk
                 bytes = list.read(chunk: chunk)
             }
-            return Record(bytes, at: offset)!
+            return Record(bytes, at: offset, urlOnly: urlOnly)!
         }
     }
 
